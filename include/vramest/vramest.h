@@ -1,0 +1,991 @@
+/**
+ * @file vramest.h
+ * @brief libvramest: how much GPU memory a large language model needs, and where
+ *        every byte goes — for training and inference, before anything is launched.
+ *
+ * All sizes are bytes, reported as `uint64_t`. All counts are `uint64_t` or
+ * `int64_t`. Every fallible function returns `int`: ::VRAMEST_OK (0) or a negative
+ * ::vramest_status whose value never changes; outputs go through trailing
+ * pointer arguments, which are written only on success.
+ *
+ * The header is "ctypes-friendly by construction": signatures use only
+ * fixed-width integers, `double`, `size_t`, NUL-terminated UTF-8
+ * `const char *`, byte buffers and opaque handle pointers. There are no
+ * structs by value, unions, bitfields, varargs or callbacks.
+ *
+ * @par Thread safety
+ * libvramest has no global mutable state; the only per-thread state is the
+ * last error message. Distinct handles may be used concurrently from any
+ * threads. A single handle may be used concurrently **only** through
+ * functions taking it as `const` (getters, the inputs of vramest_estimate()
+ * and the solvers, all `vramest_result_*` functions); a mutating call on a
+ * handle must not overlap with any other call on that handle.
+ * ::vramest_result objects are immutable and may be shared freely.
+ *
+ * @par Ownership
+ * Handles never point at each other and the library never keeps a caller's
+ * pointer: any handle may be freed at any time, in any order.
+ */
+#ifndef VRAMEST_VRAMEST_H
+#define VRAMEST_VRAMEST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "vramest_version.h"
+
+/** @cond INTERNAL */
+#if defined(_WIN32) || defined(__CYGWIN__)
+#  if defined(VRAMEST_BUILDING)
+#    define VRAMEST_API __declspec(dllexport)
+#  elif defined(VRAMEST_STATIC)
+#    define VRAMEST_API
+#  else
+#    define VRAMEST_API __declspec(dllimport)
+#  endif
+#elif defined(__GNUC__) && __GNUC__ >= 4
+#  define VRAMEST_API __attribute__((visibility("default")))
+#else
+#  define VRAMEST_API
+#endif
+/** @endcond */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ===================================================================== */
+/** @defgroup version Version
+ *  @{ */
+
+/**
+ * @brief The library's version as `MAJOR*10000 + MINOR*100 + PATCH`.
+ *
+ * Compare with ::VRAMEST_VERSION_NUMBER to detect a header/library mismatch.
+ * @return the runtime version number.
+ * @since 1.0
+ */
+VRAMEST_API uint32_t
+vramest_version_number(void);
+
+/**
+ * @brief The library's version as a string, e.g. "1.0.0".
+ * @return a static string, never NULL.
+ * @since 1.0
+ */
+VRAMEST_API const char *
+vramest_version_string(void);
+
+/** @} */
+
+/* ===================================================================== */
+/** @defgroup errors Errors
+ *  @{ */
+
+/**
+ * @brief Status codes. Values are pinned forever; new codes are appended.
+ * @since 1.0
+ */
+typedef enum vramest_status {
+    VRAMEST_OK = 0,                     /**< success */
+    VRAMEST_E_INVALID_ARG = -1,         /**< a NULL handle/pointer or an argument that makes no sense */
+    VRAMEST_E_NOMEM = -2,               /**< allocation failed */
+    VRAMEST_E_IO = -3,                  /**< a file could not be opened or read */
+    VRAMEST_E_PARSE = -4,               /**< malformed JSON, safetensors or GGUF data */
+    VRAMEST_E_NEED_MORE_DATA = -5,      /**< the buffer is a prefix; `needed` says how many bytes */
+    VRAMEST_E_UNSUPPORTED = -6,         /**< a valid setting whose effect is not modelled */
+    VRAMEST_E_UNKNOWN_OPTION = -7,      /**< no option with that key or name */
+    VRAMEST_E_TYPE = -8,                /**< a value of the wrong type for the option */
+    VRAMEST_E_RANGE = -9,               /**< a value outside the option's bounds */
+    VRAMEST_E_CONFLICT = -10,           /**< two sources or settings disagree */
+    VRAMEST_E_INCOMPLETE_MODEL = -11,   /**< a required architecture value is missing */
+    VRAMEST_E_UNKNOWN_CATEGORY = -12,   /**< no category, device or value with that index */
+    VRAMEST_E_BUFFER_TOO_SMALL = -13,   /**< the output buffer is too small; `needed` says how big */
+    VRAMEST_E_WRONG_HANDLE = -14,       /**< the option belongs to another kind of handle */
+    VRAMEST_E_UNKNOWN_MODEL_TYPE = -15, /**< `model_type` names no supported family */
+    VRAMEST_E_OVERFLOW = -16,           /**< a size does not fit in 64 bits */
+    VRAMEST_E_INVALID_MODEL = -17,      /**< architecture values are inconsistent */
+    VRAMEST_E_UNKNOWN_NAME = -18,       /**< no preset, device or enum value with that name */
+    VRAMEST_E_LIMIT = -19,              /**< a safety limit (header size, tensor count, nesting) was exceeded */
+    VRAMEST_E_DOES_NOT_FIT = -20,       /**< a solver found no value that fits the device */
+    VRAMEST_E_INTERNAL = -99,           /**< a bug in libvramest; please report it */
+    VRAMEST_STATUS_MIN_ = -0x7FFFFFFF   /**< keeps the enum 32-bit; not a status */
+} vramest_status;
+
+/**
+ * @brief A short, static description of a status code.
+ * @param status a ::vramest_status value (unknown values give "unknown status").
+ * @return a static string, never NULL.
+ * @since 1.0
+ */
+VRAMEST_API const char *
+vramest_status_string(int status);
+
+/**
+ * @brief What the last failing call on this thread found wrong.
+ *
+ * The message names the key, the value and, for files, the byte offset.
+ * It stays valid until the next failing libvramest call on the same thread.
+ * Successful calls do not clear it: look at the return code first.
+ * @return a thread-local string, never NULL ("" when nothing failed yet).
+ * @since 1.0
+ */
+VRAMEST_API const char *
+vramest_last_error_message(void);
+
+/**
+ * @brief Clear this thread's last error message.
+ * @since 1.0
+ */
+VRAMEST_API void
+vramest_clear_error(void);
+
+/** @} */
+
+/* ===================================================================== */
+/** @defgroup handles Handles
+ *  @{ */
+
+/**
+ * @struct vramest_model
+ * @brief A model: its architecture and tensor inventory.
+ *
+ * Built from options (names as in Hugging Face `config.json`), a bundled
+ * preset, or parsed sources (config.json, safetensors headers and indexes,
+ * GGUF headers). Created by vramest_model_new() or vramest_model_new_preset(),
+ * released by vramest_model_free().
+ */
+typedef struct vramest_model vramest_model;
+
+/**
+ * @struct vramest_precision
+ * @brief A precision policy: storage dtype per tensor role, compute dtype,
+ *        master weights, gradient / optimizer-state / KV-cache dtypes, quantization.
+ */
+typedef struct vramest_precision vramest_precision;
+
+/**
+ * @struct vramest_config
+ * @brief A workload: mode, batch, sequence, optimizer, fine-tuning method,
+ *        parallel layout, offload, device and runtime settings.
+ */
+typedef struct vramest_config vramest_config;
+
+/**
+ * @struct vramest_result
+ * @brief An immutable estimate: per device and category bytes, headline figures,
+ *        bands and provenance. Made by vramest_estimate(), freed by vramest_result_free().
+ */
+typedef struct vramest_result vramest_result;
+
+/** @} */
+
+/* ===================================================================== */
+/** @defgroup options Options
+ *
+ * Every setting of the three input handles is an option: a stable numeric key
+ * with a stable name (the Hugging Face `config.json` name where one exists),
+ * a type, bounds, a default and a description. Keys live in disjoint ranges
+ * per handle (model 1000–1999, precision 2000–2999, config 3000–3999), so a
+ * key passed to the wrong handle is rejected with ::VRAMEST_E_WRONG_HANDLE.
+ * Enum-typed options take the numeric values of their enum, or their names
+ * through the `_set_str` functions. Keys and names are append-only.
+ *  @{ */
+
+/** @brief Value types of options. @since 1.0 */
+typedef enum vramest_value_type {
+    VRAMEST_TYPE_I64 = 1,    /**< a 64-bit integer */
+    VRAMEST_TYPE_F64 = 2,    /**< a double */
+    VRAMEST_TYPE_BOOL = 3,   /**< 0 or 1, set with `_set_i64` */
+    VRAMEST_TYPE_ENUM = 4,   /**< a named value, set with `_set_i64` (value) or `_set_str` (name) */
+    VRAMEST_TYPE_STRING = 5, /**< UTF-8 text, set with `_set_str` (lists are comma-separated) */
+    VRAMEST_TYPE_MAX_ = 0x7FFFFFFF
+} vramest_value_type;
+
+/** @brief Which handle an option belongs to. @since 1.0 */
+typedef enum vramest_handle_kind {
+    VRAMEST_HANDLE_MODEL = 1,
+    VRAMEST_HANDLE_PRECISION = 2,
+    VRAMEST_HANDLE_CONFIG = 3,
+    VRAMEST_HANDLE_MAX_ = 0x7FFFFFFF
+} vramest_handle_kind;
+
+/**
+ * @brief Option keys. Values are pinned; new keys are appended in their range.
+ *
+ * The name of each key (used by JSON job specs and the Python binding) is
+ * given in its description and returned by vramest_option_name().
+ * @since 1.0
+ */
+typedef enum vramest_option {
+    /* ---- model (1000-1999); names are Hugging Face config.json keys ---- */
+    VRAMEST_MODEL_MODEL_TYPE = 1000,              /**< "model_type" (enum: family) */
+    VRAMEST_MODEL_HIDDEN_SIZE = 1001,             /**< "hidden_size" (aliases n_embd, d_model) */
+    VRAMEST_MODEL_NUM_HIDDEN_LAYERS = 1002,       /**< "num_hidden_layers" (n_layer, num_layers) */
+    VRAMEST_MODEL_NUM_ATTENTION_HEADS = 1003,     /**< "num_attention_heads" (n_head, num_heads) */
+    VRAMEST_MODEL_NUM_KEY_VALUE_HEADS = 1004,     /**< "num_key_value_heads"; default = heads */
+    VRAMEST_MODEL_INTERMEDIATE_SIZE = 1005,       /**< "intermediate_size" (n_inner, d_ff, ffn_dim) */
+    VRAMEST_MODEL_VOCAB_SIZE = 1006,              /**< "vocab_size" */
+    VRAMEST_MODEL_MAX_POSITION_EMBEDDINGS = 1007, /**< "max_position_embeddings" (n_positions) */
+    VRAMEST_MODEL_HEAD_DIM = 1008,                /**< "head_dim"; default hidden/heads */
+    VRAMEST_MODEL_TIE_WORD_EMBEDDINGS = 1009,     /**< "tie_word_embeddings" (bool) */
+    VRAMEST_MODEL_NUM_DECODER_LAYERS = 1010,      /**< "num_decoder_layers" (encoder-decoder) */
+    VRAMEST_MODEL_NUM_LOCAL_EXPERTS = 1011,       /**< "num_local_experts" (num_experts, n_routed_experts) */
+    VRAMEST_MODEL_NUM_EXPERTS_PER_TOK = 1012,     /**< "num_experts_per_tok" */
+    VRAMEST_MODEL_MOE_INTERMEDIATE_SIZE = 1013,   /**< "moe_intermediate_size" */
+    VRAMEST_MODEL_N_SHARED_EXPERTS = 1014,        /**< "n_shared_experts" */
+    VRAMEST_MODEL_FIRST_K_DENSE_REPLACE = 1015,   /**< "first_k_dense_replace" */
+    VRAMEST_MODEL_KV_LORA_RANK = 1016,            /**< "kv_lora_rank" (MLA) */
+    VRAMEST_MODEL_Q_LORA_RANK = 1017,             /**< "q_lora_rank" (MLA; 0 = none) */
+    VRAMEST_MODEL_QK_ROPE_HEAD_DIM = 1018,        /**< "qk_rope_head_dim" (MLA) */
+    VRAMEST_MODEL_QK_NOPE_HEAD_DIM = 1019,        /**< "qk_nope_head_dim" (MLA) */
+    VRAMEST_MODEL_V_HEAD_DIM = 1020,              /**< "v_head_dim" (MLA) */
+    VRAMEST_MODEL_SLIDING_WINDOW = 1021,          /**< "sliding_window" (0 = none) */
+    VRAMEST_MODEL_TYPE_VOCAB_SIZE = 1022,         /**< "type_vocab_size" (BERT) */
+    VRAMEST_MODEL_ATTENTION_BIAS = 1023,          /**< "attention_bias" (bool; family default) */
+    VRAMEST_MODEL_MLP_BIAS = 1024,                /**< "mlp_bias" (bool; family default) */
+    VRAMEST_MODEL_HIDDEN_ACT = 1025,              /**< "hidden_act" (enum) */
+    VRAMEST_MODEL_WORD_EMBED_PROJ_DIM = 1026,     /**< "word_embed_proj_dim" (OPT) */
+    VRAMEST_MODEL_HIDDEN_DROPOUT = 1027,          /**< "hidden_dropout" (resid_pdrop, hidden_dropout_prob, dropout_rate) */
+    VRAMEST_MODEL_ATTENTION_DROPOUT = 1028,       /**< "attention_dropout" (attn_pdrop, attention_probs_dropout_prob) */
+    VRAMEST_MODEL_TORCH_DTYPE = 1029,             /**< "torch_dtype" (enum dtype of the checkpoint) */
+    VRAMEST_MODEL_USE_SLIDING_WINDOW = 1030,      /**< "use_sliding_window" (bool; Qwen2 default false) */
+    VRAMEST_MODEL_SHARED_EXPERT_INTERMEDIATE_SIZE = 1031, /**< "shared_expert_intermediate_size" */
+    VRAMEST_MODEL_RELATIVE_ATTENTION_NUM_BUCKETS = 1032,  /**< "relative_attention_num_buckets" (T5) */
+    VRAMEST_MODEL_FINAL_LOGIT_SOFTCAPPING = 1033, /**< "final_logit_softcapping" (0 = none) */
+    VRAMEST_MODEL_ARCHITECTURES = 1034,           /**< "architectures" (string: the HF class name) */
+    VRAMEST_MODEL_NUM_LABELS = 1035,              /**< "num_labels" (sequence classification head) */
+    VRAMEST_MODEL_IS_GATED_ACT = 1036,            /**< "is_gated_act" (bool; T5 v1.1 gated-gelu) */
+    VRAMEST_MODEL_MULTI_QUERY = 1037,             /**< "multi_query" (bool; GPT-BigCode) */
+    VRAMEST_MODEL_NEW_DECODER_ARCHITECTURE = 1038, /**< "new_decoder_architecture" (bool; Falcon 40B+) */
+    VRAMEST_MODEL_PARALLEL_ATTN = 1039,           /**< "parallel_attn" (bool; Falcon) */
+    VRAMEST_MODEL_ROTARY_DIM = 1040,              /**< "rotary_dim" (CodeGen/MOSS, GPT-J) */
+    VRAMEST_MODEL_DO_LAYER_NORM_BEFORE = 1041,    /**< "do_layer_norm_before" (bool; OPT: false = post-LN, no final norm) */
+    VRAMEST_MODEL_QK_LAYERNORM = 1042,            /**< "qk_layernorm" (bool; Phi: LayerNorm on q and k) */
+    VRAMEST_MODEL_RMSNORM = 1043,                 /**< "rmsnorm" (bool; ChatGLM2/3/GLM-4 layout) */
+    VRAMEST_MODEL_NUM_LN_IN_PARALLEL_ATTN = 1044, /**< "num_ln_in_parallel_attn" (Falcon new architecture; 0 = 2) */
+
+    /* ---- precision (2000-2999) ---- */
+    VRAMEST_PREC_WEIGHTS = 2000,           /**< "weights" (enum dtype; auto = the checkpoint dtype) */
+    VRAMEST_PREC_COMPUTE = 2001,           /**< "compute" (enum dtype: auto, fp32, fp16, bf16) */
+    VRAMEST_PREC_AMP = 2002,               /**< "amp" (bool: autocast over the stored weights) */
+    VRAMEST_PREC_MASTER_WEIGHTS = 2003,    /**< "master_weights" (enum dtype: auto/none, fp32) */
+    VRAMEST_PREC_GRADIENTS = 2004,         /**< "gradients" (enum dtype; auto = parameter dtype) */
+    VRAMEST_PREC_OPTIMIZER_STATES = 2005,  /**< "optimizer_states" (enum dtype; auto = parameter dtype, or fp32 with master weights) */
+    VRAMEST_PREC_KV_CACHE = 2006,          /**< "kv_cache" (enum dtype; auto = compute dtype) */
+    VRAMEST_PREC_QUANT_GROUP_SIZE = 2007,  /**< "quant_group_size" (0 = the method's default) */
+    VRAMEST_PREC_DOUBLE_QUANT = 2008,      /**< "double_quant" (bool) */
+    VRAMEST_PREC_SKIP_MODULES = 2009,      /**< "skip_modules" (comma list; "auto" = the method's default) */
+    VRAMEST_PREC_QUANT_METHOD = 2010,      /**< "quant_method" (enum: auto, none, bnb, gptq, awq, torchao, gguf, fp8) */
+
+    /* ---- config: workload (3000-3099) ---- */
+    VRAMEST_CFG_MODE = 3000,                   /**< "mode" (enum: load, train, infer) */
+    VRAMEST_CFG_BATCH_SIZE = 3001,             /**< "batch_size" (micro-batch) */
+    VRAMEST_CFG_SEQ_LEN = 3002,                /**< "seq_len" (tokens per sample) */
+    VRAMEST_CFG_GRAD_ACCUM_STEPS = 3003,       /**< "grad_accum_steps" */
+    VRAMEST_CFG_HEAD = 3004,                   /**< "head" (enum: auto, causal_lm, seq2seq_lm, masked_lm, seq_cls, none) */
+    VRAMEST_CFG_NUM_LABELS = 3005,             /**< "num_labels" (seq_cls head; 0 = the model's) */
+    VRAMEST_CFG_OPTIMIZER = 3006,              /**< "optimizer" (enum) */
+    VRAMEST_CFG_OPTIMIZER_IMPL = 3007,         /**< "optimizer_impl" (enum: auto, foreach, fused, single_tensor) */
+    VRAMEST_CFG_FINETUNE = 3008,               /**< "finetune" (enum: full, lora, qlora, prefix, freeze) */
+    VRAMEST_CFG_LORA_RANK = 3009,              /**< "lora_rank" */
+    VRAMEST_CFG_LORA_TARGETS = 3010,           /**< "lora_targets" (comma list of module names, or all-linear) */
+    VRAMEST_CFG_GRADIENT_CHECKPOINTING = 3011, /**< "gradient_checkpointing" (enum: none, full, selective) */
+    VRAMEST_CFG_ATTENTION = 3012,              /**< "attention" (enum: eager, sdpa, flash) */
+    VRAMEST_CFG_PROMPT_LEN = 3013,             /**< "prompt_len" (0 = seq_len) */
+    VRAMEST_CFG_GEN_LEN = 3014,                /**< "gen_len" (new tokens) */
+    VRAMEST_CFG_KV_CACHE = 3015,               /**< "kv_cache" (bool) */
+    VRAMEST_CFG_BEAMS = 3016,                  /**< "beams" */
+    VRAMEST_CFG_LORA_DROPOUT = 3017,           /**< "lora_dropout" */
+    VRAMEST_CFG_PREFIX_LEN = 3018,             /**< "prefix_len" (prefix tuning virtual tokens) */
+    VRAMEST_CFG_TRAINABLE_LAYERS = 3019,       /**< "trainable_layers" (finetune=freeze: last N layers train) */
+
+    /* ---- config: parallel (3100-3199) ---- */
+    VRAMEST_CFG_GPUS = 3100,                   /**< "gpus" (world size) */
+    VRAMEST_CFG_TP = 3101,                     /**< "tp" (tensor parallel size) */
+    VRAMEST_CFG_PP = 3102,                     /**< "pp" (pipeline parallel size) */
+    VRAMEST_CFG_DP = 3103,                     /**< "dp" (0 = gpus / (tp*pp*cp)) */
+    VRAMEST_CFG_EP = 3104,                     /**< "ep" (expert parallel size) */
+    VRAMEST_CFG_ZERO_STAGE = 3105,             /**< "zero_stage" (0-3) */
+    VRAMEST_CFG_FSDP = 3106,                   /**< "fsdp" (enum: none, full_shard, shard_grad_op, hybrid_shard) */
+    VRAMEST_CFG_OFFLOAD_OPTIMIZER = 3107,      /**< "offload_optimizer" (enum: none, cpu, nvme) */
+    VRAMEST_CFG_OFFLOAD_PARAMS = 3108,         /**< "offload_params" (enum: none, cpu, nvme) */
+    VRAMEST_CFG_SEQUENCE_PARALLEL = 3109,      /**< "sequence_parallel" (bool) */
+    VRAMEST_CFG_CP = 3110,                     /**< "cp" (context parallel size) */
+    VRAMEST_CFG_PP_SCHEDULE = 3111,            /**< "pp_schedule" (enum: 1f1b, gpipe, interleaved) */
+    VRAMEST_CFG_VIRTUAL_STAGES = 3112,         /**< "virtual_stages" */
+
+    /* ---- config: device (3200-3299) ---- */
+    VRAMEST_CFG_DEVICE = 3200,                 /**< "device" (string: GPU preset name; "" = none) */
+    VRAMEST_CFG_MEMORY_GIB = 3201,             /**< "memory_gib" (GiB per GPU; 0 = from the preset) */
+
+    /* ---- config: runtime (3300-3399) ---- */
+    VRAMEST_CFG_CUDA_CONTEXT_MIB = 3300,       /**< "cuda_context_mib" (-1 = from the device) */
+    VRAMEST_CFG_FRAMEWORK = 3301,              /**< "framework" (enum: pytorch, hf_trainer, deepspeed, megatron, vllm, llama.cpp) */
+    VRAMEST_CFG_GPU_MEMORY_UTILIZATION = 3302, /**< "gpu_memory_utilization" (vLLM) */
+    VRAMEST_CFG_BLOCK_SIZE = 3303,             /**< "block_size" (vLLM KV block, tokens) */
+    VRAMEST_CFG_MAX_MODEL_LEN = 3304,          /**< "max_model_len" (vLLM; 0 = the model's) */
+    VRAMEST_CFG_MAX_NUM_SEQS = 3305,           /**< "max_num_seqs" (vLLM) */
+    VRAMEST_CFG_MAX_NUM_BATCHED_TOKENS = 3306, /**< "max_num_batched_tokens" (vLLM; 0 = auto) */
+    VRAMEST_CFG_ENFORCE_EAGER = 3307,          /**< "enforce_eager" (bool; vLLM) */
+    VRAMEST_CFG_N_GPU_LAYERS = 3308,           /**< "n_gpu_layers" (llama.cpp; -1 = all) */
+    VRAMEST_CFG_N_CTX = 3309,                  /**< "n_ctx" (llama.cpp; 0 = the model's) */
+    VRAMEST_CFG_N_BATCH = 3310,                /**< "n_batch" (llama.cpp) */
+    VRAMEST_CFG_N_UBATCH = 3311,               /**< "n_ubatch" (llama.cpp) */
+
+    VRAMEST_OPTION_MAX_ = 0x7FFFFFFF
+} vramest_option;
+
+/**
+ * @brief Find an option by its name (or an accepted alias such as "n_embd").
+ * @param[in] name NUL-terminated UTF-8 name.
+ * @param[out] out the key.
+ * @retval VRAMEST_OK found
+ * @retval VRAMEST_E_UNKNOWN_OPTION no such name
+ * @retval VRAMEST_E_INVALID_ARG NULL argument
+ * @since 1.0
+ */
+VRAMEST_API int
+vramest_option_from_name(const char *name, vramest_option *out);
+
+/**
+ * @brief The canonical name of an option.
+ * @return a static string, or NULL for an unknown key.
+ * @since 1.0
+ */
+VRAMEST_API const char *
+vramest_option_name(vramest_option key);
+
+/**
+ * @brief Type, bounds and default of an option.
+ *
+ * Bounds and defaults are doubles (exact for integers up to 2^53). For
+ * ENUM options min/max are the smallest and largest valid values; for STRING
+ * options they are 0 and the maximum length in bytes, and the default is 0
+ * (see vramest_option_default_str()). Any out pointer may be NULL.
+ * @param[in] key the option.
+ * @param[out] out_type a ::vramest_value_type.
+ * @param[out] out_handle a ::vramest_handle_kind.
+ * @param[out] out_min smallest accepted value.
+ * @param[out] out_max largest accepted value.
+ * @param[out] out_default the default.
+ * @retval VRAMEST_OK ok
+ * @retval VRAMEST_E_UNKNOWN_OPTION unknown key
+ * @since 1.0
+ */
+VRAMEST_API int
+vramest_option_info(vramest_option key, int *out_type, int *out_handle,
+                    double *out_min, double *out_max, double *out_default);
+
+/**
+ * @brief The default of an option as text (enum name, string, or number).
+ * @return a static string, or NULL for an unknown key.
+ * @since 1.0
+ */
+VRAMEST_API const char *
+vramest_option_default_str(vramest_option key);
+
+/**
+ * @brief A one-line description of an option (with its unit).
+ * @return a static string, or NULL for an unknown key.
+ * @since 1.0
+ */
+VRAMEST_API const char *
+vramest_option_description(vramest_option key);
+
+/**
+ * @brief The job-spec object an option belongs to: "model", "precision",
+ *        "workload", "parallel", "device" or "runtime".
+ * @return a static string, or NULL for an unknown key.
+ * @since 1.0
+ */
+VRAMEST_API const char *
+vramest_option_group(vramest_option key);
+
+/**
+ * @brief Number of options this library knows (runtime, not a macro).
+ * @since 1.0
+ */
+VRAMEST_API uint32_t
+vramest_option_count(void);
+
+/**
+ * @brief The key of the i-th option, for enumeration (0 <= index < vramest_option_count()).
+ * @retval VRAMEST_OK ok
+ * @retval VRAMEST_E_RANGE index out of range
+ * @since 1.0
+ */
+VRAMEST_API int
+vramest_option_at(uint32_t index, vramest_option *out);
+
+/**
+ * @brief The name of a value of an ENUM option (e.g. "adamw").
+ * @return a static string, or NULL if the key is not an ENUM option or the value is unknown.
+ * @since 1.0
+ */
+VRAMEST_API const char *
+vramest_option_value_name(vramest_option key, int64_t value);
+
+/**
+ * @brief The value of an ENUM option given its name.
+ * @retval VRAMEST_OK ok
+ * @retval VRAMEST_E_UNKNOWN_NAME the name is not a value of this option (the message lists the valid names)
+ * @retval VRAMEST_E_TYPE the key is not an ENUM option
+ * @since 1.0
+ */
+VRAMEST_API int
+vramest_option_value_from_name(vramest_option key, const char *name, int64_t *out);
+
+/** @} */
+
+/* ===================================================================== */
+/** @defgroup model Model
+ *  @{ */
+
+/** @brief Kinds of model sources for vramest_model_parse(). @since 1.0 */
+typedef enum vramest_source {
+    VRAMEST_SRC_AUTO = 0,               /**< detect from the content (files: also from the name) */
+    VRAMEST_SRC_HF_CONFIG_JSON = 1,     /**< Hugging Face config.json */
+    VRAMEST_SRC_SAFETENSORS_HEADER = 2, /**< 8-byte little-endian length + JSON header */
+    VRAMEST_SRC_SAFETENSORS_INDEX = 3,  /**< model.safetensors.index.json */
+    VRAMEST_SRC_GGUF_HEADER = 4,        /**< GGUF magic, metadata and tensor infos */
+    VRAMEST_SRC_DIRECTORY = 5,          /**< a model directory (files only) */
+    VRAMEST_SRC_MAX_ = 0x7FFFFFFF
+} vramest_source;
+
+/**
+ * @brief Create an empty model (all architecture options unset).
+ * @param[out] out the new model; the caller owns it (free with vramest_model_free()).
+ * @retval VRAMEST_OK ok
+ * @retval VRAMEST_E_NOMEM out of memory
+ * @since 1.0
+ */
+VRAMEST_API int
+vramest_model_new(vramest_model **out);
+
+/**
+ * @brief Create a model from a bundled preset (e.g. "llama-2-7b"). See vramest_preset_count().
+ * @retval VRAMEST_E_UNKNOWN_NAME no such preset (the message lists close names)
+ * @since 1.0
+ */
+VRAMEST_API int
+vramest_model_new_preset(const char *name, vramest_model **out);
+
+/**
+ * @brief Deep-copy a model. @since 1.0
+ */
+VRAMEST_API int
+vramest_model_clone(const vramest_model *model, vramest_model **out);
+
+/**
+ * @brief Free a model. NULL is accepted. @since 1.0
+ */
+VRAMEST_API void
+vramest_model_free(vramest_model *model);
+
+/**
+ * @brief Set an integer, bool or enum option of a model.
+ * @retval VRAMEST_OK ok
+ * @retval VRAMEST_E_UNKNOWN_OPTION unknown key
+ * @retval VRAMEST_E_WRONG_HANDLE the key is not a model option
+ * @retval VRAMEST_E_TYPE the option is not I64/BOOL/ENUM
+ * @retval VRAMEST_E_RANGE out of bounds (the message gives them); the model is unchanged
+ * @since 1.0
+ */
+VRAMEST_API int
+vramest_model_set_i64(vramest_model *model, vramest_option key, int64_t value);
+
+/** @brief Set a floating-point option of a model (integral values are accepted for I64 options). @since 1.0 */
+VRAMEST_API int
+vramest_model_set_f64(vramest_model *model, vramest_option key, double value);
+
+/** @brief Set a string option, or an enum option by name. @since 1.0 */
+VRAMEST_API int
+vramest_model_set_str(vramest_model *model, vramest_option key, const char *value);
+
+/**
+ * @brief Get an integer/bool/enum option: the value set, or the effective default
+ *        (e.g. num_key_value_heads defaults to num_attention_heads).
+ * @retval VRAMEST_E_INCOMPLETE_MODEL the option is unset and has no default
+ * @since 1.0
+ */
+VRAMEST_API int
+vramest_model_get_i64(const vramest_model *model, vramest_option key, int64_t *out);
+
+/** @brief Get a floating-point option. @since 1.0 */
+VRAMEST_API int
+vramest_model_get_f64(const vramest_model *model, vramest_option key, double *out);
+
+/**
+ * @brief Get a string option, or the name of an enum option's value.
+ * @param[out] out borrowed string, valid until the model is modified or freed.
+ * @since 1.0
+ */
+VRAMEST_API int
+vramest_model_get_str(const vramest_model *model, vramest_option key, const char **out);
+
+/** @brief Return an option to unset / its default. @since 1.0 */
+VRAMEST_API int
+vramest_model_reset(vramest_model *model, vramest_option key);
+
+/**
+ * @brief Parse a source from memory into the model, merging with what it holds.
+ *
+ * Architecture comes from config.json, exact tensors from headers; parsing
+ * several sources merges them. A conflict (config says 32 layers, tensors
+ * show 30) is ::VRAMEST_E_CONFLICT with both values in the message. On
+ * failure the model is unchanged.
+ * @param[in,out] model the model.
+ * @param[in] kind a ::vramest_source (AUTO detects).
+ * @param[in] data the bytes (need not be NUL-terminated).
+ * @param[in] len their length.
+ * @param[out] out_needed may be NULL; with ::VRAMEST_E_NEED_MORE_DATA, the total
+ *             number of bytes of the file's prefix the parser needs.
+ * @retval VRAMEST_E_NEED_MORE_DATA the buffer is a too-short prefix
+ * @retval VRAMEST_E_PARSE malformed data (the message has the byte offset)
+ * @retval VRAMEST_E_UNKNOWN_MODEL_TYPE unsupported model_type
+ * @retval VRAMEST_E_INCOMPLETE_MODEL a required key is missing
+ * @retval VRAMEST_E_LIMIT a safety limit was exceeded
+ * @since 1.0
+ */
+VRAMEST_API int
+vramest_model_parse(vramest_model *model, vramest_source kind, const void *data,
+                    size_t len, size_t *out_needed);
+
+/**
+ * @brief Parse a file or a model directory into the model.
+ * @param[in] path UTF-8 path: config.json, .safetensors, index .json, .gguf or a directory.
+ * @retval VRAMEST_E_IO the file cannot be read
+ * @since 1.0
+ */
+VRAMEST_API int
+vramest_model_parse_file(vramest_model *model, vramest_source kind, const char *path);
+
+/**
+ * @brief Check that the model is complete and consistent.
+ * @retval VRAMEST_OK ok
+ * @retval VRAMEST_E_INCOMPLETE_MODEL / VRAMEST_E_INVALID_MODEL with the reason in the message
+ * @since 1.0
+ */
+VRAMEST_API int
+vramest_model_validate(const vramest_model *model);
+
+/**
+ * @brief Parameter counts of the model class (`model.num_parameters()`), tied weights once.
+ * @param[out] out_total all parameters (may be NULL).
+ * @param[out] out_active parameters used per token (MoE: active experts; may be NULL).
+ * @since 1.0
+ */
+VRAMEST_API int
+vramest_model_param_count(const vramest_model *model, uint64_t *out_total, uint64_t *out_active);
+
+/** @brief Number of bundled model presets. @since 1.0 */
+VRAMEST_API uint32_t
+vramest_preset_count(void);
+
+/** @brief Name of the i-th preset, or NULL when out of range. @since 1.0 */
+VRAMEST_API const char *
+vramest_preset_name(uint32_t index);
+
+/** @} */
+
+/* ===================================================================== */
+/** @defgroup precision Precision policy
+ *  @{ */
+
+/**
+ * @brief Storage and compute dtypes. Values are pinned; GGUF tensor types are
+ *        100 + their ggml type id; GGUF file mixes (q4_k_m, ...) are 300+.
+ * @since 1.0
+ */
+typedef enum vramest_dtype {
+    VRAMEST_DTYPE_AUTO = 0,     /**< decided from the model / the other settings */
+    VRAMEST_DTYPE_FP32 = 1,     /**< "fp32" (also "f32", "float32") */
+    VRAMEST_DTYPE_FP16 = 2,     /**< "fp16" (also "f16", "float16") */
+    VRAMEST_DTYPE_BF16 = 3,     /**< "bf16" (also "bfloat16") */
+    VRAMEST_DTYPE_FP8_E4M3 = 4, /**< "fp8" / "fp8_e4m3" */
+    VRAMEST_DTYPE_FP8_E5M2 = 5, /**< "fp8_e5m2" */
+    VRAMEST_DTYPE_INT8 = 6,     /**< "int8" */
+    VRAMEST_DTYPE_INT4 = 7,     /**< "int4" */
+    VRAMEST_DTYPE_NF4 = 8,      /**< "nf4" (bitsandbytes) */
+    VRAMEST_DTYPE_FP4 = 9,      /**< "fp4" (bitsandbytes) */
+    VRAMEST_DTYPE_FP64 = 10,    /**< "fp64" */
+    VRAMEST_DTYPE_INT64 = 11,   /**< "int64" */
+    VRAMEST_DTYPE_INT32 = 12,   /**< "int32" */
+    VRAMEST_DTYPE_INT16 = 13,   /**< "int16" */
+    VRAMEST_DTYPE_UINT8 = 14,   /**< "uint8" */
+    VRAMEST_DTYPE_BOOL = 15,    /**< "bool" */
+    VRAMEST_DTYPE_NONE = 16,    /**< "none" (e.g. no master weights) */
+    VRAMEST_DTYPE_MAX_ = 0x7FFFFFFF
+} vramest_dtype;
+
+/** @brief Name of a dtype value, or NULL if unknown. @since 1.0 */
+VRAMEST_API const char *
+vramest_dtype_name(int dtype);
+
+/**
+ * @brief Look a dtype up by name (case-insensitive; aliases accepted).
+ * @retval VRAMEST_E_UNKNOWN_NAME unknown name
+ * @since 1.0
+ */
+VRAMEST_API int
+vramest_dtype_from_name(const char *name, int *out);
+
+/**
+ * @brief Storage layout of a dtype: a block of `block_elems` elements takes
+ *        `block_bytes` bytes (scales and zero points included where they are per block).
+ * @retval VRAMEST_E_UNSUPPORTED a policy-only value (auto, none, file mixes)
+ * @since 1.0
+ */
+VRAMEST_API int
+vramest_dtype_layout(int dtype, uint64_t *out_block_elems, uint64_t *out_block_bytes);
+
+/** @brief Create a precision policy with defaults (everything "auto"). @since 1.0 */
+VRAMEST_API int
+vramest_precision_new(vramest_precision **out);
+
+/**
+ * @brief Create a precision policy from a preset name: fp32, fp16, bf16,
+ *        amp_fp16, amp_bf16, mixed_bf16, mixed_fp16, int8, nf4, fp4, or any dtype name.
+ * @retval VRAMEST_E_UNKNOWN_NAME no such preset
+ * @since 1.0
+ */
+VRAMEST_API int
+vramest_precision_new_preset(const char *name, vramest_precision **out);
+
+/** @brief Overwrite every setting of a policy with a preset's. @since 1.0 */
+VRAMEST_API int
+vramest_precision_apply_preset(vramest_precision *prec, const char *name);
+
+/** @brief Deep-copy a policy. @since 1.0 */
+VRAMEST_API int
+vramest_precision_clone(const vramest_precision *prec, vramest_precision **out);
+
+/** @brief Free a policy. NULL is accepted. @since 1.0 */
+VRAMEST_API void
+vramest_precision_free(vramest_precision *prec);
+
+/** @brief Set an integer/bool/enum precision option. Errors as vramest_model_set_i64(). @since 1.0 */
+VRAMEST_API int
+vramest_precision_set_i64(vramest_precision *prec, vramest_option key, int64_t value);
+
+/** @brief Set a floating-point precision option. @since 1.0 */
+VRAMEST_API int
+vramest_precision_set_f64(vramest_precision *prec, vramest_option key, double value);
+
+/** @brief Set a string precision option, or an enum option by name. @since 1.0 */
+VRAMEST_API int
+vramest_precision_set_str(vramest_precision *prec, vramest_option key, const char *value);
+
+/** @brief Get an integer/bool/enum precision option. @since 1.0 */
+VRAMEST_API int
+vramest_precision_get_i64(const vramest_precision *prec, vramest_option key, int64_t *out);
+
+/** @brief Get a floating-point precision option. @since 1.0 */
+VRAMEST_API int
+vramest_precision_get_f64(const vramest_precision *prec, vramest_option key, double *out);
+
+/** @brief Get a string precision option (borrowed; valid until the policy changes). @since 1.0 */
+VRAMEST_API int
+vramest_precision_get_str(const vramest_precision *prec, vramest_option key, const char **out);
+
+/** @brief Return a precision option to its default. @since 1.0 */
+VRAMEST_API int
+vramest_precision_reset(vramest_precision *prec, vramest_option key);
+
+/** @} */
+
+/* ===================================================================== */
+/** @defgroup config Workload configuration
+ *  @{ */
+
+/** @brief Create a workload configuration with every option at its default. @since 1.0 */
+VRAMEST_API int
+vramest_config_new(vramest_config **out);
+
+/** @brief Deep-copy a configuration. @since 1.0 */
+VRAMEST_API int
+vramest_config_clone(const vramest_config *cfg, vramest_config **out);
+
+/** @brief Free a configuration. NULL is accepted. @since 1.0 */
+VRAMEST_API void
+vramest_config_free(vramest_config *cfg);
+
+/** @brief Set an integer/bool/enum config option. Errors as vramest_model_set_i64(). @since 1.0 */
+VRAMEST_API int
+vramest_config_set_i64(vramest_config *cfg, vramest_option key, int64_t value);
+
+/** @brief Set a floating-point config option. @since 1.0 */
+VRAMEST_API int
+vramest_config_set_f64(vramest_config *cfg, vramest_option key, double value);
+
+/**
+ * @brief Set a string config option, or an enum option by name.
+ * @retval VRAMEST_E_UNKNOWN_NAME e.g. an unknown device name (the message lists close names)
+ * @since 1.0
+ */
+VRAMEST_API int
+vramest_config_set_str(vramest_config *cfg, vramest_option key, const char *value);
+
+/** @brief Get an integer/bool/enum config option. @since 1.0 */
+VRAMEST_API int
+vramest_config_get_i64(const vramest_config *cfg, vramest_option key, int64_t *out);
+
+/** @brief Get a floating-point config option. @since 1.0 */
+VRAMEST_API int
+vramest_config_get_f64(const vramest_config *cfg, vramest_option key, double *out);
+
+/** @brief Get a string config option (borrowed; valid until the config changes). @since 1.0 */
+VRAMEST_API int
+vramest_config_get_str(const vramest_config *cfg, vramest_option key, const char **out);
+
+/** @brief Return a config option to its default. @since 1.0 */
+VRAMEST_API int
+vramest_config_reset(vramest_config *cfg, vramest_option key);
+
+/** @brief Number of bundled GPU presets (for the "device" option). @since 1.0 */
+VRAMEST_API uint32_t
+vramest_gpu_count(void);
+
+/**
+ * @brief Name and usable memory of the i-th GPU preset.
+ * @param[out] out_name static string (may be NULL).
+ * @param[out] out_bytes memory in bytes (may be NULL).
+ * @retval VRAMEST_E_RANGE index out of range
+ * @since 1.0
+ */
+VRAMEST_API int
+vramest_gpu_info(uint32_t index, const char **out_name, uint64_t *out_bytes);
+
+/** @} */
+
+/* ===================================================================== */
+/** @defgroup estimate Estimate and result
+ *  @{ */
+
+/** @brief Device classes of a result. @since 1.0 */
+typedef enum vramest_device {
+    VRAMEST_DEV_GPU = 0,  /**< each GPU (the worst rank) */
+    VRAMEST_DEV_HOST = 1, /**< host RAM (offloaded states, pinned buffers, CPU layers) */
+    VRAMEST_DEV_NVME = 2, /**< NVMe (ZeRO-Infinity offload) */
+    VRAMEST_DEV_MAX_ = 0x7FFFFFFF
+} vramest_device;
+
+/**
+ * @brief Memory categories, dense from 0, append-only.
+ *
+ * On the GPU, `peak_allocated` is the sum of every category except
+ * FRAMEWORK and ALLOCATOR; `peak_reserved` adds ALLOCATOR; `device_total`
+ * adds FRAMEWORK. Categories are the breakdown at the peak instant.
+ * @since 1.0
+ */
+typedef enum vramest_category {
+    VRAMEST_CAT_WEIGHTS = 0,          /**< "weights": model parameters as stored for the step */
+    VRAMEST_CAT_MASTER_WEIGHTS = 1,   /**< "master_weights": fp32 master copies (mixed precision) */
+    VRAMEST_CAT_GRADIENTS = 2,        /**< "gradients" */
+    VRAMEST_CAT_OPTIMIZER_STATES = 3, /**< "optimizer_states" */
+    VRAMEST_CAT_ACTIVATIONS = 4,      /**< "activations": tensors saved for backward and forward transients */
+    VRAMEST_CAT_KV_CACHE = 5,         /**< "kv_cache" */
+    VRAMEST_CAT_LOGITS = 6,           /**< "logits": logits, their fp32 copies and loss buffers */
+    VRAMEST_CAT_ADAPTER = 7,          /**< "adapter": PEFT weights, gradients and states */
+    VRAMEST_CAT_WORKSPACE = 8,        /**< "workspace": cuBLAS / kernel scratch, optimizer-step temporaries */
+    VRAMEST_CAT_FRAMEWORK = 9,        /**< "framework": CUDA context, NCCL buffers (not in reserved) */
+    VRAMEST_CAT_ALLOCATOR = 10,       /**< "allocator": reserved minus allocated */
+    VRAMEST_CAT_MAX_ = 0x7FFFFFFF
+} vramest_category;
+
+/** @brief Scalar figures of a result, read with vramest_result_value(). @since 1.0 */
+typedef enum vramest_value {
+    VRAMEST_VAL_PARAMS_TOTAL = 0,     /**< parameter count (not bytes) */
+    VRAMEST_VAL_PARAMS_TRAINABLE = 1, /**< trainable parameter count */
+    VRAMEST_VAL_PEAK_ALLOCATED = 2,   /**< bytes: what torch.cuda.max_memory_allocated() reports */
+    VRAMEST_VAL_PEAK_RESERVED = 3,    /**< bytes: what torch.cuda.max_memory_reserved() reports */
+    VRAMEST_VAL_DEVICE_TOTAL = 4,     /**< bytes: what nvidia-smi shows for the process */
+    VRAMEST_VAL_DEVICE_CAPACITY = 5,  /**< bytes of the device (0 = no device given) */
+    VRAMEST_VAL_FITS = 6,             /**< 1 fits, 0 does not; ::VRAMEST_E_UNSUPPORTED without a device */
+    VRAMEST_VAL_CHECKPOINT_BYTES = 7, /**< bytes of the checkpoint at its stored dtype */
+    VRAMEST_VAL_PEAK_PHASE = 8,       /**< a ::vramest_phase */
+    VRAMEST_VAL_HOST_TOTAL = 9,       /**< bytes of host RAM */
+    VRAMEST_VAL_NVME_TOTAL = 10,      /**< bytes on NVMe */
+    VRAMEST_VAL_PARAMS_ACTIVE = 11,   /**< parameters used per token (MoE) */
+    VRAMEST_VAL_KV_POOL_BYTES = 12,   /**< bytes of the serving KV pool (vLLM) */
+    VRAMEST_VAL_KV_BLOCKS = 13,       /**< KV blocks in the pool (vLLM) */
+    VRAMEST_VAL_MAX_TOKENS = 14,      /**< tokens the KV pool holds */
+    VRAMEST_VAL_LOAD_PEAK = 15,       /**< bytes: transient peak while loading/quantizing */
+    VRAMEST_VAL_MAX_ = 0x7FFFFFFF
+} vramest_value;
+
+/** @brief Phases of a step, where the peak can happen. @since 1.0 */
+typedef enum vramest_phase {
+    VRAMEST_PHASE_LOAD = 0,      /**< "load" */
+    VRAMEST_PHASE_FORWARD = 1,   /**< "forward" */
+    VRAMEST_PHASE_BACKWARD = 2,  /**< "backward" */
+    VRAMEST_PHASE_OPTIMIZER = 3, /**< "optimizer" */
+    VRAMEST_PHASE_PREFILL = 4,   /**< "prefill" */
+    VRAMEST_PHASE_DECODE = 5,    /**< "decode" */
+    VRAMEST_PHASE_MAX_ = 0x7FFFFFFF
+} vramest_phase;
+
+/** @brief How a figure was obtained. @since 1.0 */
+typedef enum vramest_provenance {
+    VRAMEST_PROV_NONE = 0,              /**< "none": the figure is zero / not applicable */
+    VRAMEST_PROV_EXACT_FILE = 1,        /**< "exact-from-file": tensor table of a file */
+    VRAMEST_PROV_EXACT_ARCH = 2,        /**< "exact-from-architecture": derived from the architecture */
+    VRAMEST_PROV_FORMULA = 3,           /**< "formula": a documented formula of framework behaviour */
+    VRAMEST_PROV_EMPIRICAL = 4,         /**< "empirical-constant": a measured constant (context, fragmentation) */
+    VRAMEST_PROV_MAX_ = 0x7FFFFFFF
+} vramest_provenance;
+
+/**
+ * @brief Estimate memory for a model under a precision policy and a workload.
+ *
+ * Copies everything it needs: after it returns, the inputs may be modified
+ * or freed. Allocates only the result. Safe to call concurrently on shared
+ * const inputs.
+ * @param[in] model the model (must validate).
+ * @param[in] prec the precision policy, or NULL for the defaults.
+ * @param[in] cfg the workload, or NULL for the defaults.
+ * @param[out] out the result; the caller owns it (vramest_result_free()).
+ * @retval VRAMEST_E_UNSUPPORTED a setting whose effect is not modelled (named in the message)
+ * @retval VRAMEST_E_INVALID_MODEL / VRAMEST_E_INCOMPLETE_MODEL the model does not validate
+ * @retval VRAMEST_E_CONFLICT settings that contradict each other
+ * @retval VRAMEST_E_OVERFLOW a size beyond 64 bits
+ * @since 1.0
+ */
+VRAMEST_API int
+vramest_estimate(const vramest_model *model, const vramest_precision *prec,
+                 const vramest_config *cfg, vramest_result **out);
+
+/** @brief Free a result. NULL is accepted. @since 1.0 */
+VRAMEST_API void
+vramest_result_free(vramest_result *res);
+
+/**
+ * @brief Bytes of one category on one device class.
+ * @retval VRAMEST_E_UNKNOWN_CATEGORY unknown device or category
+ * @since 1.0
+ */
+VRAMEST_API int
+vramest_result_get(const vramest_result *res, vramest_device dev,
+                   vramest_category cat, uint64_t *out_bytes);
+
+/**
+ * @brief Low/high band of one category's bytes.
+ * @since 1.0
+ */
+VRAMEST_API int
+vramest_result_get_band(const vramest_result *res, vramest_device dev,
+                        vramest_category cat, uint64_t *out_low, uint64_t *out_high);
+
+/** @brief Provenance (a ::vramest_provenance) of one category. @since 1.0 */
+VRAMEST_API int
+vramest_result_provenance(const vramest_result *res, vramest_device dev,
+                          vramest_category cat, int *out);
+
+/**
+ * @brief Fill `out_bytes[0..n)` with every category of a device, in category order.
+ * @param[out] out_bytes caller array of `capacity` elements.
+ * @param[out] out_count number of categories (vramest_category_count()).
+ * @retval VRAMEST_E_BUFFER_TOO_SMALL capacity < count (out_count is still set)
+ * @since 1.0
+ */
+VRAMEST_API int
+vramest_result_get_all(const vramest_result *res, vramest_device dev,
+                       uint64_t *out_bytes, size_t capacity, size_t *out_count);
+
+/**
+ * @brief A scalar figure (see ::vramest_value).
+ * @retval VRAMEST_E_UNKNOWN_CATEGORY unknown value key
+ * @retval VRAMEST_E_UNSUPPORTED the figure does not apply (e.g. FITS without a device)
+ * @since 1.0
+ */
+VRAMEST_API int
+vramest_result_value(const vramest_result *res, vramest_value key, uint64_t *out);
+
+/** @brief Low/high band of a byte figure (PEAK_*, DEVICE_TOTAL). @since 1.0 */
+VRAMEST_API int
+vramest_result_value_band(const vramest_result *res, vramest_value key,
+                          uint64_t *out_low, uint64_t *out_high);
+
+/** @brief Number of warnings attached to a result (e.g. seq_len beyond the trained context). @since 1.0 */
+VRAMEST_API uint32_t
+vramest_result_warning_count(const vramest_result *res);
+
+/** @brief The i-th warning (owned by the result), or NULL. @since 1.0 */
+VRAMEST_API const char *
+vramest_result_warning(const vramest_result *res, uint32_t index);
+
+/**
+ * @brief The whole plan as JSON (design §6 result fields, the echoed settings and assumptions).
+ * @param[out] buf caller buffer (may be NULL when cap is 0).
+ * @param[in] cap its size in bytes.
+ * @param[out] out_needed bytes needed including the terminating NUL (may be NULL).
+ * @retval VRAMEST_E_BUFFER_TOO_SMALL cap is too small (nothing useful is written)
+ * @since 1.0
+ */
+VRAMEST_API int
+vramest_result_json(const vramest_result *res, char *buf, size_t cap, size_t *out_needed);
+
+/** @brief Number of categories (runtime, not a macro). @since 1.0 */
+VRAMEST_API uint32_t
+vramest_category_count(void);
+
+/** @brief Name of a category ("kv_cache"), or NULL. @since 1.0 */
+VRAMEST_API const char *
+vramest_category_name(vramest_category cat);
+
+/** @brief Name of a device class ("gpu", "host", "nvme"), or NULL. @since 1.0 */
+VRAMEST_API const char *
+vramest_device_name(vramest_device dev);
+
+/** @brief Name of a value key ("peak_allocated"), or NULL. @since 1.0 */
+VRAMEST_API const char *
+vramest_value_name(vramest_value key);
+
+/** @brief Name of a phase ("backward"), or NULL. @since 1.0 */
+VRAMEST_API const char *
+vramest_phase_name(vramest_phase phase);
+
+/** @brief Name of a provenance ("exact-from-file"), or NULL. @since 1.0 */
+VRAMEST_API const char *
+vramest_provenance_name(vramest_provenance prov);
+
+/** @} */
+
+/* ===================================================================== */
+/** @defgroup spec Job specs (JSON)
+ *
+ * The job-spec format shared by the CLI, the Python binding and schedulers
+ * (see docs/guide.md). Keys inside each object are option names.
+ *  @{ */
+
+/**
+ * @brief Read a job spec into three new handles.
+ * @param[in] json the spec (UTF-8, need not be NUL-terminated).
+ * @param[in] len its length in bytes.
+ * @param[out] out_model, out_prec, out_cfg new handles the caller owns.
+ * @retval VRAMEST_E_PARSE malformed JSON (with the offset)
+ * @retval VRAMEST_E_UNKNOWN_OPTION an unknown key (named, with its object)
+ * @since 1.0
+ */
+VRAMEST_API int
+vramest_spec_parse(const char *json, size_t len, vramest_model **out_model,
+                   vramest_precision **out_prec, vramest_config **out_cfg);
+
+/**
+ * @brief Run a whole job spec (estimate, and the `solve` question if any) and
+ *        write the plan as JSON.
+ * @param[out] buf caller buffer; @param[in] cap its size; @param[out] out_needed bytes needed incl. NUL.
+ * @retval VRAMEST_E_BUFFER_TOO_SMALL grow the buffer to *out_needed and call again
+ * @since 1.0
+ */
+VRAMEST_API int
+vramest_spec_plan(const char *json, size_t len, char *buf, size_t cap, size_t *out_needed);
+
+/** @} */
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* VRAMEST_VRAMEST_H */

@@ -1,0 +1,177 @@
+/* The model handle: architecture options (Hugging Face config.json names),
+ * the resolved shape every estimator reads, and the tensor inventory — the
+ * spine of the library (design.md §2). The shape and inventory are rebuilt
+ * eagerly on every mutation, so const uses (estimates) never compute lazily. */
+#ifndef VX_MODEL_H
+#define VX_MODEL_H
+
+#include "api/options.h"
+
+/* Families (values of the model_type option). Append-only. */
+enum {
+    VX_FAM_UNSET = 0,
+    VX_FAM_LLAMA = 1, VX_FAM_MISTRAL = 2, VX_FAM_QWEN2 = 3, VX_FAM_QWEN3 = 4, VX_FAM_GEMMA = 5,
+    VX_FAM_GEMMA2 = 6, VX_FAM_PHI3 = 7, VX_FAM_PHI = 8, VX_FAM_GPT2 = 9, VX_FAM_GPT_BIGCODE = 10,
+    VX_FAM_OPT = 11, VX_FAM_BLOOM = 12, VX_FAM_GPT_NEOX = 13, VX_FAM_FALCON = 14, VX_FAM_BERT = 15,
+    VX_FAM_T5 = 16, VX_FAM_MT5 = 17, VX_FAM_CHATGLM = 18, VX_FAM_MIXTRAL = 19, VX_FAM_QWEN3_MOE = 20,
+    VX_FAM_DEEPSEEK_V2 = 21, VX_FAM_DEEPSEEK_V3 = 22, VX_FAM_MOSS = 23, VX_FAM_CODEGEN = 24,
+    VX_FAM_QWEN2_MOE = 25, VX_FAM_GEMMA3 = 26, VX_FAM_GPTJ = 27,
+};
+
+enum { VX_ACT_AUTO = 0, VX_ACT_GELU = 1, VX_ACT_GELU_NEW = 2, VX_ACT_GELU_TANH = 3, VX_ACT_SILU = 4,
+       VX_ACT_RELU = 5, VX_ACT_GELU_FAST = 6 };
+enum { VX_NORM_LAYER = 0, VX_NORM_RMS = 1 };
+
+/* Values of the architecture options (one field per model option). */
+typedef struct vx_arch {
+    int64_t model_type, hidden_size, num_hidden_layers, num_attention_heads, num_key_value_heads;
+    int64_t intermediate_size, vocab_size, max_position_embeddings, head_dim, tie_word_embeddings;
+    int64_t num_decoder_layers, num_local_experts, num_experts_per_tok, moe_intermediate_size;
+    int64_t n_shared_experts, first_k_dense_replace, kv_lora_rank, q_lora_rank, qk_rope_head_dim;
+    int64_t qk_nope_head_dim, v_head_dim, sliding_window, type_vocab_size, attention_bias, mlp_bias;
+    int64_t hidden_act, word_embed_proj_dim;
+    double hidden_dropout, attention_dropout;
+    int64_t torch_dtype, use_sliding_window, shared_expert_intermediate_size;
+    int64_t relative_attention_num_buckets;
+    double final_logit_softcapping;
+    char architectures[VX_STR_MAX];
+    int64_t num_labels, is_gated_act, multi_query, new_decoder_architecture, parallel_attn, rotary_dim;
+    int64_t do_layer_norm_before, qk_layernorm, rmsnorm, num_ln_in_parallel_attn;
+} vx_arch;
+
+/* The resolved architecture: every value effective (defaults applied), and
+ * the family traits the estimators need. Filled by vx_model_rebuild(). */
+typedef struct vx_shape {
+    int family;
+    int64_t layers;     /* decoder layers; for encoder-only models, encoder layers */
+    int64_t enc_layers; /* encoder layers of an encoder-decoder (0 otherwise) */
+    int64_t hidden, heads, kv_heads, head_dim;
+    int64_t ffn;        /* dense MLP intermediate size */
+    int64_t vocab, max_pos;
+    /* MoE */
+    int64_t experts, experts_per_tok, moe_ffn, shared_experts, shared_ffn, dense_layers;
+    /* MLA (DeepSeek) */
+    int64_t kv_lora_rank, q_lora_rank, rope_dim, nope_dim, v_head_dim;
+    /* attention window: 0 none; pattern 1 = every layer; N > 1: layer i (from 0)
+     * uses the window when (i + 1) % N != 0 (Gemma 2: N = 2, Gemma 3: N = 6) */
+    int64_t sliding_window;
+    int sliding_pattern;
+    /* traits */
+    int norm_kind, norms_per_layer, act, gated, parallel_block, tied, enc_dec, encoder_only;
+    int qkv_fused;       /* one fused q|k|v matrix (GPT-2 c_attn, NeoX, BLOOM, Falcon, Phi-3) */
+    int learned_pos;     /* learned absolute position embeddings */
+    double hidden_dropout, attn_dropout;
+    double logit_softcap;
+    int default_head;    /* VX_HEAD_* from `architectures` / family */
+    int64_t num_labels;
+    int64_t torch_dtype; /* checkpoint dtype (VRAMEST_DTYPE_*; AUTO if unknown) */
+    uint64_t params_total, params_active; /* of the default head class */
+    /* Appended: */
+    int attn_bias, mlp_bias; /* biases on attention / MLP linears (as built) */
+    int qk_norm;             /* per-head norms on q and k (Qwen3, Gemma 3, Phi qk_layernorm) */
+    int64_t embed_dim;       /* token-embedding width (OPT word_embed_proj_dim; else hidden) */
+    int64_t rotary_dim;      /* rotary dims per head (0 = no rotary) */
+    int64_t rel_buckets;     /* T5 relative-attention buckets (0 = none) */
+    uint64_t body_total, body_active; /* parameters without any head tensor (VX_ROLE_IS_HEAD) */
+} vx_shape;
+
+/* Tensor roles (design.md §2). Append-only. */
+enum {
+    VX_ROLE_OTHER = 0, VX_ROLE_EMBED, VX_ROLE_POS_EMBED, VX_ROLE_TYPE_EMBED, VX_ROLE_EMBED_NORM,
+    VX_ROLE_EMBED_PROJ, VX_ROLE_ATTN_Q, VX_ROLE_ATTN_K, VX_ROLE_ATTN_V, VX_ROLE_ATTN_QKV,
+    VX_ROLE_ATTN_O, VX_ROLE_ATTN_Q_A, VX_ROLE_ATTN_Q_B, VX_ROLE_ATTN_KV_A, VX_ROLE_ATTN_KV_B,
+    VX_ROLE_CROSS_Q, VX_ROLE_CROSS_K, VX_ROLE_CROSS_V, VX_ROLE_CROSS_O, VX_ROLE_REL_BIAS,
+    VX_ROLE_MLP_GATE, VX_ROLE_MLP_UP, VX_ROLE_MLP_GATE_UP, VX_ROLE_MLP_DOWN, VX_ROLE_ROUTER,
+    VX_ROLE_EXPERT_GATE, VX_ROLE_EXPERT_UP, VX_ROLE_EXPERT_DOWN, VX_ROLE_SHARED_GATE,
+    VX_ROLE_SHARED_UP, VX_ROLE_SHARED_DOWN, VX_ROLE_NORM, VX_ROLE_FINAL_NORM, VX_ROLE_LM_HEAD,
+    VX_ROLE_POOLER, VX_ROLE_CLASSIFIER, VX_ROLE_MLM_TRANSFORM, VX_ROLE_COUNT_
+};
+/* Tensor kinds: what a precision policy may do with them. */
+enum { VX_TK_MATRIX = 0, VX_TK_BIAS = 1, VX_TK_NORM = 2, VX_TK_EMBED = 3, VX_TK_OTHER = 4 };
+/* Where a tensor lives: per decoder layer, per encoder layer, or once. */
+enum { VX_PART_GLOBAL = 0, VX_PART_DECODER = 1, VX_PART_ENCODER = 2 };
+
+typedef struct vx_tensor {
+    char name[48];       /* HF module leaf ("q_proj", "c_attn", "embed_tokens", "lm_head", "input_layernorm") */
+    uint16_t role;       /* VX_ROLE_* */
+    uint8_t kind;        /* VX_TK_* */
+    uint8_t part;        /* VX_PART_* */
+    uint8_t expert;      /* 1: a routed expert (expert parallel shards it; MoE active fraction) */
+    uint8_t trainable_default; /* 1 for nn.Parameters of the class; 0 for buffers kept in the checkpoint */
+    int16_t dtype;       /* stored dtype (VRAMEST_DTYPE_* or 100+ggml); AUTO = the model's torch_dtype */
+    int64_t rows, cols;  /* matrices: out_features x in_features; vectors: n x 1; embeddings: V x h */
+    int64_t n_layers;    /* layers it appears in (0 for global tensors) */
+    int64_t n_per_layer; /* copies per layer (e.g. experts), or copies for global tensors */
+    uint64_t file_bytes; /* exact stored bytes of all copies when read from a file, else 0 */
+} vx_tensor;
+
+/* Number of elements of all copies of a tensor group (saturating). */
+uint64_t vx_tensor_elems(const vx_tensor *t) VX_HIDDEN;
+
+#define VX_MODEL_SOURCES 4
+struct vramest_model {
+    uint32_t magic;
+    uint64_t set_bits[VX_SET_WORDS];
+    vx_arch a;
+    char name[64]; /* preset or source name, for the plan */
+    /* Derived, rebuilt on every mutation by vx_model_rebuild(). */
+    int status;            /* VRAMEST_OK when shape/inventory are valid */
+    char status_msg[256];  /* why not, for vramest_estimate / validate */
+    vx_shape shape;
+    vx_tensor *inv;        /* tensor inventory (architecture, or from files when present) */
+    size_t n_inv, cap_inv;
+    /* Tensors read from files (safetensors/GGUF) replace the architecture
+     * inventory when present; merged by vx_model_rebuild(). */
+    vx_tensor *file_inv;
+    size_t n_file_inv, cap_file_inv;
+    int has_file_inv;
+    uint64_t file_total_bytes; /* sum of tensor data bytes in the files */
+};
+
+/* Rebuild shape + inventory from the options (and file tensors). Sets
+ * m->status/status_msg; returns m->status. Called after every mutation. */
+int vx_model_rebuild(struct vramest_model *m) VX_HIDDEN;
+/* Build the architecture inventory for a resolved shape. */
+int vx_inventory_build(const vx_arch *a, const vx_shape *s, vx_tensor **inv, size_t *n, size_t *cap) VX_HIDDEN;
+/* Resolve effective values/traits from the options. */
+int vx_shape_resolve(const struct vramest_model *m, vx_shape *s) VX_HIDDEN;
+/* Append one group to a growable inventory. */
+int vx_inv_push(vx_tensor **inv, size_t *n, size_t *cap, const vx_tensor *t) VX_HIDDEN;
+
+/* Parameter count of the model under a given head class (VX_HEAD_*; AUTO =
+ * the model's default head) with `num_labels` for seq_cls (0 = the model's).
+ * `active` (may be NULL) receives the per-token count (MoE). */
+uint64_t vx_params_for_head(const struct vramest_model *m, int head, int64_t num_labels, uint64_t *active) VX_HIDDEN;
+
+/* Heads. The inventory m->inv holds the tensors of the model's default head
+ * (s->default_head). Head tensors are exactly those whose role passes
+ * VX_ROLE_IS_HEAD (lm_head incl. its bias, pooler, classifier, MLM
+ * transform); everything else is the body (the bare AutoModel class, minus
+ * BERT's pooler, which is head-dependent). To estimate with another head
+ * (the workload option `head`), skip the head tensors of m->inv and add
+ * those vx_head_tensors() gives: no allocation needed. */
+#define VX_ROLE_IS_HEAD(r) \
+    ((r) == VX_ROLE_LM_HEAD || (r) == VX_ROLE_POOLER || (r) == VX_ROLE_CLASSIFIER || (r) == VX_ROLE_MLM_TRANSFORM)
+#define VX_HEAD_MAX_TENSORS 8
+/* The head a workload asks for, made concrete for this model: AUTO -> the
+ * default head; heads the family has no class for map to the nearest one
+ * (masked_lm/seq2seq_lm on a decoder -> causal_lm; causal_lm on BERT ->
+ * masked_lm (BertLMHeadModel has the same head); causal_lm on T5 -> seq2seq_lm). */
+int vx_head_resolve(const vx_shape *s, int head) VX_HIDDEN;
+/* Head tensors of `head` (VX_HEAD_*; AUTO = default) with `num_labels`
+ * (<= 0: the model's) written to out[0..*n). Returns VRAMEST_OK, or
+ * VRAMEST_E_BUFFER_TOO_SMALL when cap < needed (*n is then the need;
+ * cap >= VX_HEAD_MAX_TENSORS always suffices). A tied lm_head has no tensor. */
+int vx_head_tensors(const vx_shape *s, int head, int64_t num_labels, vx_tensor *out, size_t cap,
+                    size_t *n) VX_HIDDEN;
+/* Parameter count of the class with `head` (model.num_parameters()), and the
+ * per-token active count (MoE) in *active (may be NULL). 0 when the model
+ * does not validate. */
+uint64_t vx_params_for_head(const struct vramest_model *m, int head, int64_t num_labels,
+                            uint64_t *active) VX_HIDDEN;
+
+/* Families table for the model_type option. */
+extern const vx_enum_name vx_family_enum[] VX_HIDDEN;
+extern const vx_enum_name vx_act_enum[] VX_HIDDEN;
+
+#endif

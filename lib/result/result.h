@@ -1,0 +1,69 @@
+/* The result handle: fixed-size, so vramest_estimate allocates exactly one
+ * block. It keeps an echo of the inputs for the JSON plan, never pointers. */
+#ifndef VX_RESULT_H
+#define VX_RESULT_H
+
+#include "api/config.h"
+#include "model/model.h"
+#include "precision/precision.h"
+
+#define VX_NDEV 3
+#define VX_NCAT 11
+#define VX_NVAL 16
+#define VX_MAX_WARN 8
+#define VX_WARN_LEN 200
+#define VX_MAX_TIMELINE 64
+#define VX_MAX_RANKS 8
+
+/* One point of the step timeline (for the plan and the CLI chart). */
+typedef struct vx_timeline_point {
+    uint8_t phase;     /* vramest_phase */
+    int32_t layer;     /* layer index within the phase, -1 for whole-phase points */
+    uint64_t allocated;/* live allocated bytes at this point */
+    char label[32];
+} vx_timeline_point;
+
+/* Per-rank-group breakdown (pipeline stages differ). */
+typedef struct vx_rank_group {
+    char label[48];   /* e.g. "pp stage 0 (first)" */
+    int64_t ranks;    /* how many ranks share this breakdown */
+    uint64_t cat[VX_NCAT];
+    uint64_t peak_allocated, peak_reserved, device_total;
+} vx_rank_group;
+
+struct vramest_result {
+    uint32_t magic;
+    uint64_t cat[VX_NDEV][VX_NCAT];
+    uint64_t cat_low[VX_NDEV][VX_NCAT];
+    uint64_t cat_high[VX_NDEV][VX_NCAT];
+    uint8_t prov[VX_NDEV][VX_NCAT];
+    uint64_t val[VX_NVAL];
+    uint64_t val_low[VX_NVAL], val_high[VX_NVAL];
+    uint8_t val_ok[VX_NVAL]; /* 0: the figure does not apply (E_UNSUPPORTED) */
+    uint32_t n_warn;
+    char warn[VX_MAX_WARN][VX_WARN_LEN];
+    uint32_t n_timeline;
+    vx_timeline_point timeline[VX_MAX_TIMELINE];
+    uint32_t n_ranks;
+    vx_rank_group ranks[VX_MAX_RANKS];
+    /* echo of the inputs, resolved */
+    char model_name[64];
+    vx_shape shape;
+    vx_precision_values prec;  /* with "auto" resolved */
+    vx_config_values cfg;
+    uint64_t device_bytes;
+    uint64_t cuda_context_bytes;
+    int has_file_inv;
+};
+
+/* Add a warning (truncated to VX_WARN_LEN; extra warnings are dropped). */
+void vx_result_warn(struct vramest_result *r, const char *fmt, ...) VX_PRINTF(2, 3) VX_HIDDEN;
+/* Add one term to a category: its bytes, its band (absolute low/high of
+ * this term) and its provenance (a category keeps its least certain one). */
+void vx_result_add(struct vramest_result *r, int dev, int cat, uint64_t bytes, uint64_t low, uint64_t high,
+                   int prov) VX_HIDDEN;
+/* Derive peak_allocated/reserved/device_total from the GPU categories and
+ * the fits verdict from the device. Call last. */
+void vx_result_finish(struct vramest_result *r) VX_HIDDEN;
+
+#endif
