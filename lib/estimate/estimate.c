@@ -1,0 +1,89 @@
+/* vramest_estimate: argument checks, the refusal of settings whose effect is
+ * not modelled, the precision policy resolved against the model, then the
+ * mode's estimator and the runtime terms. One allocation: the result. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/config.h"
+#include "estimate/estimate.h"
+
+static int refuse_unmodelled(const vx_precision_values *pv, const vx_config_values *cv)
+{
+    const vx_option_def *d = vx_opt_first_unmodelled(pv, VRAMEST_HANDLE_PRECISION);
+    if (!d) d = vx_opt_first_unmodelled(cv, VRAMEST_HANDLE_CONFIG);
+    if (d)
+        return vx_fail(VRAMEST_E_UNSUPPORTED,
+                       "option '%s' is set, but its effect is not modelled by this version of libvramest "
+                       "(reset it to its default to estimate without it)",
+                       d->name);
+    return VRAMEST_OK;
+}
+
+static uint64_t device_bytes(const vx_config_values *cv)
+{
+    if (cv->memory_gib > 0) return (uint64_t)(cv->memory_gib * (double)VX_GIB);
+    const vx_gpu *g = cv->device[0] ? vx_gpu_find(cv->device) : NULL;
+    return g ? g->bytes : 0;
+}
+
+VRAMEST_API int vramest_estimate(const vramest_model *model, const vramest_precision *prec,
+                                 const vramest_config *cfg, vramest_result **out)
+{
+    if (!out) return vx_fail(VRAMEST_E_INVALID_ARG, "vramest_estimate: out is NULL");
+    *out = NULL;
+    if (!model || model->magic != VX_MAGIC_MODEL)
+        return vx_fail(VRAMEST_E_INVALID_ARG, "vramest_estimate: model is NULL or not a vramest_model handle");
+    if (prec && prec->magic != VX_MAGIC_PREC)
+        return vx_fail(VRAMEST_E_INVALID_ARG, "vramest_estimate: prec is not a vramest_precision handle");
+    if (cfg && cfg->magic != VX_MAGIC_CONFIG)
+        return vx_fail(VRAMEST_E_INVALID_ARG, "vramest_estimate: cfg is not a vramest_config handle");
+    if (model->status != VRAMEST_OK) return vx_fail(model->status, "model: %s", model->status_msg);
+
+    /* Defaults for NULL inputs, on the stack: no allocation besides the result. */
+    struct vramest_precision pdef;
+    struct vramest_config cdef;
+    if (!prec) vx_precision_init(&pdef), prec = &pdef;
+    if (!cfg) vx_config_init(&cdef), cfg = &cdef;
+
+    int rc = refuse_unmodelled(&prec->v, &cfg->v);
+    if (rc) return rc;
+    if ((rc = vx_config_check(cfg))) return rc;
+
+    struct vramest_result *r = calloc(1, sizeof *r);
+    if (!r) return vx_fail(VRAMEST_E_NOMEM, "vramest_estimate: out of memory");
+    r->magic = VX_MAGIC_RESULT;
+    memcpy(r->model_name, model->name, sizeof r->model_name);
+    r->shape = model->shape;
+    r->prec = prec->v;
+    r->cfg = cfg->v;
+    r->has_file_inv = model->has_file_inv;
+    r->device_bytes = device_bytes(&cfg->v);
+
+    vx_ctx x = {.m = model, .s = &model->shape, .pv = &prec->v, .cv = &cfg->v, .r = r};
+    rc = vx_precision_resolve(&prec->v, &model->shape, (int)cfg->v.mode, &x.rp);
+
+    if (!rc) {
+        uint64_t active = 0;
+        uint64_t total = vx_params_for_head(model, (int)cfg->v.head, cfg->v.num_labels, &active);
+        r->val[VRAMEST_VAL_PARAMS_TOTAL] = total;
+        r->val[VRAMEST_VAL_PARAMS_ACTIVE] = active;
+        /* Every parameter requires grad after from_pretrained; training
+         * methods (PEFT, freezing) narrow this down. */
+        r->val[VRAMEST_VAL_PARAMS_TRAINABLE] = total;
+        r->val[VRAMEST_VAL_CHECKPOINT_BYTES] = vx_checkpoint_bytes(model);
+        switch (cfg->v.mode) {
+        case VX_MODE_LOAD: rc = vx_estimate_load(&x); break;
+        case VX_MODE_TRAIN: rc = vx_estimate_train(&x); break;
+        case VX_MODE_INFER: rc = vx_estimate_infer(&x); break;
+        default: rc = vx_fail(VRAMEST_E_INTERNAL, "vramest_estimate: mode %lld", (long long)cfg->v.mode);
+        }
+    }
+    if (rc) {
+        free(r);
+        return rc;
+    }
+    vx_runtime_terms(&x);
+    vx_result_finish(r);
+    *out = r;
+    return VRAMEST_OK;
+}

@@ -1,0 +1,51 @@
+/* Runtime terms every mode shares: the CUDA context, cuBLAS workspaces and
+ * the caching allocator's rounding (research note §1-§2). */
+#include "estimate/estimate.h"
+
+uint64_t vx_alloc_round(uint64_t bytes)
+{
+    return bytes <= 512 ? 512 : vx_round_up(bytes, 512);
+}
+
+uint64_t vx_alloc_segment(uint64_t bytes)
+{
+    uint64_t b = vx_alloc_round(bytes);
+    if (b <= VX_MIB) return 2 * VX_MIB;
+    if (b < 10 * VX_MIB) return 20 * VX_MIB;
+    return vx_round_up(b, 2 * VX_MIB);
+}
+
+const vx_gpu *vx_ctx_gpu(const vx_ctx *x)
+{
+    return x->cv->device[0] ? vx_gpu_find(x->cv->device) : NULL;
+}
+
+uint64_t vx_cublas_workspace_bytes(const vx_ctx *x)
+{
+    const vx_gpu *g = vx_ctx_gpu(x);
+    /* CUBLAS_WORKSPACE_CONFIG default ":4096:2:16:8" = 8,519,680 B, except
+     * exactly sm90 where PyTorch uses 4096 KiB x 8; plus the 1 MiB cuBLASLt
+     * workspace (CUBLASLT_WORKSPACE_SIZE default). */
+    uint64_t cublas = (g && g->sm == 90) ? 32 * VX_MIB : 4096 * VX_KIB * 2 + 16 * VX_KIB * 8;
+    return cublas + VX_MIB;
+}
+
+uint64_t vx_cuda_context_bytes(const vx_ctx *x)
+{
+    if (x->cv->cuda_context_mib >= 0) return (uint64_t)(x->cv->cuda_context_mib * (double)VX_MIB);
+    const vx_gpu *g = vx_ctx_gpu(x);
+    return (uint64_t)((g ? g->context_mib : 500.0) * (double)VX_MIB);
+}
+
+void vx_runtime_terms(vx_ctx *x)
+{
+    struct vramest_result *r = x->r;
+    uint64_t ctx = vx_cuda_context_bytes(x);
+    r->cuda_context_bytes = ctx;
+    /* Lazy module loading makes the context grow with the kernels used:
+     * 300-450 MiB bare, +100-400 MiB after a training step; a value the user
+     * measured is taken as it is. */
+    bool given = x->cv->cuda_context_mib >= 0;
+    vx_result_add(r, VRAMEST_DEV_GPU, VRAMEST_CAT_FRAMEWORK, ctx, given ? ctx : 300 * VX_MIB,
+                  given ? ctx : ctx + 400 * VX_MIB, VRAMEST_PROV_EMPIRICAL);
+}

@@ -1,0 +1,188 @@
+/* The result handle: immutable getters, and the derivation of the headline
+ * figures from the categories so that their sums always agree. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "api/names.h"
+#include "result/result.h"
+
+void vx_result_warn(struct vramest_result *r, const char *fmt, ...)
+{
+    if (r->n_warn >= VX_MAX_WARN) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->warn[r->n_warn++], VX_WARN_LEN, fmt, ap);
+    va_end(ap);
+}
+
+void vx_result_add(struct vramest_result *r, int dev, int cat, uint64_t bytes, uint64_t low, uint64_t high, int prov)
+{
+    r->cat[dev][cat] = vx_sat_add(r->cat[dev][cat], bytes);
+    r->cat_low[dev][cat] = vx_sat_add(r->cat_low[dev][cat], low < bytes ? low : bytes);
+    r->cat_high[dev][cat] = vx_sat_add(r->cat_high[dev][cat], high > bytes ? high : bytes);
+    if (prov > r->prov[dev][cat]) r->prov[dev][cat] = (uint8_t)prov;
+}
+
+static void sum_device(const uint64_t cat[VX_NCAT], uint64_t *alloc, uint64_t *reserved, uint64_t *total)
+{
+    uint64_t a = 0;
+    for (int c = 0; c < VX_NCAT; c++)
+        if (c != VRAMEST_CAT_FRAMEWORK && c != VRAMEST_CAT_ALLOCATOR) a = vx_sat_add(a, cat[c]);
+    *alloc = a;
+    *reserved = vx_sat_add(a, cat[VRAMEST_CAT_ALLOCATOR]);
+    *total = vx_sat_add(*reserved, cat[VRAMEST_CAT_FRAMEWORK]);
+}
+
+void vx_result_finish(struct vramest_result *r)
+{
+    for (int d = 0; d < VX_NDEV; d++)
+        for (int c = 0; c < VX_NCAT; c++) {
+            /* A category without an explicit band is as certain as its value. */
+            if (!r->cat_low[d][c] && !r->cat_high[d][c]) r->cat_low[d][c] = r->cat_high[d][c] = r->cat[d][c];
+            if (r->cat_low[d][c] > r->cat[d][c]) r->cat_low[d][c] = r->cat[d][c];
+            if (r->cat_high[d][c] < r->cat[d][c]) r->cat_high[d][c] = r->cat[d][c];
+            if (r->cat[d][c] && !r->prov[d][c]) r->prov[d][c] = VRAMEST_PROV_FORMULA;
+        }
+    static const int heads[] = {VRAMEST_VAL_PEAK_ALLOCATED, VRAMEST_VAL_PEAK_RESERVED, VRAMEST_VAL_DEVICE_TOTAL};
+    uint64_t *vals[3][3] = {
+        {&r->val[heads[0]], &r->val[heads[1]], &r->val[heads[2]]},
+        {&r->val_low[heads[0]], &r->val_low[heads[1]], &r->val_low[heads[2]]},
+        {&r->val_high[heads[0]], &r->val_high[heads[1]], &r->val_high[heads[2]]},
+    };
+    const uint64_t(*src[3])[VX_NCAT] = {r->cat, r->cat_low, r->cat_high};
+    for (int k = 0; k < 3; k++) sum_device(src[k][VRAMEST_DEV_GPU], vals[k][0], vals[k][1], vals[k][2]);
+    for (int k = 0; k < 3; k++) r->val_ok[heads[k]] = 1;
+
+    uint64_t h = 0, n = 0;
+    for (int c = 0; c < VX_NCAT; c++) {
+        h = vx_sat_add(h, r->cat[VRAMEST_DEV_HOST][c]);
+        n = vx_sat_add(n, r->cat[VRAMEST_DEV_NVME][c]);
+    }
+    r->val[VRAMEST_VAL_HOST_TOTAL] = h;
+    r->val[VRAMEST_VAL_NVME_TOTAL] = n;
+    r->val_ok[VRAMEST_VAL_HOST_TOTAL] = r->val_ok[VRAMEST_VAL_NVME_TOTAL] = 1;
+    r->val[VRAMEST_VAL_DEVICE_CAPACITY] = r->device_bytes;
+    r->val_ok[VRAMEST_VAL_DEVICE_CAPACITY] = 1;
+    if (r->device_bytes) {
+        r->val[VRAMEST_VAL_FITS] = r->val[VRAMEST_VAL_DEVICE_TOTAL] <= r->device_bytes;
+        r->val_ok[VRAMEST_VAL_FITS] = 1;
+    }
+    r->val_ok[VRAMEST_VAL_PARAMS_TOTAL] = r->val_ok[VRAMEST_VAL_PARAMS_TRAINABLE] = 1;
+    r->val_ok[VRAMEST_VAL_PARAMS_ACTIVE] = r->val_ok[VRAMEST_VAL_PEAK_PHASE] = 1;
+    r->val_ok[VRAMEST_VAL_CHECKPOINT_BYTES] = 1;
+    for (int k = 0; k < VX_NVAL; k++)
+        if (!r->val_low[k] && !r->val_high[k]) r->val_low[k] = r->val_high[k] = r->val[k];
+}
+
+static int check(const vramest_result *r, const char *fn)
+{
+    if (!r) return vx_fail(VRAMEST_E_INVALID_ARG, "%s: result is NULL", fn);
+    if (r->magic != VX_MAGIC_RESULT) return vx_fail(VRAMEST_E_INVALID_ARG, "%s: not a vramest_result handle", fn);
+    return VRAMEST_OK;
+}
+
+static int check_cat(const vramest_result *r, vramest_device dev, vramest_category cat, const void *out,
+                     const char *fn)
+{
+    int rc = check(r, fn);
+    if (rc) return rc;
+    if (!out) return vx_fail(VRAMEST_E_INVALID_ARG, "%s: out is NULL", fn);
+    if ((unsigned)dev >= VX_NDEV) return vx_fail(VRAMEST_E_UNKNOWN_CATEGORY, "%s: unknown device %d", fn, (int)dev);
+    if ((unsigned)cat >= VX_NCAT)
+        return vx_fail(VRAMEST_E_UNKNOWN_CATEGORY, "%s: unknown category %d (there are %d)", fn, (int)cat, VX_NCAT);
+    return VRAMEST_OK;
+}
+
+VRAMEST_API void vramest_result_free(vramest_result *res)
+{
+    if (!res || res->magic != VX_MAGIC_RESULT) return;
+    res->magic = VX_MAGIC_DEAD;
+    free(res);
+}
+
+VRAMEST_API int vramest_result_get(const vramest_result *res, vramest_device dev, vramest_category cat,
+                                   uint64_t *out_bytes)
+{
+    int rc = check_cat(res, dev, cat, out_bytes, "vramest_result_get");
+    if (rc) return rc;
+    *out_bytes = res->cat[dev][cat];
+    return VRAMEST_OK;
+}
+
+VRAMEST_API int vramest_result_get_band(const vramest_result *res, vramest_device dev, vramest_category cat,
+                                        uint64_t *out_low, uint64_t *out_high)
+{
+    int rc = check_cat(res, dev, cat, out_low, "vramest_result_get_band");
+    if (rc) return rc;
+    if (!out_high) return vx_fail(VRAMEST_E_INVALID_ARG, "vramest_result_get_band: out_high is NULL");
+    *out_low = res->cat_low[dev][cat];
+    *out_high = res->cat_high[dev][cat];
+    return VRAMEST_OK;
+}
+
+VRAMEST_API int vramest_result_provenance(const vramest_result *res, vramest_device dev, vramest_category cat,
+                                          int *out)
+{
+    int rc = check_cat(res, dev, cat, out, "vramest_result_provenance");
+    if (rc) return rc;
+    *out = res->prov[dev][cat];
+    return VRAMEST_OK;
+}
+
+VRAMEST_API int vramest_result_get_all(const vramest_result *res, vramest_device dev, uint64_t *out_bytes,
+                                       size_t capacity, size_t *out_count)
+{
+    int rc = check(res, "vramest_result_get_all");
+    if (rc) return rc;
+    if ((unsigned)dev >= VX_NDEV)
+        return vx_fail(VRAMEST_E_UNKNOWN_CATEGORY, "vramest_result_get_all: unknown device %d", (int)dev);
+    if (out_count) *out_count = VX_NCAT;
+    if (capacity < VX_NCAT || !out_bytes)
+        return vx_fail(VRAMEST_E_BUFFER_TOO_SMALL, "vramest_result_get_all: capacity %zu < %d categories", capacity,
+                       VX_NCAT);
+    for (int c = 0; c < VX_NCAT; c++) out_bytes[c] = res->cat[dev][c];
+    return VRAMEST_OK;
+}
+
+static int check_val(const vramest_result *r, vramest_value key, const void *out, const char *fn)
+{
+    int rc = check(r, fn);
+    if (rc) return rc;
+    if (!out) return vx_fail(VRAMEST_E_INVALID_ARG, "%s: out is NULL", fn);
+    if ((unsigned)key >= VX_NVAL) return vx_fail(VRAMEST_E_UNKNOWN_CATEGORY, "%s: unknown value %d", fn, (int)key);
+    if (!r->val_ok[key])
+        return vx_fail(VRAMEST_E_UNSUPPORTED, "%s: '%s' does not apply to this estimate%s", fn, vx_value_names[key],
+                       key == VRAMEST_VAL_FITS ? " (no device given)" : "");
+    return VRAMEST_OK;
+}
+
+VRAMEST_API int vramest_result_value(const vramest_result *res, vramest_value key, uint64_t *out)
+{
+    int rc = check_val(res, key, out, "vramest_result_value");
+    if (rc) return rc;
+    *out = res->val[key];
+    return VRAMEST_OK;
+}
+
+VRAMEST_API int vramest_result_value_band(const vramest_result *res, vramest_value key, uint64_t *out_low,
+                                          uint64_t *out_high)
+{
+    int rc = check_val(res, key, out_low, "vramest_result_value_band");
+    if (rc) return rc;
+    if (!out_high) return vx_fail(VRAMEST_E_INVALID_ARG, "vramest_result_value_band: out_high is NULL");
+    *out_low = res->val_low[key];
+    *out_high = res->val_high[key];
+    return VRAMEST_OK;
+}
+
+VRAMEST_API uint32_t vramest_result_warning_count(const vramest_result *res)
+{
+    return res && res->magic == VX_MAGIC_RESULT ? res->n_warn : 0;
+}
+
+VRAMEST_API const char *vramest_result_warning(const vramest_result *res, uint32_t index)
+{
+    if (!res || res->magic != VX_MAGIC_RESULT || index >= res->n_warn) return NULL;
+    return res->warn[index];
+}
