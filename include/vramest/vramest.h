@@ -350,6 +350,7 @@ vramest_option_from_name(const char *name, vramest_option *out);
 
 /**
  * @brief The canonical name of an option.
+ * @param[in] key the option.
  * @return a static string, or NULL for an unknown key.
  * @since 1.0
  */
@@ -379,6 +380,7 @@ vramest_option_info(vramest_option key, int *out_type, int *out_handle,
 
 /**
  * @brief The default of an option as text (enum name, string, or number).
+ * @param[in] key the option.
  * @return a static string, or NULL for an unknown key.
  * @since 1.0
  */
@@ -387,6 +389,7 @@ vramest_option_default_str(vramest_option key);
 
 /**
  * @brief A one-line description of an option (with its unit).
+ * @param[in] key the option.
  * @return a static string, or NULL for an unknown key.
  * @since 1.0
  */
@@ -396,6 +399,7 @@ vramest_option_description(vramest_option key);
 /**
  * @brief The job-spec object an option belongs to: "model", "precision",
  *        "workload", "parallel", "device" or "runtime".
+ * @param[in] key the option.
  * @return a static string, or NULL for an unknown key.
  * @since 1.0
  */
@@ -404,6 +408,7 @@ vramest_option_group(vramest_option key);
 
 /**
  * @brief Number of options this library knows (runtime, not a macro).
+ * @return the number of options.
  * @since 1.0
  */
 VRAMEST_API uint32_t
@@ -411,6 +416,8 @@ vramest_option_count(void);
 
 /**
  * @brief The key of the i-th option, for enumeration (0 <= index < vramest_option_count()).
+ * @param[in] index position, from 0.
+ * @param[out] out the key.
  * @retval VRAMEST_OK ok
  * @retval VRAMEST_E_RANGE index out of range
  * @since 1.0
@@ -420,6 +427,8 @@ vramest_option_at(uint32_t index, vramest_option *out);
 
 /**
  * @brief The name of a value of an ENUM option (e.g. "adamw").
+ * @param[in] key an ENUM option.
+ * @param[in] value one of its values.
  * @return a static string, or NULL if the key is not an ENUM option or the value is unknown.
  * @since 1.0
  */
@@ -428,6 +437,9 @@ vramest_option_value_name(vramest_option key, int64_t value);
 
 /**
  * @brief The value of an ENUM option given its name.
+ * @param[in] key an ENUM option.
+ * @param[in] name NUL-terminated name of one of its values.
+ * @param[out] out the value.
  * @retval VRAMEST_OK ok
  * @retval VRAMEST_E_UNKNOWN_NAME the name is not a value of this option (the message lists the valid names)
  * @retval VRAMEST_E_TYPE the key is not an ENUM option
@@ -465,6 +477,8 @@ vramest_model_new(vramest_model **out);
 
 /**
  * @brief Create a model from a bundled preset (e.g. "llama-2-7b"). See vramest_preset_count().
+ * @param[in] name NUL-terminated preset name.
+ * @param[out] out the new model; the caller owns it (free with vramest_model_free()).
  * @retval VRAMEST_E_UNKNOWN_NAME no such preset (the message lists close names)
  * @since 1.0
  */
@@ -472,19 +486,28 @@ VRAMEST_API int
 vramest_model_new_preset(const char *name, vramest_model **out);
 
 /**
- * @brief Deep-copy a model. @since 1.0
+ * @brief Deep-copy a model.
+ * @param[in] model the model to copy.
+ * @param[out] out the copy; the caller owns it.
+ * @return ::VRAMEST_OK, or a negative ::vramest_status.
+ * @since 1.0
  */
 VRAMEST_API int
 vramest_model_clone(const vramest_model *model, vramest_model **out);
 
 /**
- * @brief Free a model. NULL is accepted. @since 1.0
+ * @brief Free a model. NULL is accepted.
+ * @param[in] model the model to free, or NULL.
+ * @since 1.0
  */
 VRAMEST_API void
 vramest_model_free(vramest_model *model);
 
 /**
  * @brief Set an integer, bool or enum option of a model.
+ * @param[in,out] model the model.
+ * @param[in] key the option; a key of the model (1000-1999) range.
+ * @param[in] value the value (0/1 for BOOL, the enum value for ENUM).
  * @retval VRAMEST_OK ok
  * @retval VRAMEST_E_UNKNOWN_OPTION unknown key
  * @retval VRAMEST_E_WRONG_HANDLE the key is not a model option
@@ -495,36 +518,69 @@ vramest_model_free(vramest_model *model);
 VRAMEST_API int
 vramest_model_set_i64(vramest_model *model, vramest_option key, int64_t value);
 
-/** @brief Set a floating-point option of a model (integral values are accepted for I64 options). @since 1.0 */
+/**
+ * @brief Set a floating-point option of a model (integral values are accepted for I64 options).
+ * @param[in,out] model the model.
+ * @param[in] key the option; a key of the model (1000-1999) range.
+ * @param[in] value the value.
+ * @return ::VRAMEST_OK, or a negative ::vramest_status.
+ * @since 1.0
+ */
 VRAMEST_API int
 vramest_model_set_f64(vramest_model *model, vramest_option key, double value);
 
-/** @brief Set a string option, or an enum option by name. @since 1.0 */
+/**
+ * @brief Set a string option, or an enum option by name.
+ * @param[in,out] model the model.
+ * @param[in] key the option; a key of the model (1000-1999) range.
+ * @param[in] value NUL-terminated UTF-8 text, or the name of an enum value.
+ * @return ::VRAMEST_OK, or a negative ::vramest_status.
+ * @since 1.0
+ */
 VRAMEST_API int
 vramest_model_set_str(vramest_model *model, vramest_option key, const char *value);
 
 /**
  * @brief Get an integer/bool/enum option: the value set, or the effective default
  *        (e.g. num_key_value_heads defaults to num_attention_heads).
+ * @param[in] model the model.
+ * @param[in] key the option; a key of the model (1000-1999) range.
+ * @param[out] out the value.
  * @retval VRAMEST_E_INCOMPLETE_MODEL the option is unset and has no default
  * @since 1.0
  */
 VRAMEST_API int
 vramest_model_get_i64(const vramest_model *model, vramest_option key, int64_t *out);
 
-/** @brief Get a floating-point option. @since 1.0 */
+/**
+ * @brief Get a floating-point option.
+ * @param[in] model the model.
+ * @param[in] key the option; a key of the model (1000-1999) range.
+ * @param[out] out the value.
+ * @return ::VRAMEST_OK, or a negative ::vramest_status.
+ * @since 1.0
+ */
 VRAMEST_API int
 vramest_model_get_f64(const vramest_model *model, vramest_option key, double *out);
 
 /**
  * @brief Get a string option, or the name of an enum option's value.
+ * @param[in] model the model.
+ * @param[in] key the option; a key of the model (1000-1999) range.
  * @param[out] out borrowed string, valid until the model is modified or freed.
+ * @return ::VRAMEST_OK, or a negative ::vramest_status.
  * @since 1.0
  */
 VRAMEST_API int
 vramest_model_get_str(const vramest_model *model, vramest_option key, const char **out);
 
-/** @brief Return an option to unset / its default. @since 1.0 */
+/**
+ * @brief Return an option to unset / its default.
+ * @param[in,out] model the model.
+ * @param[in] key the option; a key of the model (1000-1999) range.
+ * @return ::VRAMEST_OK, or a negative ::vramest_status.
+ * @since 1.0
+ */
 VRAMEST_API int
 vramest_model_reset(vramest_model *model, vramest_option key);
 
@@ -554,6 +610,8 @@ vramest_model_parse(vramest_model *model, vramest_source kind, const void *data,
 
 /**
  * @brief Parse a file or a model directory into the model.
+ * @param[in,out] model the model.
+ * @param[in] kind a ::vramest_source (AUTO detects from the name and content).
  * @param[in] path UTF-8 path: config.json, .safetensors, index .json, .gguf or a directory.
  * @retval VRAMEST_E_IO the file cannot be read
  * @since 1.0
@@ -563,6 +621,7 @@ vramest_model_parse_file(vramest_model *model, vramest_source kind, const char *
 
 /**
  * @brief Check that the model is complete and consistent.
+ * @param[in] model the model.
  * @retval VRAMEST_OK ok
  * @retval VRAMEST_E_INCOMPLETE_MODEL / VRAMEST_E_INVALID_MODEL with the reason in the message
  * @since 1.0
@@ -572,18 +631,29 @@ vramest_model_validate(const vramest_model *model);
 
 /**
  * @brief Parameter counts of the model class (`model.num_parameters()`), tied weights once.
+ * @param[in] model the model.
  * @param[out] out_total all parameters (may be NULL).
  * @param[out] out_active parameters used per token (MoE: active experts; may be NULL).
+ * @return ::VRAMEST_OK, or a negative ::vramest_status.
  * @since 1.0
  */
 VRAMEST_API int
 vramest_model_param_count(const vramest_model *model, uint64_t *out_total, uint64_t *out_active);
 
-/** @brief Number of bundled model presets. @since 1.0 */
+/**
+ * @brief Number of bundled model presets.
+ * @return the number of presets.
+ * @since 1.0
+ */
 VRAMEST_API uint32_t
 vramest_preset_count(void);
 
-/** @brief Name of the i-th preset, or NULL when out of range. @since 1.0 */
+/**
+ * @brief Name of the i-th preset, or NULL when out of range.
+ * @param[in] index position, from 0.
+ * @return a static string, or NULL when out of range.
+ * @since 1.0
+ */
 VRAMEST_API const char *
 vramest_preset_name(uint32_t index);
 
@@ -619,12 +689,19 @@ typedef enum vramest_dtype {
     VRAMEST_DTYPE_MAX_ = 0x7FFFFFFF
 } vramest_dtype;
 
-/** @brief Name of a dtype value, or NULL if unknown. @since 1.0 */
+/**
+ * @brief Name of a dtype value, or NULL if unknown.
+ * @param[in] dtype a ::vramest_dtype value.
+ * @return a static string, or NULL for an unknown value.
+ * @since 1.0
+ */
 VRAMEST_API const char *
 vramest_dtype_name(int dtype);
 
 /**
  * @brief Look a dtype up by name (case-insensitive; aliases accepted).
+ * @param[in] name NUL-terminated name.
+ * @param[out] out the ::vramest_dtype value.
  * @retval VRAMEST_E_UNKNOWN_NAME unknown name
  * @since 1.0
  */
@@ -634,62 +711,136 @@ vramest_dtype_from_name(const char *name, int *out);
 /**
  * @brief Storage layout of a dtype: a block of `block_elems` elements takes
  *        `block_bytes` bytes (scales and zero points included where they are per block).
+ * @param[in] dtype a ::vramest_dtype value.
+ * @param[out] out_block_elems elements per block.
+ * @param[out] out_block_bytes bytes per block.
  * @retval VRAMEST_E_UNSUPPORTED a policy-only value (auto, none, file mixes)
  * @since 1.0
  */
 VRAMEST_API int
 vramest_dtype_layout(int dtype, uint64_t *out_block_elems, uint64_t *out_block_bytes);
 
-/** @brief Create a precision policy with defaults (everything "auto"). @since 1.0 */
+/**
+ * @brief Create a precision policy with defaults (everything "auto").
+ * @param[out] out the new policy; the caller owns it (free with vramest_precision_free()).
+ * @return ::VRAMEST_OK, or a negative ::vramest_status.
+ * @since 1.0
+ */
 VRAMEST_API int
 vramest_precision_new(vramest_precision **out);
 
 /**
  * @brief Create a precision policy from a preset name: fp32, fp16, bf16,
  *        amp_fp16, amp_bf16, mixed_bf16, mixed_fp16, int8, nf4, fp4, or any dtype name.
+ * @param[in] name NUL-terminated preset name.
+ * @param[out] out the new policy; the caller owns it (free with vramest_precision_free()).
  * @retval VRAMEST_E_UNKNOWN_NAME no such preset
  * @since 1.0
  */
 VRAMEST_API int
 vramest_precision_new_preset(const char *name, vramest_precision **out);
 
-/** @brief Overwrite every setting of a policy with a preset's. @since 1.0 */
+/**
+ * @brief Overwrite every setting of a policy with a preset's.
+ * @param[in,out] prec the policy.
+ * @param[in] name NUL-terminated preset name (as for vramest_precision_new_preset()).
+ * @return ::VRAMEST_OK, or a negative ::vramest_status.
+ * @since 1.0
+ */
 VRAMEST_API int
 vramest_precision_apply_preset(vramest_precision *prec, const char *name);
 
-/** @brief Deep-copy a policy. @since 1.0 */
+/**
+ * @brief Deep-copy a policy.
+ * @param[in] prec the precision policy to copy.
+ * @param[out] out the copy; the caller owns it.
+ * @return ::VRAMEST_OK, or a negative ::vramest_status.
+ * @since 1.0
+ */
 VRAMEST_API int
 vramest_precision_clone(const vramest_precision *prec, vramest_precision **out);
 
-/** @brief Free a policy. NULL is accepted. @since 1.0 */
+/**
+ * @brief Free a policy. NULL is accepted.
+ * @param[in] prec the precision policy to free, or NULL.
+ * @since 1.0
+ */
 VRAMEST_API void
 vramest_precision_free(vramest_precision *prec);
 
-/** @brief Set an integer/bool/enum precision option. Errors as vramest_model_set_i64(). @since 1.0 */
+/**
+ * @brief Set an integer/bool/enum precision option. Errors as vramest_model_set_i64().
+ * @param[in,out] prec the precision policy.
+ * @param[in] key the option; a key of the precision (2000-2999) range.
+ * @param[in] value the value (0/1 for BOOL, the enum value for ENUM).
+ * @return ::VRAMEST_OK, or a negative ::vramest_status.
+ * @since 1.0
+ */
 VRAMEST_API int
 vramest_precision_set_i64(vramest_precision *prec, vramest_option key, int64_t value);
 
-/** @brief Set a floating-point precision option. @since 1.0 */
+/**
+ * @brief Set a floating-point precision option.
+ * @param[in,out] prec the precision policy.
+ * @param[in] key the option; a key of the precision (2000-2999) range.
+ * @param[in] value the value.
+ * @return ::VRAMEST_OK, or a negative ::vramest_status.
+ * @since 1.0
+ */
 VRAMEST_API int
 vramest_precision_set_f64(vramest_precision *prec, vramest_option key, double value);
 
-/** @brief Set a string precision option, or an enum option by name. @since 1.0 */
+/**
+ * @brief Set a string precision option, or an enum option by name.
+ * @param[in,out] prec the precision policy.
+ * @param[in] key the option; a key of the precision (2000-2999) range.
+ * @param[in] value NUL-terminated UTF-8 text, or the name of an enum value.
+ * @return ::VRAMEST_OK, or a negative ::vramest_status.
+ * @since 1.0
+ */
 VRAMEST_API int
 vramest_precision_set_str(vramest_precision *prec, vramest_option key, const char *value);
 
-/** @brief Get an integer/bool/enum precision option. @since 1.0 */
+/**
+ * @brief Get an integer/bool/enum precision option.
+ * @param[in] prec the precision policy.
+ * @param[in] key the option; a key of the precision (2000-2999) range.
+ * @param[out] out the value.
+ * @return ::VRAMEST_OK, or a negative ::vramest_status.
+ * @since 1.0
+ */
 VRAMEST_API int
 vramest_precision_get_i64(const vramest_precision *prec, vramest_option key, int64_t *out);
 
-/** @brief Get a floating-point precision option. @since 1.0 */
+/**
+ * @brief Get a floating-point precision option.
+ * @param[in] prec the precision policy.
+ * @param[in] key the option; a key of the precision (2000-2999) range.
+ * @param[out] out the value.
+ * @return ::VRAMEST_OK, or a negative ::vramest_status.
+ * @since 1.0
+ */
 VRAMEST_API int
 vramest_precision_get_f64(const vramest_precision *prec, vramest_option key, double *out);
 
-/** @brief Get a string precision option (borrowed; valid until the policy changes). @since 1.0 */
+/**
+ * @brief Get a string precision option (borrowed; valid until the policy changes).
+ * @param[in] prec the precision policy.
+ * @param[in] key the option; a key of the precision (2000-2999) range.
+ * @param[out] out a borrowed string, valid until the precision policy is modified or freed.
+ * @return ::VRAMEST_OK, or a negative ::vramest_status.
+ * @since 1.0
+ */
 VRAMEST_API int
 vramest_precision_get_str(const vramest_precision *prec, vramest_option key, const char **out);
 
-/** @brief Return a precision option to its default. @since 1.0 */
+/**
+ * @brief Return a precision option to its default.
+ * @param[in,out] prec the precision policy.
+ * @param[in] key the option; a key of the precision (2000-2999) range.
+ * @return ::VRAMEST_OK, or a negative ::vramest_status.
+ * @since 1.0
+ */
 VRAMEST_API int
 vramest_precision_reset(vramest_precision *prec, vramest_option key);
 
@@ -699,56 +850,120 @@ vramest_precision_reset(vramest_precision *prec, vramest_option key);
 /** @defgroup config Workload configuration
  *  @{ */
 
-/** @brief Create a workload configuration with every option at its default. @since 1.0 */
+/**
+ * @brief Create a workload configuration with every option at its default.
+ * @param[out] out the new configuration; the caller owns it (free with vramest_config_free()).
+ * @return ::VRAMEST_OK, or a negative ::vramest_status.
+ * @since 1.0
+ */
 VRAMEST_API int
 vramest_config_new(vramest_config **out);
 
-/** @brief Deep-copy a configuration. @since 1.0 */
+/**
+ * @brief Deep-copy a configuration.
+ * @param[in] cfg the configuration to copy.
+ * @param[out] out the copy; the caller owns it.
+ * @return ::VRAMEST_OK, or a negative ::vramest_status.
+ * @since 1.0
+ */
 VRAMEST_API int
 vramest_config_clone(const vramest_config *cfg, vramest_config **out);
 
-/** @brief Free a configuration. NULL is accepted. @since 1.0 */
+/**
+ * @brief Free a configuration. NULL is accepted.
+ * @param[in] cfg the configuration to free, or NULL.
+ * @since 1.0
+ */
 VRAMEST_API void
 vramest_config_free(vramest_config *cfg);
 
-/** @brief Set an integer/bool/enum config option. Errors as vramest_model_set_i64(). @since 1.0 */
+/**
+ * @brief Set an integer/bool/enum config option. Errors as vramest_model_set_i64().
+ * @param[in,out] cfg the configuration.
+ * @param[in] key the option; a key of the config (3000-3999) range.
+ * @param[in] value the value (0/1 for BOOL, the enum value for ENUM).
+ * @return ::VRAMEST_OK, or a negative ::vramest_status.
+ * @since 1.0
+ */
 VRAMEST_API int
 vramest_config_set_i64(vramest_config *cfg, vramest_option key, int64_t value);
 
-/** @brief Set a floating-point config option. @since 1.0 */
+/**
+ * @brief Set a floating-point config option.
+ * @param[in,out] cfg the configuration.
+ * @param[in] key the option; a key of the config (3000-3999) range.
+ * @param[in] value the value.
+ * @return ::VRAMEST_OK, or a negative ::vramest_status.
+ * @since 1.0
+ */
 VRAMEST_API int
 vramest_config_set_f64(vramest_config *cfg, vramest_option key, double value);
 
 /**
  * @brief Set a string config option, or an enum option by name.
+ * @param[in,out] cfg the configuration.
+ * @param[in] key the option; a key of the config (3000-3999) range.
+ * @param[in] value NUL-terminated UTF-8 text, or the name of an enum value.
  * @retval VRAMEST_E_UNKNOWN_NAME e.g. an unknown device name (the message lists close names)
  * @since 1.0
  */
 VRAMEST_API int
 vramest_config_set_str(vramest_config *cfg, vramest_option key, const char *value);
 
-/** @brief Get an integer/bool/enum config option. @since 1.0 */
+/**
+ * @brief Get an integer/bool/enum config option.
+ * @param[in] cfg the configuration.
+ * @param[in] key the option; a key of the config (3000-3999) range.
+ * @param[out] out the value.
+ * @return ::VRAMEST_OK, or a negative ::vramest_status.
+ * @since 1.0
+ */
 VRAMEST_API int
 vramest_config_get_i64(const vramest_config *cfg, vramest_option key, int64_t *out);
 
-/** @brief Get a floating-point config option. @since 1.0 */
+/**
+ * @brief Get a floating-point config option.
+ * @param[in] cfg the configuration.
+ * @param[in] key the option; a key of the config (3000-3999) range.
+ * @param[out] out the value.
+ * @return ::VRAMEST_OK, or a negative ::vramest_status.
+ * @since 1.0
+ */
 VRAMEST_API int
 vramest_config_get_f64(const vramest_config *cfg, vramest_option key, double *out);
 
-/** @brief Get a string config option (borrowed; valid until the config changes). @since 1.0 */
+/**
+ * @brief Get a string config option (borrowed; valid until the config changes).
+ * @param[in] cfg the configuration.
+ * @param[in] key the option; a key of the config (3000-3999) range.
+ * @param[out] out a borrowed string, valid until the configuration is modified or freed.
+ * @return ::VRAMEST_OK, or a negative ::vramest_status.
+ * @since 1.0
+ */
 VRAMEST_API int
 vramest_config_get_str(const vramest_config *cfg, vramest_option key, const char **out);
 
-/** @brief Return a config option to its default. @since 1.0 */
+/**
+ * @brief Return a config option to its default.
+ * @param[in,out] cfg the configuration.
+ * @param[in] key the option; a key of the config (3000-3999) range.
+ * @return ::VRAMEST_OK, or a negative ::vramest_status.
+ * @since 1.0
+ */
 VRAMEST_API int
 vramest_config_reset(vramest_config *cfg, vramest_option key);
 
-/** @brief Number of bundled GPU presets (for the "device" option). @since 1.0 */
+/**
+ * @brief Number of bundled GPU presets (for the "device" option).
+ * @return the number of GPU presets.
+ * @since 1.0
+ */
 VRAMEST_API uint32_t
 vramest_gpu_count(void);
 
 /**
  * @brief Name and usable memory of the i-th GPU preset.
+ * @param[in] index position, from 0 (see vramest_gpu_count()).
  * @param[out] out_name static string (may be NULL).
  * @param[out] out_bytes memory in bytes (may be NULL).
  * @retval VRAMEST_E_RANGE index out of range
@@ -856,12 +1071,20 @@ VRAMEST_API int
 vramest_estimate(const vramest_model *model, const vramest_precision *prec,
                  const vramest_config *cfg, vramest_result **out);
 
-/** @brief Free a result. NULL is accepted. @since 1.0 */
+/**
+ * @brief Free a result. NULL is accepted.
+ * @param[in] res the result to free, or NULL.
+ * @since 1.0
+ */
 VRAMEST_API void
 vramest_result_free(vramest_result *res);
 
 /**
  * @brief Bytes of one category on one device class.
+ * @param[in] res the result.
+ * @param[in] dev the device class.
+ * @param[in] cat the category.
+ * @param[out] out_bytes the bytes.
  * @retval VRAMEST_E_UNKNOWN_CATEGORY unknown device or category
  * @since 1.0
  */
@@ -871,20 +1094,37 @@ vramest_result_get(const vramest_result *res, vramest_device dev,
 
 /**
  * @brief Low/high band of one category's bytes.
+ * @param[in] res the result.
+ * @param[in] dev the device class.
+ * @param[in] cat the category.
+ * @param[out] out_low the low end of the band, in bytes.
+ * @param[out] out_high the high end of the band, in bytes.
+ * @return ::VRAMEST_OK, or a negative ::vramest_status.
  * @since 1.0
  */
 VRAMEST_API int
 vramest_result_get_band(const vramest_result *res, vramest_device dev,
                         vramest_category cat, uint64_t *out_low, uint64_t *out_high);
 
-/** @brief Provenance (a ::vramest_provenance) of one category. @since 1.0 */
+/**
+ * @brief Provenance (a ::vramest_provenance) of one category.
+ * @param[in] res the result.
+ * @param[in] dev the device class.
+ * @param[in] cat the category.
+ * @param[out] out a ::vramest_provenance value.
+ * @return ::VRAMEST_OK, or a negative ::vramest_status.
+ * @since 1.0
+ */
 VRAMEST_API int
 vramest_result_provenance(const vramest_result *res, vramest_device dev,
                           vramest_category cat, int *out);
 
 /**
  * @brief Fill `out_bytes[0..n)` with every category of a device, in category order.
+ * @param[in] res the result.
+ * @param[in] dev the device class.
  * @param[out] out_bytes caller array of `capacity` elements.
+ * @param[in] capacity number of elements of out_bytes.
  * @param[out] out_count number of categories (vramest_category_count()).
  * @retval VRAMEST_E_BUFFER_TOO_SMALL capacity < count (out_count is still set)
  * @since 1.0
@@ -895,6 +1135,9 @@ vramest_result_get_all(const vramest_result *res, vramest_device dev,
 
 /**
  * @brief A scalar figure (see ::vramest_value).
+ * @param[in] res the result.
+ * @param[in] key the figure.
+ * @param[out] out its value.
  * @retval VRAMEST_E_UNKNOWN_CATEGORY unknown value key
  * @retval VRAMEST_E_UNSUPPORTED the figure does not apply (e.g. FITS without a device)
  * @since 1.0
@@ -902,21 +1145,41 @@ vramest_result_get_all(const vramest_result *res, vramest_device dev,
 VRAMEST_API int
 vramest_result_value(const vramest_result *res, vramest_value key, uint64_t *out);
 
-/** @brief Low/high band of a byte figure (PEAK_*, DEVICE_TOTAL). @since 1.0 */
+/**
+ * @brief Low/high band of a byte figure (PEAK_*, DEVICE_TOTAL).
+ * @param[in] res the result.
+ * @param[in] key a byte figure: PEAK_ALLOCATED, PEAK_RESERVED or DEVICE_TOTAL.
+ * @param[out] out_low the low end of the band, in bytes.
+ * @param[out] out_high the high end of the band, in bytes.
+ * @return ::VRAMEST_OK, or a negative ::vramest_status.
+ * @since 1.0
+ */
 VRAMEST_API int
 vramest_result_value_band(const vramest_result *res, vramest_value key,
                           uint64_t *out_low, uint64_t *out_high);
 
-/** @brief Number of warnings attached to a result (e.g. seq_len beyond the trained context). @since 1.0 */
+/**
+ * @brief Number of warnings attached to a result (e.g. seq_len beyond the trained context).
+ * @param[in] res the result.
+ * @return the number of warnings.
+ * @since 1.0
+ */
 VRAMEST_API uint32_t
 vramest_result_warning_count(const vramest_result *res);
 
-/** @brief The i-th warning (owned by the result), or NULL. @since 1.0 */
+/**
+ * @brief The i-th warning (owned by the result), or NULL.
+ * @param[in] res the result.
+ * @param[in] index position, from 0.
+ * @return a string owned by the result (valid until it is freed), or NULL when out of range.
+ * @since 1.0
+ */
 VRAMEST_API const char *
 vramest_result_warning(const vramest_result *res, uint32_t index);
 
 /**
  * @brief The whole plan as JSON (design §6 result fields, the echoed settings and assumptions).
+ * @param[in] res the result.
  * @param[out] buf caller buffer (may be NULL when cap is 0).
  * @param[in] cap its size in bytes.
  * @param[out] out_needed bytes needed including the terminating NUL (may be NULL).
@@ -926,27 +1189,56 @@ vramest_result_warning(const vramest_result *res, uint32_t index);
 VRAMEST_API int
 vramest_result_json(const vramest_result *res, char *buf, size_t cap, size_t *out_needed);
 
-/** @brief Number of categories (runtime, not a macro). @since 1.0 */
+/**
+ * @brief Number of categories (runtime, not a macro).
+ * @return the number of categories.
+ * @since 1.0
+ */
 VRAMEST_API uint32_t
 vramest_category_count(void);
 
-/** @brief Name of a category ("kv_cache"), or NULL. @since 1.0 */
+/**
+ * @brief Name of a category ("kv_cache"), or NULL.
+ * @param[in] cat the category.
+ * @return a static string, or NULL for an unknown value.
+ * @since 1.0
+ */
 VRAMEST_API const char *
 vramest_category_name(vramest_category cat);
 
-/** @brief Name of a device class ("gpu", "host", "nvme"), or NULL. @since 1.0 */
+/**
+ * @brief Name of a device class ("gpu", "host", "nvme"), or NULL.
+ * @param[in] dev the device class.
+ * @return a static string, or NULL for an unknown value.
+ * @since 1.0
+ */
 VRAMEST_API const char *
 vramest_device_name(vramest_device dev);
 
-/** @brief Name of a value key ("peak_allocated"), or NULL. @since 1.0 */
+/**
+ * @brief Name of a value key ("peak_allocated"), or NULL.
+ * @param[in] key the figure.
+ * @return a static string, or NULL for an unknown value.
+ * @since 1.0
+ */
 VRAMEST_API const char *
 vramest_value_name(vramest_value key);
 
-/** @brief Name of a phase ("backward"), or NULL. @since 1.0 */
+/**
+ * @brief Name of a phase ("backward"), or NULL.
+ * @param[in] phase the phase.
+ * @return a static string, or NULL for an unknown value.
+ * @since 1.0
+ */
 VRAMEST_API const char *
 vramest_phase_name(vramest_phase phase);
 
-/** @brief Name of a provenance ("exact-from-file"), or NULL. @since 1.0 */
+/**
+ * @brief Name of a provenance ("exact-from-file"), or NULL.
+ * @param[in] prov the provenance.
+ * @return a static string, or NULL for an unknown value.
+ * @since 1.0
+ */
 VRAMEST_API const char *
 vramest_provenance_name(vramest_provenance prov);
 
@@ -975,6 +1267,8 @@ vramest_spec_parse(const char *json, size_t len, vramest_model **out_model,
 /**
  * @brief Run a whole job spec (estimate, and the `solve` question if any) and
  *        write the plan as JSON.
+ * @param[in] json the spec (UTF-8, need not be NUL-terminated).
+ * @param[in] len its length in bytes.
  * @param[out] buf caller buffer; @param[in] cap its size; @param[out] out_needed bytes needed incl. NUL.
  * @retval VRAMEST_E_BUFFER_TOO_SMALL grow the buffer to *out_needed and call again
  * @since 1.0
