@@ -78,6 +78,8 @@ int vx_strcasecmp(const char *a, const char *b) VX_HIDDEN;
 size_t vx_strlcpy(char *dst, const char *src, size_t cap) VX_HIDDEN;
 /* Is `name` one of the comma-separated names in `list` (case-insensitive)? */
 bool vx_in_list(const char *list, const char *name) VX_HIDDEN;
+/* "12.34 GiB" (or MiB/KiB/B) for messages. */
+void vx_format_bytes(uint64_t bytes, char *buf, size_t cap) VX_HIDDEN;
 /* Levenshtein distance, capped; used to suggest close names in errors. */
 unsigned vx_edit_distance(const char *a, const char *b) VX_HIDDEN;
 

@@ -1,5 +1,6 @@
 /* Small string helpers: names are compared case-insensitively and errors
  * suggest close names, so users see "did you mean llama-2-7b?". */
+#include <stdio.h>
 #include <string.h>
 
 #include "internal.h"
@@ -71,4 +72,16 @@ bool vx_in_list(const char *list, const char *name)
         p = e ? e + 1 : NULL;
     }
     return false;
+}
+
+void vx_format_bytes(uint64_t bytes, char *buf, size_t cap)
+{
+    if (bytes >= VX_GIB)
+        snprintf(buf, cap, "%.2f GiB", (double)bytes / (double)VX_GIB);
+    else if (bytes >= VX_MIB)
+        snprintf(buf, cap, "%.2f MiB", (double)bytes / (double)VX_MIB);
+    else if (bytes >= VX_KIB)
+        snprintf(buf, cap, "%.2f KiB", (double)bytes / (double)VX_KIB);
+    else
+        snprintf(buf, cap, "%llu B", (unsigned long long)bytes);
 }

@@ -26,11 +26,9 @@ static uint64_t device_bytes(const vx_config_values *cv)
     return g ? g->bytes : 0;
 }
 
-VRAMEST_API int vramest_estimate(const vramest_model *model, const vramest_precision *prec,
-                                 const vramest_config *cfg, vramest_result **out)
+int vx_estimate_into(const struct vramest_model *model, const struct vramest_precision *prec,
+                     const struct vramest_config *cfg, struct vramest_result *r)
 {
-    if (!out) return vx_fail(VRAMEST_E_INVALID_ARG, "vramest_estimate: out is NULL");
-    *out = NULL;
     if (!model || model->magic != VX_MAGIC_MODEL)
         return vx_fail(VRAMEST_E_INVALID_ARG, "vramest_estimate: model is NULL or not a vramest_model handle");
     if (prec && prec->magic != VX_MAGIC_PREC)
@@ -49,8 +47,7 @@ VRAMEST_API int vramest_estimate(const vramest_model *model, const vramest_preci
     if (rc) return rc;
     if ((rc = vx_config_check(cfg))) return rc;
 
-    struct vramest_result *r = calloc(1, sizeof *r);
-    if (!r) return vx_fail(VRAMEST_E_NOMEM, "vramest_estimate: out of memory");
+    memset(r, 0, sizeof *r);
     r->magic = VX_MAGIC_RESULT;
     memcpy(r->model_name, model->name, sizeof r->model_name);
     r->shape = model->shape;
@@ -60,30 +57,40 @@ VRAMEST_API int vramest_estimate(const vramest_model *model, const vramest_preci
     r->device_bytes = device_bytes(&cfg->v);
 
     vx_ctx x = {.m = model, .s = &model->shape, .pv = &prec->v, .cv = &cfg->v, .r = r};
-    rc = vx_precision_resolve(&prec->v, &model->shape, (int)cfg->v.mode, &x.rp);
+    if ((rc = vx_precision_resolve(&prec->v, &model->shape, (int)cfg->v.mode, &x.rp))) return rc;
 
-    if (!rc) {
-        uint64_t active = 0;
-        uint64_t total = vx_params_for_head(model, (int)cfg->v.head, cfg->v.num_labels, &active);
-        r->val[VRAMEST_VAL_PARAMS_TOTAL] = total;
-        r->val[VRAMEST_VAL_PARAMS_ACTIVE] = active;
-        /* Every parameter requires grad after from_pretrained; training
-         * methods (PEFT, freezing) narrow this down. */
-        r->val[VRAMEST_VAL_PARAMS_TRAINABLE] = total;
-        r->val[VRAMEST_VAL_CHECKPOINT_BYTES] = vx_checkpoint_bytes(model);
-        switch (cfg->v.mode) {
-        case VX_MODE_LOAD: rc = vx_estimate_load(&x); break;
-        case VX_MODE_TRAIN: rc = vx_estimate_train(&x); break;
-        case VX_MODE_INFER: rc = vx_estimate_infer(&x); break;
-        default: rc = vx_fail(VRAMEST_E_INTERNAL, "vramest_estimate: mode %lld", (long long)cfg->v.mode);
-        }
+    uint64_t active = 0;
+    uint64_t total = vx_params_for_head(model, (int)cfg->v.head, cfg->v.num_labels, &active);
+    r->val[VRAMEST_VAL_PARAMS_TOTAL] = total;
+    r->val[VRAMEST_VAL_PARAMS_ACTIVE] = active;
+    /* Every parameter requires grad after from_pretrained; training methods
+     * (PEFT, freezing) narrow this down. */
+    r->val[VRAMEST_VAL_PARAMS_TRAINABLE] = total;
+    r->val[VRAMEST_VAL_CHECKPOINT_BYTES] = vx_checkpoint_bytes(model);
+    switch (cfg->v.mode) {
+    case VX_MODE_LOAD: rc = vx_estimate_load(&x); break;
+    case VX_MODE_TRAIN: rc = vx_estimate_train(&x); break;
+    case VX_MODE_INFER: rc = vx_estimate_infer(&x); break;
+    default: rc = vx_fail(VRAMEST_E_INTERNAL, "vramest_estimate: mode %lld", (long long)cfg->v.mode);
     }
+    if (rc) return rc;
+    vx_runtime_terms(&x);
+    vx_result_finish(r);
+    return VRAMEST_OK;
+}
+
+VRAMEST_API int vramest_estimate(const vramest_model *model, const vramest_precision *prec,
+                                 const vramest_config *cfg, vramest_result **out)
+{
+    if (!out) return vx_fail(VRAMEST_E_INVALID_ARG, "vramest_estimate: out is NULL");
+    *out = NULL;
+    struct vramest_result *r = malloc(sizeof *r);
+    if (!r) return vx_fail(VRAMEST_E_NOMEM, "vramest_estimate: out of memory");
+    int rc = vx_estimate_into(model, prec, cfg, r);
     if (rc) {
         free(r);
         return rc;
     }
-    vx_runtime_terms(&x);
-    vx_result_finish(r);
     *out = r;
     return VRAMEST_OK;
 }

@@ -32,6 +32,12 @@ typedef struct vx_ctx {
     struct vramest_result *r;
 } vx_ctx;
 
+/* The whole estimate into a caller-provided result (zeroed here): what
+ * vramest_estimate does minus the allocation, so solvers can run many
+ * estimates on the stack. */
+int vx_estimate_into(const struct vramest_model *model, const struct vramest_precision *prec,
+                     const struct vramest_config *cfg, struct vramest_result *r) VX_HIDDEN;
+
 /* Resolve the precision policy for a model (auto -> concrete dtypes). */
 int vx_precision_resolve(const vx_precision_values *pv, const vx_shape *s, int mode,
                          vx_resolved_precision *out) VX_HIDDEN;

@@ -1,0 +1,193 @@
+/* Fit checks and the max / min solvers. Each runs estimates into a result on
+ * the stack with a copy of the config, so a solve allocates nothing and
+ * leaves the caller's handles untouched. Memory is monotone in the options
+ * searched, which makes doubling + bisection exact: the answer fits and the
+ * answer + 1 does not. */
+#include <stdio.h>
+#include <string.h>
+
+#include "solve/solve.h"
+
+int vx_fit_at(const struct vramest_model *m, const struct vramest_precision *p, const struct vramest_config *c,
+              struct vramest_result *r, int *fits)
+{
+    int rc = vx_estimate_into(m, p, c, r);
+    if (rc) return rc;
+    if (!r->val_ok[VRAMEST_VAL_FITS])
+        return vx_fail(VRAMEST_E_UNSUPPORTED, "no device: set `device` (a GPU preset) or `memory_gib` to ask whether it fits");
+    *fits = (int)r->val[VRAMEST_VAL_FITS];
+    return VRAMEST_OK;
+}
+
+static int check_inputs(const vramest_model *m, const vramest_config *c, const char *fn)
+{
+    if (!m) return vx_fail(VRAMEST_E_INVALID_ARG, "%s: model is NULL", fn);
+    if (!c) return vx_fail(VRAMEST_E_INVALID_ARG, "%s: config is NULL (a device is needed)", fn);
+    if (c->magic != VX_MAGIC_CONFIG) return vx_fail(VRAMEST_E_INVALID_ARG, "%s: not a vramest_config handle", fn);
+    return VRAMEST_OK;
+}
+
+VRAMEST_API int vramest_check_fit(const vramest_model *model, const vramest_precision *prec,
+                                  const vramest_config *cfg, int *out_fits, int64_t *out_margin_bytes)
+{
+    int rc = check_inputs(model, cfg, "vramest_check_fit");
+    if (rc) return rc;
+    if (!out_fits) return vx_fail(VRAMEST_E_INVALID_ARG, "vramest_check_fit: out_fits is NULL");
+    struct vramest_result r;
+    int fits = 0;
+    if ((rc = vx_fit_at(model, prec, cfg, &r, &fits))) return rc;
+    *out_fits = fits;
+    if (out_margin_bytes) {
+        uint64_t t = r.val[VRAMEST_VAL_DEVICE_TOTAL], d = r.device_bytes;
+        *out_margin_bytes = d >= t ? (int64_t)vx_min_u64(d - t, INT64_MAX) : -(int64_t)vx_min_u64(t - d, INT64_MAX);
+    }
+    return VRAMEST_OK;
+}
+
+static const vramest_option solvable[] = {
+    VRAMEST_CFG_BATCH_SIZE, VRAMEST_CFG_SEQ_LEN,       VRAMEST_CFG_PROMPT_LEN,    VRAMEST_CFG_GEN_LEN,
+    VRAMEST_CFG_BEAMS,      VRAMEST_CFG_LORA_RANK,     VRAMEST_CFG_MAX_NUM_SEQS,  VRAMEST_CFG_MAX_MODEL_LEN,
+    VRAMEST_CFG_N_CTX,
+};
+
+int vx_solve_max(const struct vramest_model *m, const struct vramest_precision *p, const struct vramest_config *cfg,
+                 vramest_option key, int64_t *out_value, uint64_t *out_bytes)
+{
+    const vx_option_def *d = vx_option_find(key, NULL);
+    bool ok = false;
+    for (size_t i = 0; i < VX_ARRAY_LEN(solvable); i++) ok |= solvable[i] == key;
+    if (!d || !ok)
+        return vx_fail(VRAMEST_E_UNSUPPORTED,
+                       "cannot solve for '%s': valid keys are batch_size, seq_len, prompt_len, gen_len, beams, "
+                       "lora_rank, max_num_seqs, max_model_len, n_ctx",
+                       d ? d->name : "?");
+    struct vramest_config c = *cfg;
+    struct vramest_result r;
+    int fits = 0, rc;
+    /* Options whose 0 means "auto" start the search at 1. */
+    int64_t lo = d->min < 1 ? 1 : (int64_t)d->min, hi_bound = (int64_t)d->max;
+    if ((rc = vx_opt_set_i64(&c.v, c.set_bits, VRAMEST_HANDLE_CONFIG, key, lo))) return rc;
+    if ((rc = vx_fit_at(m, p, &c, &r, &fits))) return rc;
+    if (!fits) {
+        char need[32], have[32];
+        vx_format_bytes(r.val[VRAMEST_VAL_DEVICE_TOTAL], need, sizeof need);
+        vx_format_bytes(r.device_bytes, have, sizeof have);
+        return vx_fail(VRAMEST_E_DOES_NOT_FIT, "does not fit even at %s %lld: needs %s, has %s", d->name,
+                       (long long)lo, need, have);
+    }
+    uint64_t lo_bytes = r.val[VRAMEST_VAL_DEVICE_TOTAL];
+    /* Doubling finds a value that does not fit; bisection closes the gap. */
+    int64_t hi = lo;
+    for (;;) {
+        int64_t next = hi > hi_bound / 2 ? hi_bound : hi * 2;
+        if (next == hi) { /* the bound itself fits */
+            *out_value = hi;
+            if (out_bytes) *out_bytes = lo_bytes;
+            return VRAMEST_OK;
+        }
+        if ((rc = vx_opt_set_i64(&c.v, c.set_bits, VRAMEST_HANDLE_CONFIG, key, next))) return rc;
+        rc = vx_fit_at(m, p, &c, &r, &fits);
+        if (rc == VRAMEST_E_OVERFLOW) fits = 0, rc = VRAMEST_OK;
+        if (rc) return rc;
+        if (!fits) {
+            lo = hi;
+            hi = next;
+            break;
+        }
+        hi = next;
+        lo_bytes = r.val[VRAMEST_VAL_DEVICE_TOTAL];
+    }
+    /* Invariant: lo fits, hi does not. */
+    while (hi - lo > 1) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if ((rc = vx_opt_set_i64(&c.v, c.set_bits, VRAMEST_HANDLE_CONFIG, key, mid))) return rc;
+        rc = vx_fit_at(m, p, &c, &r, &fits);
+        if (rc == VRAMEST_E_OVERFLOW) fits = 0, rc = VRAMEST_OK;
+        if (rc) return rc;
+        if (fits)
+            lo = mid, lo_bytes = r.val[VRAMEST_VAL_DEVICE_TOTAL];
+        else
+            hi = mid;
+    }
+    *out_value = lo;
+    if (out_bytes) *out_bytes = lo_bytes;
+    return VRAMEST_OK;
+}
+
+VRAMEST_API int vramest_solve_max(const vramest_model *model, const vramest_precision *prec,
+                                  const vramest_config *cfg, vramest_option key, int64_t *out_value,
+                                  uint64_t *out_bytes)
+{
+    int rc = check_inputs(model, cfg, "vramest_solve_max");
+    if (rc) return rc;
+    if (!out_value) return vx_fail(VRAMEST_E_INVALID_ARG, "vramest_solve_max: out_value is NULL");
+    return vx_solve_max(model, prec, cfg, key, out_value, out_bytes);
+}
+
+/* Grow one layout dimension (tp, pp or dp) with the others as configured;
+ * the first world size that fits is the answer. */
+static int try_dim(const struct vramest_model *m, const struct vramest_precision *p, const struct vramest_config *cfg,
+                   vramest_option dim, int64_t max_gpus, int64_t *out_gpus, int *found)
+{
+    const vx_config_values *v = &cfg->v;
+    struct vramest_config c = *cfg;
+    struct vramest_result r;
+    *found = 0;
+    for (int64_t k = 1;; k++) {
+        int64_t tp = dim == VRAMEST_CFG_TP ? k : v->tp, pp = dim == VRAMEST_CFG_PP ? k : v->pp;
+        int64_t dp = dim == VRAMEST_CFG_DP ? k : (v->dp ? v->dp : 1);
+        uint64_t gpus;
+        if (!vx_mul((uint64_t)tp, (uint64_t)pp, &gpus) || !vx_mul(gpus, (uint64_t)(v->cp * dp), &gpus) ||
+            gpus > (uint64_t)max_gpus)
+            return VRAMEST_OK;
+        int rc = vx_opt_set_i64(&c.v, c.set_bits, VRAMEST_HANDLE_CONFIG, dim, k);
+        if (!rc) rc = vx_opt_set_i64(&c.v, c.set_bits, VRAMEST_HANDLE_CONFIG, VRAMEST_CFG_DP, dp);
+        if (!rc) rc = vx_opt_set_i64(&c.v, c.set_bits, VRAMEST_HANDLE_CONFIG, VRAMEST_CFG_GPUS, (int64_t)gpus);
+        /* A layout the model cannot take (tp not dividing heads, pp beyond the
+         * layers) is skipped, not an error: a larger size may be valid. */
+        if (rc == VRAMEST_E_RANGE) return VRAMEST_OK;
+        if (rc) return rc;
+        int fits = 0;
+        rc = vx_fit_at(m, p, &c, &r, &fits);
+        if (rc == VRAMEST_E_CONFLICT || rc == VRAMEST_E_RANGE || rc == VRAMEST_E_INVALID_MODEL) continue;
+        if (rc) return rc;
+        if (fits) {
+            *out_gpus = (int64_t)gpus;
+            *found = 1;
+            return VRAMEST_OK;
+        }
+    }
+}
+
+VRAMEST_API int vramest_solve_min_gpus(const vramest_model *model, const vramest_precision *prec,
+                                       const vramest_config *cfg, int64_t max_gpus, int64_t *out_gpus)
+{
+    int rc = check_inputs(model, cfg, "vramest_solve_min_gpus");
+    if (rc) return rc;
+    if (!out_gpus) return vx_fail(VRAMEST_E_INVALID_ARG, "vramest_solve_min_gpus: out_gpus is NULL");
+    if (max_gpus < 1 || max_gpus > 10000000)
+        return vx_fail(VRAMEST_E_RANGE, "vramest_solve_min_gpus: max_gpus %lld out of range [1, 10000000]",
+                       (long long)max_gpus);
+    const vx_config_values *v = &cfg->v;
+    vramest_option dims[2];
+    size_t nd = 0;
+    if (v->mode == VX_MODE_INFER || v->mode == VX_MODE_LOAD) {
+        dims[nd++] = VRAMEST_CFG_TP;
+    } else if (v->zero_stage > 0 || v->fsdp != VX_FSDP_NONE) {
+        dims[nd++] = VRAMEST_CFG_DP;
+    } else {
+        dims[nd++] = VRAMEST_CFG_TP;
+        dims[nd++] = VRAMEST_CFG_PP;
+    }
+    int found = 0;
+    for (size_t i = 0; i < nd; i++) {
+        if ((rc = try_dim(model, prec, cfg, dims[i], max_gpus, out_gpus, &found))) return rc;
+        if (found) return VRAMEST_OK;
+    }
+    if (v->mode == VX_MODE_TRAIN && v->zero_stage == 0 && v->fsdp == VX_FSDP_NONE)
+        return vx_fail(VRAMEST_E_DOES_NOT_FIT,
+                       "no tensor/pipeline layout up to %lld GPUs fits; plain data parallelism replicates the model, "
+                       "so set zero_stage or fsdp to let more GPUs share it",
+                       (long long)max_gpus);
+    return vx_fail(VRAMEST_E_DOES_NOT_FIT, "does not fit on up to %lld GPUs", (long long)max_gpus);
+}
