@@ -277,6 +277,7 @@ typedef enum vramest_option {
     VRAMEST_PREC_DOUBLE_QUANT = 2008,      /**< "double_quant" (bool) */
     VRAMEST_PREC_SKIP_MODULES = 2009,      /**< "skip_modules" (comma list; "auto" = the method's default) */
     VRAMEST_PREC_QUANT_METHOD = 2010,      /**< "quant_method" (enum: auto, none, bnb, gptq, awq, torchao, gguf, fp8) */
+    VRAMEST_PREC_EMBEDDINGS = 2011,        /**< "embeddings" (enum dtype of the token embeddings, and of a tied output head; auto = the method's default) */
 
     /* ---- config: workload (3000-3099) ---- */
     VRAMEST_CFG_MODE = 3000,                   /**< "mode" (enum: load, train, infer) */
@@ -1241,6 +1242,83 @@ vramest_phase_name(vramest_phase phase);
  */
 VRAMEST_API const char *
 vramest_provenance_name(vramest_provenance prov);
+
+/** @} */
+
+/* ===================================================================== */
+/** @defgroup solve Solvers
+ *
+ * Answers for launchers and schedulers, exact against vramest_estimate():
+ * a returned value fits its device and the next value does not. They run
+ * estimates on the stack: no allocation, safe on shared const inputs.
+ *  @{ */
+
+/**
+ * @brief Does the job fit its device, and by how much?
+ * @param[in] model the model.
+ * @param[in] prec the precision policy.
+ * @param[in] cfg the workload configuration, including the device.
+ * @param[out] out_fits 1 if `device_total` <= the device's memory, else 0.
+ * @param[out] out_margin_bytes device memory minus `device_total` (negative when it does not fit; may be NULL).
+ * @retval VRAMEST_E_UNSUPPORTED the config names no device (`device` or `memory_gib`)
+ * @since 1.0
+ */
+VRAMEST_API int
+vramest_check_fit(const vramest_model *model, const vramest_precision *prec, const vramest_config *cfg,
+                  int *out_fits, int64_t *out_margin_bytes);
+
+/**
+ * @brief The largest value of an integer workload option that fits the device.
+ *
+ * Binary search over the option's bounds (memory is monotone in these
+ * options). Valid keys: batch_size, seq_len, prompt_len, gen_len, beams,
+ * lora_rank, max_num_seqs, max_model_len, n_ctx.
+ * @param[in] model the model.
+ * @param[in] prec the precision policy.
+ * @param[in] cfg the workload configuration, including the device.
+ * @param[in] key the option to maximise; every other setting is taken from `cfg`.
+ * @param[out] out_value the largest fitting value.
+ * @param[out] out_bytes `device_total` at that value (may be NULL).
+ * @retval VRAMEST_E_DOES_NOT_FIT not even the smallest value fits (the message gives needed and available bytes)
+ * @retval VRAMEST_E_UNSUPPORTED no device in `cfg`, or `key` is not one of the valid keys
+ * @since 1.0
+ */
+VRAMEST_API int
+vramest_solve_max(const vramest_model *model, const vramest_precision *prec, const vramest_config *cfg,
+                  vramest_option key, int64_t *out_value, uint64_t *out_bytes);
+
+/**
+ * @brief The smallest number of GPUs that fits, growing the dimension the layout shards memory over.
+ *
+ * Inference grows tensor parallelism (tp over the divisors of the heads);
+ * training with ZeRO or FSDP grows data parallelism (dp, with tp/pp/cp kept);
+ * training without them grows tp, then pp. Plain DDP replicates the model, so
+ * more GPUs never help it: that is ::VRAMEST_E_DOES_NOT_FIT with the reason.
+ * @param[in] model the model.
+ * @param[in] prec the precision policy.
+ * @param[in] cfg the workload configuration, including the device.
+ * @param[in] max_gpus the largest world size to consider (>= 1).
+ * @param[out] out_gpus the smallest fitting world size.
+ * @retval VRAMEST_E_DOES_NOT_FIT nothing up to max_gpus fits
+ * @since 1.0
+ */
+VRAMEST_API int
+vramest_solve_min_gpus(const vramest_model *model, const vramest_precision *prec, const vramest_config *cfg,
+                       int64_t max_gpus, int64_t *out_gpus);
+
+/**
+ * @brief Advice as JSON: an array of `{"change": {spec keys}, "saves_bytes": N, "fits": bool, "device_total": N}`,
+ *        cheapest change first (kernel, precision, checkpointing, 8-bit optimizer, LoRA/QLoRA, ZeRO, offload, GPUs).
+ * @param[in] model the model.
+ * @param[in] prec the precision policy.
+ * @param[in] cfg the workload configuration, including the device.
+ * @param[out] buf caller buffer; @param[in] cap its size; @param[out] out_needed bytes needed incl. NUL.
+ * @retval VRAMEST_E_BUFFER_TOO_SMALL grow the buffer to *out_needed and call again
+ * @since 1.0
+ */
+VRAMEST_API int
+vramest_advise_json(const vramest_model *model, const vramest_precision *prec, const vramest_config *cfg,
+                    char *buf, size_t cap, size_t *out_needed);
 
 /** @} */
 
