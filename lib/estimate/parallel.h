@@ -22,6 +22,12 @@ typedef struct vx_shard {
     int64_t stage_layers;    /* decoder layers on that stage */
     int first_stage, last_stage; /* holds the embeddings / the LM head and loss */
     int64_t inflight_microbatches; /* activations of this many micro-batches alive (1F1B: pp - stage) */
+    /* Appended (issue #7): */
+    int64_t first_layer;       /* index of this stage's first decoder layer */
+    int64_t inflight_layer_mb; /* activation sets alive at the peak, in (layer, micro-batch) units:
+                                  stage_layers * inflight_microbatches, or the interleaved count */
+    int64_t heads_rank, kv_heads_rank; /* attention / KV heads on this rank (KV >= 1: replicated when tp > kv) */
+    int64_t etp;               /* tensor-parallel split inside one routed expert */
 } vx_shard;
 
 /* Resolve and validate the layout (tp must divide heads and kv heads, pp <=
@@ -35,5 +41,8 @@ int vx_shard_resolve(const vx_ctx *x, int64_t stage, vx_shard *out) VX_HIDDEN;
 uint64_t vx_shard_tensor_elems(const vx_shard *sh, const vx_ctx *x, const vx_tensor *t) VX_HIDDEN;
 /* Divisor ZeRO/FSDP applies to a category on this rank (1 = replicated). */
 int64_t vx_shard_divisor(const vx_shard *sh, int category) VX_HIDDEN;
+/* Device class (VRAMEST_DEV_*) a category's sharded bytes live on under the
+ * offload settings: GPU, HOST or NVME. Offloaded bytes move, never vanish. */
+int vx_shard_offload_device(const vx_shard *sh, int category) VX_HIDDEN;
 
 #endif
