@@ -315,6 +315,21 @@ typedef enum vramest_option {
     VRAMEST_CFG_CP = 3110,                     /**< "cp" (context parallel size) */
     VRAMEST_CFG_PP_SCHEDULE = 3111,            /**< "pp_schedule" (enum: 1f1b, gpipe, interleaved) */
     VRAMEST_CFG_VIRTUAL_STAGES = 3112,         /**< "virtual_stages" */
+    VRAMEST_CFG_BUCKET_CAP_MB = 3113,          /**< "bucket_cap_mb" (DDP gradient bucket, MiB) */
+    VRAMEST_CFG_REDUCE_BUCKET_SIZE = 3114,     /**< "reduce_bucket_size" (ZeRO, elements) */
+    VRAMEST_CFG_ALLGATHER_BUCKET_SIZE = 3115,  /**< "allgather_bucket_size" (ZeRO-1/2, elements) */
+    VRAMEST_CFG_PREFETCH_BUCKET_SIZE = 3116,   /**< "prefetch_bucket_size" (ZeRO-3 stage3_prefetch_bucket_size, elements) */
+    VRAMEST_CFG_MAX_LIVE_PARAMETERS = 3117,    /**< "max_live_parameters" (ZeRO-3 stage3_max_live_parameters) */
+    VRAMEST_CFG_PARAM_PERSISTENCE_THRESHOLD = 3118, /**< "param_persistence_threshold" (ZeRO-3, elements) */
+    VRAMEST_CFG_OVERLAP_COMM = 3119,           /**< "overlap_comm" (enum: auto, off, on; auto = on for ZeRO-3) */
+    VRAMEST_CFG_SUB_GROUP_SIZE = 3120,         /**< "sub_group_size" (ZeRO-3 optimizer sub-group, elements) */
+    VRAMEST_CFG_OFFLOAD_PIN_MEMORY = 3121,     /**< "offload_pin_memory" (bool: pinned host buffers for offload) */
+    VRAMEST_CFG_OFFLOAD_ACTIVATIONS = 3122,    /**< "offload_activations" (bool: checkpointed activations kept on the host) */
+    VRAMEST_CFG_LIMIT_ALL_GATHERS = 3123,      /**< "limit_all_gathers" (bool; FSDP) */
+    VRAMEST_CFG_GPUS_PER_NODE = 3124,          /**< "gpus_per_node" (hybrid sharding, host RAM per node) */
+    VRAMEST_CFG_NCCL_MIB = 3125,               /**< "nccl_mib" (NCCL buffers per rank in MiB; -1 = estimated) */
+    VRAMEST_CFG_DEVICE_MAP = 3126,             /**< "device_map" (enum: none, auto, balanced, balanced_low_0, sequential) */
+    VRAMEST_CFG_MAX_MEMORY = 3127,             /**< "max_memory" (string: per-device budgets, "0:10GiB,1:10GiB,cpu:30GiB") */
 
     /* ---- config: device (3200-3299) ---- */
     VRAMEST_CFG_DEVICE = 3200,                 /**< "device" (string: GPU preset name; "" = none) */

@@ -17,6 +17,8 @@ enum { VX_ATTN_EAGER = 0, VX_ATTN_SDPA = 1, VX_ATTN_FLASH = 2 };
 enum { VX_FSDP_NONE = 0, VX_FSDP_FULL_SHARD = 1, VX_FSDP_SHARD_GRAD_OP = 2, VX_FSDP_HYBRID_SHARD = 3 };
 enum { VX_OFFLOAD_NONE = 0, VX_OFFLOAD_CPU = 1, VX_OFFLOAD_NVME = 2 };
 enum { VX_PPS_1F1B = 0, VX_PPS_GPIPE = 1, VX_PPS_INTERLEAVED = 2 };
+enum { VX_OVERLAP_AUTO = 0, VX_OVERLAP_OFF = 1, VX_OVERLAP_ON = 2 };
+enum { VX_DMAP_NONE = 0, VX_DMAP_AUTO = 1, VX_DMAP_BALANCED = 2, VX_DMAP_BALANCED_LOW_0 = 3, VX_DMAP_SEQUENTIAL = 4 };
 enum { VX_FW_PYTORCH = 0, VX_FW_HF_TRAINER = 1, VX_FW_DEEPSPEED = 2, VX_FW_MEGATRON = 3,
        VX_FW_VLLM = 4, VX_FW_LLAMA_CPP = 5 };
 
@@ -40,6 +42,14 @@ typedef struct vx_config_values {
     double gpu_memory_utilization;
     int64_t block_size, max_model_len, max_num_seqs, max_num_batched_tokens, enforce_eager;
     int64_t n_gpu_layers, n_ctx, n_batch, n_ubatch;
+    /* parallel, appended (issue #7) */
+    double bucket_cap_mb;
+    int64_t reduce_bucket_size, allgather_bucket_size, prefetch_bucket_size, max_live_parameters;
+    int64_t param_persistence_threshold, overlap_comm, sub_group_size, offload_pin_memory, offload_activations;
+    int64_t limit_all_gathers, gpus_per_node;
+    double nccl_mib;
+    int64_t device_map;
+    char max_memory[VX_STR_MAX];
 } vx_config_values;
 
 struct vramest_config {
