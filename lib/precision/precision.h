@@ -13,6 +13,7 @@ typedef struct vx_precision_values {
     int64_t quant_group_size, double_quant;
     char skip_modules[VX_STR_MAX];
     int64_t quant_method;
+    int64_t embeddings; /* dtype of token embeddings (and a tied head); auto = method default */
 } vx_precision_values;
 
 struct vramest_precision {
