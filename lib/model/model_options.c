@@ -1,0 +1,182 @@
+/* Option table of the model handle. Names are the Hugging Face config.json
+ * keys (design.md §4), so a config.json, the job spec "arch" object and the
+ * Python binding share one vocabulary. Aliases are the same quantity under
+ * another family's name (GPT-2 n_embd, T5 d_model, ...). Required integers
+ * default to 0, outside their bounds: 0 means "not given". Options whose
+ * default depends on the family (biases, tying, dropout) are read through
+ * the set bitmap by vx_shape_resolve(), so the table default is only what
+ * vramest_option_info() shows for a model of no family. */
+#include <stddef.h>
+
+#include "model/model.h"
+#include "precision/precision.h"
+
+const vx_enum_name vx_family_enum[] = {
+    {VX_FAM_LLAMA, "llama"},
+    {VX_FAM_MISTRAL, "mistral"},
+    {VX_FAM_QWEN2, "qwen2"},
+    {VX_FAM_QWEN3, "qwen3"},
+    {VX_FAM_GEMMA, "gemma"},
+    {VX_FAM_GEMMA2, "gemma2"},
+    {VX_FAM_PHI3, "phi3"},
+    {VX_FAM_PHI, "phi"},
+    {VX_FAM_GPT2, "gpt2"},
+    {VX_FAM_GPT_BIGCODE, "gpt_bigcode"},
+    {VX_FAM_OPT, "opt"},
+    {VX_FAM_BLOOM, "bloom"},
+    {VX_FAM_GPT_NEOX, "gpt_neox"},
+    {VX_FAM_FALCON, "falcon"},
+    {VX_FAM_BERT, "bert"},
+    {VX_FAM_T5, "t5"},
+    {VX_FAM_MT5, "mt5"},
+    {VX_FAM_CHATGLM, "chatglm"},
+    {VX_FAM_MIXTRAL, "mixtral"},
+    {VX_FAM_QWEN3_MOE, "qwen3_moe"},
+    {VX_FAM_DEEPSEEK_V2, "deepseek_v2"},
+    {VX_FAM_DEEPSEEK_V3, "deepseek_v3"},
+    {VX_FAM_MOSS, "moss"},
+    {VX_FAM_CODEGEN, "codegen"},
+    {VX_FAM_QWEN2_MOE, "qwen2_moe"},
+    {VX_FAM_GEMMA3, "gemma3"},
+    {VX_FAM_GPTJ, "gptj"},
+    /* config.json spellings of the same architectures */
+    {VX_FAM_FALCON, "RefinedWebModel"},
+    {VX_FAM_FALCON, "RefinedWeb"},
+    {VX_FAM_PHI, "phi-msft"},
+    {VX_FAM_GEMMA3, "gemma3_text"},
+    {0, NULL},
+};
+
+/* Activation names as transformers' ACT2FN spells them. Variants that only
+ * differ numerically map to the nearest kind: memory depends on whether the
+ * function is gated and elementwise, not on its exact curve. */
+const vx_enum_name vx_act_enum[] = {
+    {VX_ACT_AUTO, "auto"},
+    {VX_ACT_GELU, "gelu"},
+    {VX_ACT_GELU_NEW, "gelu_new"},
+    {VX_ACT_GELU_TANH, "gelu_pytorch_tanh"},
+    {VX_ACT_SILU, "silu"},
+    {VX_ACT_RELU, "relu"},
+    {VX_ACT_GELU_FAST, "gelu_fast"},
+    {VX_ACT_SILU, "swish"},
+    {VX_ACT_GELU, "gelu_python"},
+    {VX_ACT_GELU, "gelu_10"},
+    {VX_ACT_GELU_NEW, "gelu_accurate"},
+    {VX_ACT_GELU_FAST, "quick_gelu"},
+    {VX_ACT_RELU, "relu2"},
+    {VX_ACT_RELU, "relu6"},
+    {VX_ACT_RELU, "leaky_relu"},
+    {0, NULL},
+};
+
+#define OFF(field) offsetof(vx_arch, field)
+#define ROW(key, name, alias, type, mn, mx, def, enums, defs, field, desc) \
+    {key, name, alias, VRAMEST_HANDLE_MODEL, type, "model", mn, mx, def, enums, defs, OFF(field), true, desc}
+/* A required integer: no default (0 = not given). */
+#define REQ(key, name, alias, mx, field, desc) ROW(key, name, alias, VRAMEST_TYPE_I64, 1, mx, 0, NULL, NULL, field, desc)
+/* An integer whose absence has a meaning (described in desc). */
+#define OPT(key, name, alias, mn, mx, def, field, desc) \
+    ROW(key, name, alias, VRAMEST_TYPE_I64, mn, mx, def, NULL, #def, field, desc)
+#define BOOL(key, name, alias, def, field, desc) ROW(key, name, alias, VRAMEST_TYPE_BOOL, 0, 1, def, NULL, NULL, field, desc)
+#define F64(key, name, alias, mn, mx, def, field, desc) \
+    ROW(key, name, alias, VRAMEST_TYPE_F64, mn, mx, def, NULL, #def, field, desc)
+#define ENUM(key, name, alias, enums, mn, mx, def, field, desc) \
+    ROW(key, name, alias, VRAMEST_TYPE_ENUM, mn, mx, def, enums, NULL, field, desc)
+
+#define K24 16777216.0   /* 2^24 */
+#define K26 67108864.0   /* 2^26 */
+#define K20 1048576.0    /* 2^20 */
+#define K32 4294967296.0 /* 2^32 */
+
+const vx_option_def vx_model_options[] = {
+    ENUM(VRAMEST_MODEL_MODEL_TYPE, "model_type", NULL, vx_family_enum, VX_FAM_LLAMA, VX_FAM_GPTJ, VX_FAM_UNSET,
+         model_type, "architecture family, as config.json's model_type (required)"),
+    REQ(VRAMEST_MODEL_HIDDEN_SIZE, "hidden_size", "n_embd,d_model,n_embed", K24, hidden_size,
+        "width of the residual stream (required)"),
+    REQ(VRAMEST_MODEL_NUM_HIDDEN_LAYERS, "num_hidden_layers", "n_layer,num_layers,n_layers", 100000,
+        num_hidden_layers, "transformer layers; encoder layers of an encoder-decoder (required)"),
+    REQ(VRAMEST_MODEL_NUM_ATTENTION_HEADS, "num_attention_heads", "n_head,num_heads,n_heads", 65536,
+        num_attention_heads, "query heads per layer (required)"),
+    REQ(VRAMEST_MODEL_NUM_KEY_VALUE_HEADS, "num_key_value_heads", "n_head_kv,num_kv_heads", 65536,
+        num_key_value_heads, "key/value heads (GQA/MQA); default: the family's (usually num_attention_heads)"),
+    REQ(VRAMEST_MODEL_INTERMEDIATE_SIZE, "intermediate_size", "n_inner,d_ff,ffn_dim,inner_hidden_size,ffn_hidden_size",
+        K26, intermediate_size, "MLP width; default: the family's (4 x hidden_size for GPT-2-style models)"),
+    REQ(VRAMEST_MODEL_VOCAB_SIZE, "vocab_size", "padded_vocab_size", K26, vocab_size,
+        "rows of the token embedding (required)"),
+    REQ(VRAMEST_MODEL_MAX_POSITION_EMBEDDINGS, "max_position_embeddings",
+        "n_positions,max_sequence_length,seq_length", K32, max_position_embeddings,
+        "trained context length; rows of learned position embeddings (required for GPT-2, OPT, BERT)"),
+    REQ(VRAMEST_MODEL_HEAD_DIM, "head_dim", "d_kv,kv_channels", 65536, head_dim,
+        "width of one attention head; default hidden_size / num_attention_heads"),
+    BOOL(VRAMEST_MODEL_TIE_WORD_EMBEDDINGS, "tie_word_embeddings", NULL, 1, tie_word_embeddings,
+         "lm_head shares the token embedding; default: the family's (true for GPT-2, OPT, BLOOM, Gemma, T5)"),
+    REQ(VRAMEST_MODEL_NUM_DECODER_LAYERS, "num_decoder_layers", NULL, 100000, num_decoder_layers,
+        "decoder layers of an encoder-decoder; default num_hidden_layers"),
+    REQ(VRAMEST_MODEL_NUM_LOCAL_EXPERTS, "num_local_experts", "num_experts,n_routed_experts", 65536,
+        num_local_experts, "routed experts per MoE layer (required for MoE families)"),
+    REQ(VRAMEST_MODEL_NUM_EXPERTS_PER_TOK, "num_experts_per_tok", NULL, 65536, num_experts_per_tok,
+        "experts each token is routed to (required for MoE families)"),
+    REQ(VRAMEST_MODEL_MOE_INTERMEDIATE_SIZE, "moe_intermediate_size", NULL, K26, moe_intermediate_size,
+        "MLP width of one expert (Mixtral: intermediate_size)"),
+    OPT(VRAMEST_MODEL_N_SHARED_EXPERTS, "n_shared_experts", NULL, 0, 65536, 0, n_shared_experts,
+        "always-active shared experts (DeepSeek); 0 = none"),
+    OPT(VRAMEST_MODEL_FIRST_K_DENSE_REPLACE, "first_k_dense_replace", NULL, 0, 100000, 0, first_k_dense_replace,
+        "leading layers with a dense MLP instead of experts (DeepSeek)"),
+    REQ(VRAMEST_MODEL_KV_LORA_RANK, "kv_lora_rank", NULL, K20, kv_lora_rank,
+        "compressed key/value width of multi-head latent attention (DeepSeek; required there)"),
+    OPT(VRAMEST_MODEL_Q_LORA_RANK, "q_lora_rank", NULL, 0, K20, 0, q_lora_rank,
+        "compressed query width of MLA; 0 = plain q_proj (config.json null)"),
+    REQ(VRAMEST_MODEL_QK_ROPE_HEAD_DIM, "qk_rope_head_dim", NULL, 65536, qk_rope_head_dim,
+        "rotary part of an MLA query/key head"),
+    OPT(VRAMEST_MODEL_QK_NOPE_HEAD_DIM, "qk_nope_head_dim", NULL, 0, 65536, 0, qk_nope_head_dim,
+        "non-rotary part of an MLA query/key head"),
+    REQ(VRAMEST_MODEL_V_HEAD_DIM, "v_head_dim", NULL, 65536, v_head_dim, "value head width of MLA"),
+    OPT(VRAMEST_MODEL_SLIDING_WINDOW, "sliding_window", "sliding_window_size", 0, K32, 0, sliding_window,
+        "attention window in tokens; 0 = none (config.json null)"),
+    OPT(VRAMEST_MODEL_TYPE_VOCAB_SIZE, "type_vocab_size", NULL, 0, K20, 2, type_vocab_size,
+        "rows of BERT's token-type embedding"),
+    BOOL(VRAMEST_MODEL_ATTENTION_BIAS, "attention_bias", NULL, 0, attention_bias,
+         "bias on the attention projections; default: the family's"),
+    BOOL(VRAMEST_MODEL_MLP_BIAS, "mlp_bias", NULL, 0, mlp_bias, "bias on the MLP projections; default: the family's"),
+    ENUM(VRAMEST_MODEL_HIDDEN_ACT, "hidden_act", "activation_function,hidden_activation,dense_act_fn", vx_act_enum,
+         VX_ACT_AUTO, VX_ACT_GELU_FAST, VX_ACT_AUTO, hidden_act, "MLP activation; auto = the family's"),
+    REQ(VRAMEST_MODEL_WORD_EMBED_PROJ_DIM, "word_embed_proj_dim", NULL, K24, word_embed_proj_dim,
+        "OPT token-embedding width, projected to hidden_size when different; default hidden_size"),
+    F64(VRAMEST_MODEL_HIDDEN_DROPOUT, "hidden_dropout", "resid_pdrop,hidden_dropout_prob,dropout_rate,dropout", 0, 1, 0,
+        hidden_dropout, "dropout probability on the residual stream; default: the family's"),
+    F64(VRAMEST_MODEL_ATTENTION_DROPOUT, "attention_dropout", "attn_pdrop,attention_probs_dropout_prob", 0, 1, 0,
+        attention_dropout, "dropout probability on attention weights; default: the family's"),
+    ENUM(VRAMEST_MODEL_TORCH_DTYPE, "torch_dtype", "dtype", vx_dtype_enum, VRAMEST_DTYPE_AUTO, VRAMEST_DTYPE_NONE,
+         VRAMEST_DTYPE_AUTO, torch_dtype, "dtype the checkpoint is stored in; auto = unknown"),
+    BOOL(VRAMEST_MODEL_USE_SLIDING_WINDOW, "use_sliding_window", NULL, 0, use_sliding_window,
+         "Qwen2/Qwen3: whether sliding_window is used (default false)"),
+    REQ(VRAMEST_MODEL_SHARED_EXPERT_INTERMEDIATE_SIZE, "shared_expert_intermediate_size", NULL, K26,
+        shared_expert_intermediate_size, "MLP width of the shared expert (Qwen2-MoE; required there)"),
+    OPT(VRAMEST_MODEL_RELATIVE_ATTENTION_NUM_BUCKETS, "relative_attention_num_buckets", NULL, 1, 65536, 32,
+        relative_attention_num_buckets, "T5 relative position buckets"),
+    F64(VRAMEST_MODEL_FINAL_LOGIT_SOFTCAPPING, "final_logit_softcapping", NULL, 0, 1e9, 0, final_logit_softcapping,
+        "tanh soft cap of the logits (Gemma 2); 0 = none"),
+    ROW(VRAMEST_MODEL_ARCHITECTURES, "architectures", NULL, VRAMEST_TYPE_STRING, 0, VX_STR_MAX - 1, 0, NULL, "",
+        architectures, "Hugging Face class name (config.json architectures[0]); picks the default head"),
+    OPT(VRAMEST_MODEL_NUM_LABELS, "num_labels", NULL, 1, K24, 2, num_labels,
+        "classes of a sequence-classification head"),
+    BOOL(VRAMEST_MODEL_IS_GATED_ACT, "is_gated_act", NULL, 0, is_gated_act,
+         "T5 v1.1 / mT5 gated FFN (feed_forward_proj gated-gelu)"),
+    BOOL(VRAMEST_MODEL_MULTI_QUERY, "multi_query", "multi_query_attention", 0, multi_query,
+         "one key/value head (GPT-BigCode, Falcon-7B); ChatGLM2: grouped by num_key_value_heads"),
+    BOOL(VRAMEST_MODEL_NEW_DECODER_ARCHITECTURE, "new_decoder_architecture", NULL, 0, new_decoder_architecture,
+         "Falcon 40B/180B layout (grouped KV heads, two LayerNorms per layer)"),
+    BOOL(VRAMEST_MODEL_PARALLEL_ATTN, "parallel_attn", NULL, 1, parallel_attn,
+         "Falcon: attention and MLP in parallel from one LayerNorm"),
+    OPT(VRAMEST_MODEL_ROTARY_DIM, "rotary_dim", NULL, 0, 65536, 0, rotary_dim,
+        "rotary dimensions per head (CodeGen/MOSS, GPT-J); 0 = the family's"),
+    BOOL(VRAMEST_MODEL_DO_LAYER_NORM_BEFORE, "do_layer_norm_before", NULL, 1, do_layer_norm_before,
+         "OPT: pre-LayerNorm (true) or post-LayerNorm without a final norm (false, OPT-350m)"),
+    BOOL(VRAMEST_MODEL_QK_LAYERNORM, "qk_layernorm", NULL, 0, qk_layernorm, "Phi: LayerNorm on queries and keys"),
+    BOOL(VRAMEST_MODEL_RMSNORM, "rmsnorm", NULL, 0, rmsnorm,
+         "ChatGLM: the ChatGLM2/3 / GLM-4 layout (RMSNorm, SwiGLU, untied output layer)"),
+    OPT(VRAMEST_MODEL_NUM_LN_IN_PARALLEL_ATTN, "num_ln_in_parallel_attn", NULL, 0, 2, 0, num_ln_in_parallel_attn,
+        "Falcon new architecture: LayerNorms per layer; 0 = 2"),
+};
+
+const size_t vx_model_option_count = VX_ARRAY_LEN(vx_model_options);

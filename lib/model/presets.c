@@ -1,0 +1,347 @@
+/* Bundled model presets: the architecture keys of real config.json files
+ * (the files in /work/shared/validation/models where we have them, else the
+ * published configs), compiled in so that no file is read at run time. A
+ * preset is built through the same config.json reader as a user's file, so
+ * presets and files cannot drift apart. Keys irrelevant to memory (token
+ * ids, rope scaling, eps) are left out. Names are lowercase; aliases include
+ * the Hugging Face repo id. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "io/hf_config.h"
+#include "model/model.h"
+
+typedef struct vx_preset {
+    const char *name;
+    const char *aliases; /* comma-separated: short names and the HF repo id */
+    const char *config;  /* config.json */
+} vx_preset;
+
+static const vx_preset presets[] = {
+    {"llama-2-7b", "meta-llama/Llama-2-7b-hf",
+     "{\"architectures\":[\"LlamaForCausalLM\"],\"hidden_act\":\"silu\",\"hidden_size\":4096,"
+     "\"intermediate_size\":11008,\"max_position_embeddings\":4096,\"model_type\":\"llama\","
+     "\"num_attention_heads\":32,\"num_hidden_layers\":32,\"num_key_value_heads\":32,"
+     "\"tie_word_embeddings\":false,\"torch_dtype\":\"float16\",\"vocab_size\":32000}"},
+    {"llama-2-13b", "meta-llama/Llama-2-13b-hf",
+     "{\"architectures\":[\"LlamaForCausalLM\"],\"hidden_act\":\"silu\",\"hidden_size\":5120,"
+     "\"intermediate_size\":13824,\"max_position_embeddings\":4096,\"model_type\":\"llama\","
+     "\"num_attention_heads\":40,\"num_hidden_layers\":40,\"num_key_value_heads\":40,"
+     "\"tie_word_embeddings\":false,\"torch_dtype\":\"float16\",\"vocab_size\":32000}"},
+    {"llama-2-70b", "meta-llama/Llama-2-70b-hf",
+     "{\"architectures\":[\"LlamaForCausalLM\"],\"hidden_act\":\"silu\",\"hidden_size\":8192,"
+     "\"intermediate_size\":28672,\"max_position_embeddings\":4096,\"model_type\":\"llama\","
+     "\"num_attention_heads\":64,\"num_hidden_layers\":80,\"num_key_value_heads\":8,"
+     "\"tie_word_embeddings\":false,\"torch_dtype\":\"float16\",\"vocab_size\":32000}"},
+    {"llama-3-8b", "meta-llama/Meta-Llama-3-8B",
+     "{\"architectures\":[\"LlamaForCausalLM\"],\"attention_bias\":false,\"attention_dropout\":0.0,"
+     "\"hidden_act\":\"silu\",\"hidden_size\":4096,\"intermediate_size\":14336,\"max_position_embeddings\":8192,"
+     "\"model_type\":\"llama\",\"num_attention_heads\":32,\"num_hidden_layers\":32,\"num_key_value_heads\":8,"
+     "\"tie_word_embeddings\":false,\"torch_dtype\":\"bfloat16\",\"vocab_size\":128256}"},
+    {"llama-3-70b", "meta-llama/Meta-Llama-3-70B",
+     "{\"architectures\":[\"LlamaForCausalLM\"],\"attention_bias\":false,\"attention_dropout\":0.0,"
+     "\"hidden_act\":\"silu\",\"hidden_size\":8192,\"intermediate_size\":28672,\"max_position_embeddings\":8192,"
+     "\"model_type\":\"llama\",\"num_attention_heads\":64,\"num_hidden_layers\":80,\"num_key_value_heads\":8,"
+     "\"tie_word_embeddings\":false,\"torch_dtype\":\"bfloat16\",\"vocab_size\":128256}"},
+    {"llama-3.1-8b", "meta-llama/Llama-3.1-8B",
+     "{\"architectures\":[\"LlamaForCausalLM\"],\"attention_bias\":false,\"attention_dropout\":0.0,"
+     "\"hidden_act\":\"silu\",\"hidden_size\":4096,\"intermediate_size\":14336,"
+     "\"max_position_embeddings\":131072,\"mlp_bias\":false,\"model_type\":\"llama\",\"num_attention_heads\":32,"
+     "\"num_hidden_layers\":32,\"num_key_value_heads\":8,\"tie_word_embeddings\":false,"
+     "\"torch_dtype\":\"bfloat16\",\"vocab_size\":128256}"},
+    {"llama-3.1-70b", "meta-llama/Llama-3.1-70B",
+     "{\"architectures\":[\"LlamaForCausalLM\"],\"attention_bias\":false,\"attention_dropout\":0.0,"
+     "\"hidden_act\":\"silu\",\"hidden_size\":8192,\"intermediate_size\":28672,"
+     "\"max_position_embeddings\":131072,\"mlp_bias\":false,\"model_type\":\"llama\",\"num_attention_heads\":64,"
+     "\"num_hidden_layers\":80,\"num_key_value_heads\":8,\"tie_word_embeddings\":false,"
+     "\"torch_dtype\":\"bfloat16\",\"vocab_size\":128256}"},
+    {"llama-3.1-405b", "meta-llama/Llama-3.1-405B",
+     "{\"architectures\":[\"LlamaForCausalLM\"],\"attention_bias\":false,\"attention_dropout\":0.0,"
+     "\"hidden_act\":\"silu\",\"hidden_size\":16384,\"intermediate_size\":53248,"
+     "\"max_position_embeddings\":131072,\"mlp_bias\":false,\"model_type\":\"llama\","
+     "\"num_attention_heads\":128,\"num_hidden_layers\":126,\"num_key_value_heads\":8,"
+     "\"tie_word_embeddings\":false,\"torch_dtype\":\"bfloat16\",\"vocab_size\":128256}"},
+    {"llama-3.2-1b", "meta-llama/Llama-3.2-1B",
+     "{\"architectures\":[\"LlamaForCausalLM\"],\"attention_bias\":false,\"attention_dropout\":0.0,"
+     "\"head_dim\":64,\"hidden_act\":\"silu\",\"hidden_size\":2048,\"intermediate_size\":8192,"
+     "\"max_position_embeddings\":131072,\"mlp_bias\":false,\"model_type\":\"llama\",\"num_attention_heads\":32,"
+     "\"num_hidden_layers\":16,\"num_key_value_heads\":8,\"tie_word_embeddings\":true,"
+     "\"torch_dtype\":\"bfloat16\",\"vocab_size\":128256}"},
+    {"llama-3.2-3b", "meta-llama/Llama-3.2-3B",
+     "{\"architectures\":[\"LlamaForCausalLM\"],\"attention_bias\":false,\"attention_dropout\":0.0,"
+     "\"head_dim\":128,\"hidden_act\":\"silu\",\"hidden_size\":3072,\"intermediate_size\":8192,"
+     "\"max_position_embeddings\":131072,\"mlp_bias\":false,\"model_type\":\"llama\",\"num_attention_heads\":24,"
+     "\"num_hidden_layers\":28,\"num_key_value_heads\":8,\"tie_word_embeddings\":true,"
+     "\"torch_dtype\":\"bfloat16\",\"vocab_size\":128256}"},
+    {"mistral-7b-v0.1", "mistral-7b,mistralai/Mistral-7B-v0.1",
+     "{\"architectures\":[\"MistralForCausalLM\"],\"hidden_act\":\"silu\",\"hidden_size\":4096,"
+     "\"intermediate_size\":14336,\"max_position_embeddings\":32768,\"model_type\":\"mistral\","
+     "\"num_attention_heads\":32,\"num_hidden_layers\":32,\"num_key_value_heads\":8,\"sliding_window\":4096,"
+     "\"tie_word_embeddings\":false,\"torch_dtype\":\"bfloat16\",\"vocab_size\":32000}"},
+    {"mixtral-8x7b", "mixtral-8x7b-v0.1,mistralai/Mixtral-8x7B-v0.1",
+     "{\"architectures\":[\"MixtralForCausalLM\"],\"attention_dropout\":0.0,\"hidden_act\":\"silu\","
+     "\"hidden_size\":4096,\"intermediate_size\":14336,\"max_position_embeddings\":32768,"
+     "\"model_type\":\"mixtral\",\"num_attention_heads\":32,\"num_experts_per_tok\":2,\"num_hidden_layers\":32,"
+     "\"num_key_value_heads\":8,\"num_local_experts\":8,\"sliding_window\":null,\"tie_word_embeddings\":false,"
+     "\"torch_dtype\":\"bfloat16\",\"vocab_size\":32000}"},
+    {"mixtral-8x22b", "mixtral-8x22b-v0.1,mistralai/Mixtral-8x22B-v0.1",
+     "{\"architectures\":[\"MixtralForCausalLM\"],\"attention_dropout\":0.0,\"hidden_act\":\"silu\","
+     "\"hidden_size\":6144,\"intermediate_size\":16384,\"max_position_embeddings\":65536,"
+     "\"model_type\":\"mixtral\",\"num_attention_heads\":48,\"num_experts_per_tok\":2,\"num_hidden_layers\":56,"
+     "\"num_key_value_heads\":8,\"num_local_experts\":8,\"sliding_window\":null,\"tie_word_embeddings\":false,"
+     "\"torch_dtype\":\"bfloat16\",\"vocab_size\":32000}"},
+    {"qwen2-0.5b", "Qwen/Qwen2-0.5B",
+     "{\"architectures\":[\"Qwen2ForCausalLM\"],\"attention_dropout\":0.0,\"hidden_act\":\"silu\","
+     "\"hidden_size\":896,\"intermediate_size\":4864,\"max_position_embeddings\":32768,\"model_type\":\"qwen2\","
+     "\"num_attention_heads\":14,\"num_hidden_layers\":24,\"num_key_value_heads\":2,\"sliding_window\":32768,"
+     "\"tie_word_embeddings\":true,\"torch_dtype\":\"bfloat16\",\"use_sliding_window\":false,"
+     "\"vocab_size\":151936}"},
+    {"qwen2-7b", "Qwen/Qwen2-7B",
+     "{\"architectures\":[\"Qwen2ForCausalLM\"],\"attention_dropout\":0.0,\"hidden_act\":\"silu\","
+     "\"hidden_size\":3584,\"intermediate_size\":18944,\"max_position_embeddings\":32768,"
+     "\"model_type\":\"qwen2\",\"num_attention_heads\":28,\"num_hidden_layers\":28,\"num_key_value_heads\":4,"
+     "\"sliding_window\":131072,\"tie_word_embeddings\":false,\"torch_dtype\":\"bfloat16\","
+     "\"use_sliding_window\":false,\"vocab_size\":152064}"},
+    {"qwen2-72b", "Qwen/Qwen2-72B",
+     "{\"architectures\":[\"Qwen2ForCausalLM\"],\"attention_dropout\":0.0,\"hidden_act\":\"silu\","
+     "\"hidden_size\":8192,\"intermediate_size\":29568,\"max_position_embeddings\":131072,"
+     "\"model_type\":\"qwen2\",\"num_attention_heads\":64,\"num_hidden_layers\":80,\"num_key_value_heads\":8,"
+     "\"sliding_window\":131072,\"tie_word_embeddings\":false,\"torch_dtype\":\"bfloat16\","
+     "\"use_sliding_window\":false,\"vocab_size\":152064}"},
+    {"qwen2.5-7b", "Qwen/Qwen2.5-7B",
+     "{\"architectures\":[\"Qwen2ForCausalLM\"],\"attention_dropout\":0.0,\"hidden_act\":\"silu\","
+     "\"hidden_size\":3584,\"intermediate_size\":18944,\"max_position_embeddings\":131072,"
+     "\"model_type\":\"qwen2\",\"num_attention_heads\":28,\"num_hidden_layers\":28,\"num_key_value_heads\":4,"
+     "\"sliding_window\":131072,\"tie_word_embeddings\":false,\"torch_dtype\":\"bfloat16\","
+     "\"use_sliding_window\":false,\"vocab_size\":152064}"},
+    {"qwen2.5-14b", "Qwen/Qwen2.5-14B",
+     "{\"architectures\":[\"Qwen2ForCausalLM\"],\"attention_dropout\":0.0,\"hidden_act\":\"silu\","
+     "\"hidden_size\":5120,\"intermediate_size\":13824,\"max_position_embeddings\":131072,"
+     "\"model_type\":\"qwen2\",\"num_attention_heads\":40,\"num_hidden_layers\":48,\"num_key_value_heads\":8,"
+     "\"sliding_window\":131072,\"tie_word_embeddings\":false,\"torch_dtype\":\"bfloat16\","
+     "\"use_sliding_window\":false,\"vocab_size\":152064}"},
+    {"qwen2.5-32b", "Qwen/Qwen2.5-32B",
+     "{\"architectures\":[\"Qwen2ForCausalLM\"],\"attention_dropout\":0.0,\"hidden_act\":\"silu\","
+     "\"hidden_size\":5120,\"intermediate_size\":27648,\"max_position_embeddings\":131072,"
+     "\"model_type\":\"qwen2\",\"num_attention_heads\":40,\"num_hidden_layers\":64,\"num_key_value_heads\":8,"
+     "\"sliding_window\":131072,\"tie_word_embeddings\":false,\"torch_dtype\":\"bfloat16\","
+     "\"use_sliding_window\":false,\"vocab_size\":152064}"},
+    {"qwen2.5-72b", "Qwen/Qwen2.5-72B",
+     "{\"architectures\":[\"Qwen2ForCausalLM\"],\"attention_dropout\":0.0,\"hidden_act\":\"silu\","
+     "\"hidden_size\":8192,\"intermediate_size\":29568,\"max_position_embeddings\":131072,"
+     "\"model_type\":\"qwen2\",\"num_attention_heads\":64,\"num_hidden_layers\":80,\"num_key_value_heads\":8,"
+     "\"sliding_window\":131072,\"tie_word_embeddings\":false,\"torch_dtype\":\"bfloat16\","
+     "\"use_sliding_window\":false,\"vocab_size\":152064}"},
+    {"qwen3-8b", "Qwen/Qwen3-8B",
+     "{\"architectures\":[\"Qwen3ForCausalLM\"],\"attention_bias\":false,\"attention_dropout\":0.0,"
+     "\"head_dim\":128,\"hidden_act\":\"silu\",\"hidden_size\":4096,\"intermediate_size\":12288,"
+     "\"max_position_embeddings\":40960,\"model_type\":\"qwen3\",\"num_attention_heads\":32,"
+     "\"num_hidden_layers\":36,\"num_key_value_heads\":8,\"sliding_window\":null,"
+     "\"tie_word_embeddings\":false,\"torch_dtype\":\"bfloat16\",\"use_sliding_window\":false,"
+     "\"vocab_size\":151936}"},
+    {"qwen3-30b-a3b", "Qwen/Qwen3-30B-A3B",
+     "{\"architectures\":[\"Qwen3MoeForCausalLM\"],\"attention_bias\":false,\"attention_dropout\":0.0,"
+     "\"head_dim\":128,\"hidden_act\":\"silu\",\"hidden_size\":2048,\"intermediate_size\":6144,"
+     "\"max_position_embeddings\":40960,\"model_type\":\"qwen3_moe\",\"moe_intermediate_size\":768,"
+     "\"num_attention_heads\":32,\"num_experts\":128,\"num_experts_per_tok\":8,\"num_hidden_layers\":48,"
+     "\"num_key_value_heads\":4,\"sliding_window\":null,\"tie_word_embeddings\":false,"
+     "\"torch_dtype\":\"bfloat16\",\"use_sliding_window\":false,\"vocab_size\":151936}"},
+    {"gemma-2b", "google/gemma-2b",
+     "{\"architectures\":[\"GemmaForCausalLM\"],\"attention_bias\":false,\"attention_dropout\":0.0,"
+     "\"head_dim\":256,\"hidden_act\":\"gelu\",\"hidden_size\":2048,\"intermediate_size\":16384,"
+     "\"max_position_embeddings\":8192,\"model_type\":\"gemma\",\"num_attention_heads\":8,"
+     "\"num_hidden_layers\":18,\"num_key_value_heads\":1,\"torch_dtype\":\"bfloat16\",\"vocab_size\":256000}"},
+    {"gemma-7b", "google/gemma-7b",
+     "{\"architectures\":[\"GemmaForCausalLM\"],\"attention_bias\":false,\"attention_dropout\":0.0,"
+     "\"head_dim\":256,\"hidden_act\":\"gelu\",\"hidden_size\":3072,\"intermediate_size\":24576,"
+     "\"max_position_embeddings\":8192,\"model_type\":\"gemma\",\"num_attention_heads\":16,"
+     "\"num_hidden_layers\":28,\"num_key_value_heads\":16,\"torch_dtype\":\"bfloat16\",\"vocab_size\":256000}"},
+    {"gemma-2-9b", "google/gemma-2-9b",
+     "{\"architectures\":[\"Gemma2ForCausalLM\"],\"attention_bias\":false,\"attention_dropout\":0.0,"
+     "\"final_logit_softcapping\":30.0,\"head_dim\":256,\"hidden_act\":\"gelu_pytorch_tanh\","
+     "\"hidden_activation\":\"gelu_pytorch_tanh\",\"hidden_size\":3584,\"intermediate_size\":14336,"
+     "\"max_position_embeddings\":8192,\"model_type\":\"gemma2\",\"num_attention_heads\":16,"
+     "\"num_hidden_layers\":42,\"num_key_value_heads\":8,\"sliding_window\":4096,\"sliding_window_size\":4096,"
+     "\"torch_dtype\":\"bfloat16\",\"vocab_size\":256000}"},
+    {"gemma-2-27b", "google/gemma-2-27b",
+     "{\"architectures\":[\"Gemma2ForCausalLM\"],\"attention_bias\":false,\"attention_dropout\":0.0,"
+     "\"final_logit_softcapping\":30.0,\"head_dim\":128,\"hidden_act\":\"gelu_pytorch_tanh\","
+     "\"hidden_activation\":\"gelu_pytorch_tanh\",\"hidden_size\":4608,\"intermediate_size\":36864,"
+     "\"max_position_embeddings\":8192,\"model_type\":\"gemma2\",\"num_attention_heads\":32,"
+     "\"num_hidden_layers\":46,\"num_key_value_heads\":16,\"sliding_window\":4096,"
+     "\"sliding_window_size\":4096,\"torch_dtype\":\"float32\",\"vocab_size\":256000}"},
+    {"phi-2", "microsoft/phi-2",
+     "{\"architectures\":[\"PhiForCausalLM\"],\"attention_dropout\":0.0,\"hidden_act\":\"gelu_new\","
+     "\"hidden_size\":2560,\"intermediate_size\":10240,\"max_position_embeddings\":2048,\"model_type\":\"phi\","
+     "\"num_attention_heads\":32,\"num_hidden_layers\":32,\"num_key_value_heads\":32,\"qk_layernorm\":false,"
+     "\"resid_pdrop\":0.1,\"tie_word_embeddings\":false,\"torch_dtype\":\"float16\",\"vocab_size\":51200}"},
+    {"phi-3-mini", "phi-3-mini-4k,microsoft/Phi-3-mini-4k-instruct",
+     "{\"architectures\":[\"Phi3ForCausalLM\"],\"attention_bias\":false,\"attention_dropout\":0.0,"
+     "\"hidden_act\":\"silu\",\"hidden_size\":3072,\"intermediate_size\":8192,\"max_position_embeddings\":4096,"
+     "\"model_type\":\"phi3\",\"num_attention_heads\":32,\"num_hidden_layers\":32,\"num_key_value_heads\":32,"
+     "\"resid_pdrop\":0.0,\"sliding_window\":2047,\"tie_word_embeddings\":false,\"torch_dtype\":\"bfloat16\","
+     "\"vocab_size\":32064}"},
+    {"gpt2", "gpt2-small,openai-community/gpt2",
+     "{\"activation_function\":\"gelu_new\",\"architectures\":[\"GPT2LMHeadModel\"],\"attn_pdrop\":0.1,"
+     "\"model_type\":\"gpt2\",\"n_embd\":768,\"n_head\":12,\"n_layer\":12,\"n_positions\":1024,\"resid_pdrop\":0.1,"
+     "\"vocab_size\":50257}"},
+    {"gpt2-medium", "openai-community/gpt2-medium",
+     "{\"activation_function\":\"gelu_new\",\"architectures\":[\"GPT2LMHeadModel\"],\"attn_pdrop\":0.1,"
+     "\"model_type\":\"gpt2\",\"n_embd\":1024,\"n_head\":16,\"n_layer\":24,\"n_positions\":1024,\"resid_pdrop\":0.1,"
+     "\"vocab_size\":50257}"},
+    {"gpt2-large", "openai-community/gpt2-large",
+     "{\"activation_function\":\"gelu_new\",\"architectures\":[\"GPT2LMHeadModel\"],\"attn_pdrop\":0.1,"
+     "\"model_type\":\"gpt2\",\"n_embd\":1280,\"n_head\":20,\"n_layer\":36,\"n_positions\":1024,\"resid_pdrop\":0.1,"
+     "\"vocab_size\":50257}"},
+    {"gpt2-xl", "openai-community/gpt2-xl",
+     "{\"activation_function\":\"gelu_new\",\"architectures\":[\"GPT2LMHeadModel\"],\"attn_pdrop\":0.1,"
+     "\"model_type\":\"gpt2\",\"n_embd\":1600,\"n_head\":25,\"n_layer\":48,\"n_positions\":1024,\"resid_pdrop\":0.1,"
+     "\"vocab_size\":50257}"},
+    {"bert-base-uncased", "bert-base,google-bert/bert-base-uncased",
+     "{\"architectures\":[\"BertForMaskedLM\"],\"attention_probs_dropout_prob\":0.1,\"hidden_act\":\"gelu\","
+     "\"hidden_dropout_prob\":0.1,\"hidden_size\":768,\"intermediate_size\":3072,"
+     "\"max_position_embeddings\":512,\"model_type\":\"bert\",\"num_attention_heads\":12,"
+     "\"num_hidden_layers\":12,\"type_vocab_size\":2,\"vocab_size\":30522}"},
+    {"bert-large-uncased", "bert-large,google-bert/bert-large-uncased",
+     "{\"architectures\":[\"BertForMaskedLM\"],\"attention_probs_dropout_prob\":0.1,\"hidden_act\":\"gelu\","
+     "\"hidden_dropout_prob\":0.1,\"hidden_size\":1024,\"intermediate_size\":4096,"
+     "\"max_position_embeddings\":512,\"model_type\":\"bert\",\"num_attention_heads\":16,"
+     "\"num_hidden_layers\":24,\"type_vocab_size\":2,\"vocab_size\":30522}"},
+    {"t5-base", "google-t5/t5-base",
+     "{\"architectures\":[\"T5ForConditionalGeneration\"],\"d_ff\":3072,\"d_kv\":64,\"d_model\":768,"
+     "\"dropout_rate\":0.1,\"model_type\":\"t5\",\"n_positions\":512,\"num_heads\":12,\"num_layers\":12,"
+     "\"relative_attention_num_buckets\":32,\"vocab_size\":32128}"},
+    {"mt5-base", "google/mt5-base",
+     "{\"architectures\":[\"MT5ForConditionalGeneration\"],\"d_ff\":2048,\"d_kv\":64,\"d_model\":768,"
+     "\"dropout_rate\":0.1,\"feed_forward_proj\":\"gated-gelu\",\"model_type\":\"mt5\",\"num_decoder_layers\":12,"
+     "\"num_heads\":12,\"num_layers\":12,\"relative_attention_num_buckets\":32,\"tie_word_embeddings\":false,"
+     "\"vocab_size\":250112}"},
+    {"t0_3b", "t0-3b,bigscience/T0_3B",
+     "{\"architectures\":[\"T5ForConditionalGeneration\"],\"d_ff\":5120,\"d_kv\":64,\"d_model\":2048,"
+     "\"dropout_rate\":0.1,\"feed_forward_proj\":\"gated-gelu\",\"model_type\":\"t5\",\"num_decoder_layers\":24,"
+     "\"num_heads\":32,\"num_layers\":24,\"relative_attention_num_buckets\":32,\"tie_word_embeddings\":false,"
+     "\"torch_dtype\":\"float32\",\"vocab_size\":32128}"},
+    {"mt0-xxl", "bigscience/mt0-xxl",
+     "{\"architectures\":[\"MT5ForConditionalGeneration\"],\"d_ff\":10240,\"d_kv\":64,\"d_model\":4096,"
+     "\"dense_act_fn\":\"gelu_new\",\"dropout_rate\":0.1,\"feed_forward_proj\":\"gated-gelu\","
+     "\"is_gated_act\":true,\"model_type\":\"mt5\",\"num_decoder_layers\":24,\"num_heads\":64,\"num_layers\":24,"
+     "\"relative_attention_num_buckets\":32,\"tie_word_embeddings\":false,\"torch_dtype\":\"float32\","
+     "\"vocab_size\":250112}"},
+    {"opt-350m", "facebook/opt-350m",
+     "{\"activation_function\":\"relu\",\"architectures\":[\"OPTForCausalLM\"],\"attention_dropout\":0.0,"
+     "\"do_layer_norm_before\":false,\"dropout\":0.1,\"ffn_dim\":4096,\"hidden_size\":1024,"
+     "\"max_position_embeddings\":2048,\"model_type\":\"opt\",\"num_attention_heads\":16,"
+     "\"num_hidden_layers\":24,\"torch_dtype\":\"float16\",\"vocab_size\":50272,\"word_embed_proj_dim\":512}"},
+    {"opt-1.3b", "facebook/opt-1.3b",
+     "{\"activation_function\":\"relu\",\"architectures\":[\"OPTForCausalLM\"],\"attention_dropout\":0.0,"
+     "\"do_layer_norm_before\":true,\"dropout\":0.1,\"ffn_dim\":8192,\"hidden_size\":2048,"
+     "\"max_position_embeddings\":2048,\"model_type\":\"opt\",\"num_attention_heads\":32,"
+     "\"num_hidden_layers\":24,\"torch_dtype\":\"float16\",\"vocab_size\":50272,\"word_embed_proj_dim\":2048}"},
+    {"bloom-560m", "bigscience/bloom-560m",
+     "{\"architectures\":[\"BloomForCausalLM\"],\"attention_dropout\":0.0,\"hidden_dropout\":0.0,"
+     "\"hidden_size\":1024,\"model_type\":\"bloom\",\"n_head\":16,\"n_inner\":null,\"n_layer\":24,"
+     "\"vocab_size\":250880}"},
+    {"bloomz-7b1", "bloom-7b1,bigscience/bloomz-7b1",
+     "{\"architectures\":[\"BloomForCausalLM\"],\"attention_dropout\":0.0,\"hidden_dropout\":0.0,"
+     "\"hidden_size\":4096,\"model_type\":\"bloom\",\"n_head\":32,\"n_inner\":null,\"n_layer\":30,"
+     "\"vocab_size\":250880}"},
+    {"falcon-7b", "tiiuae/falcon-7b",
+     "{\"architectures\":[\"FalconForCausalLM\"],\"attention_dropout\":0.0,\"bias\":false,"
+     "\"hidden_dropout\":0.0,\"hidden_size\":4544,\"model_type\":\"falcon\",\"multi_query\":true,"
+     "\"new_decoder_architecture\":false,\"num_attention_heads\":71,\"num_hidden_layers\":32,"
+     "\"parallel_attn\":true,\"torch_dtype\":\"bfloat16\",\"vocab_size\":65024}"},
+    {"pythia-1b", "EleutherAI/pythia-1b",
+     "{\"architectures\":[\"GPTNeoXForCausalLM\"],\"hidden_act\":\"gelu\",\"hidden_size\":2048,"
+     "\"intermediate_size\":8192,\"max_position_embeddings\":2048,\"model_type\":\"gpt_neox\","
+     "\"num_attention_heads\":8,\"num_hidden_layers\":16,\"tie_word_embeddings\":false,"
+     "\"torch_dtype\":\"float16\",\"vocab_size\":50304}"},
+    {"starcoder", "bigcode/starcoder",
+     "{\"activation_function\":\"gelu_pytorch_tanh\",\"architectures\":[\"GPTBigCodeForCausalLM\"],"
+     "\"attn_pdrop\":0.1,\"max_sequence_length\":null,\"model_type\":\"gpt_bigcode\",\"multi_query\":true,"
+     "\"n_embd\":6144,\"n_head\":48,\"n_inner\":24576,\"n_layer\":40,\"n_positions\":8192,\"resid_pdrop\":0.1,"
+     "\"torch_dtype\":\"float32\",\"vocab_size\":49152}"},
+    {"octocoder", "bigcode/octocoder",
+     "{\"activation_function\":\"gelu_pytorch_tanh\",\"architectures\":[\"GPTBigCodeForCausalLM\"],"
+     "\"attn_pdrop\":0.1,\"max_sequence_length\":null,\"model_type\":\"gpt_bigcode\",\"multi_query\":true,"
+     "\"n_embd\":6144,\"n_head\":48,\"n_inner\":24576,\"n_layer\":40,\"n_positions\":8192,\"resid_pdrop\":0.1,"
+     "\"torch_dtype\":\"float16\",\"vocab_size\":49152}"},
+    {"gpt-j-6b", "gptj-6b,EleutherAI/gpt-j-6b",
+     "{\"activation_function\":\"gelu_new\",\"architectures\":[\"GPTJForCausalLM\"],\"attn_pdrop\":0.0,"
+     "\"model_type\":\"gptj\",\"n_embd\":4096,\"n_head\":16,\"n_inner\":null,\"n_layer\":28,\"n_positions\":2048,"
+     "\"resid_pdrop\":0.0,\"rotary_dim\":64,\"tie_word_embeddings\":false,\"vocab_size\":50400}"},
+    {"deepseek-v2-lite", "deepseek-ai/DeepSeek-V2-Lite",
+     "{\"architectures\":[\"DeepseekV2ForCausalLM\"],\"attention_bias\":false,\"first_k_dense_replace\":1,"
+     "\"hidden_act\":\"silu\",\"hidden_size\":2048,\"intermediate_size\":10944,\"kv_lora_rank\":512,"
+     "\"max_position_embeddings\":163840,\"model_type\":\"deepseek_v2\",\"moe_intermediate_size\":1408,"
+     "\"n_routed_experts\":64,\"n_shared_experts\":2,\"num_attention_heads\":16,\"num_experts_per_tok\":6,"
+     "\"num_hidden_layers\":27,\"num_key_value_heads\":16,\"q_lora_rank\":null,\"qk_nope_head_dim\":128,"
+     "\"qk_rope_head_dim\":64,\"torch_dtype\":\"bfloat16\",\"v_head_dim\":128,\"vocab_size\":102400}"},
+    {"deepseek-v3", "deepseek-ai/DeepSeek-V3",
+     "{\"architectures\":[\"DeepseekV3ForCausalLM\"],\"attention_bias\":false,\"attention_dropout\":0.0,"
+     "\"first_k_dense_replace\":3,\"hidden_act\":\"silu\",\"hidden_size\":7168,\"intermediate_size\":18432,"
+     "\"kv_lora_rank\":512,\"max_position_embeddings\":163840,\"model_type\":\"deepseek_v3\","
+     "\"moe_intermediate_size\":2048,\"n_routed_experts\":256,\"n_shared_experts\":1,"
+     "\"num_attention_heads\":128,\"num_experts_per_tok\":8,\"num_hidden_layers\":61,"
+     "\"num_key_value_heads\":128,\"q_lora_rank\":1536,\"qk_nope_head_dim\":128,\"qk_rope_head_dim\":64,"
+     "\"tie_word_embeddings\":false,\"torch_dtype\":\"bfloat16\",\"v_head_dim\":128,\"vocab_size\":129280}"},
+    {"chatglm-6b", "THUDM/chatglm-6b",
+     "{\"architectures\":[\"ChatGLMModel\"],\"hidden_size\":4096,\"inner_hidden_size\":16384,"
+     "\"max_sequence_length\":2048,\"model_type\":\"chatglm\",\"num_attention_heads\":32,\"num_layers\":28,"
+     "\"torch_dtype\":\"float16\",\"vocab_size\":130528}"},
+    {"moss-moon-003-sft", "moss-moon-003,fnlp/moss-moon-003-sft",
+     "{\"activation_function\":\"gelu_new\",\"architectures\":[\"MossForCausalLM\"],\"attn_pdrop\":0.0,"
+     "\"model_type\":\"moss\",\"n_embd\":6144,\"n_head\":24,\"n_inner\":null,\"n_layer\":34,\"n_positions\":2048,"
+     "\"resid_pdrop\":0.0,\"rotary_dim\":64,\"torch_dtype\":\"float16\",\"vocab_size\":107008}"},
+};
+
+VRAMEST_API uint32_t vramest_preset_count(void)
+{
+    return (uint32_t)VX_ARRAY_LEN(presets);
+}
+
+VRAMEST_API const char *vramest_preset_name(uint32_t index)
+{
+    return index < VX_ARRAY_LEN(presets) ? presets[index].name : NULL;
+}
+
+static const vx_preset *find_preset(const char *name)
+{
+    for (size_t i = 0; i < VX_ARRAY_LEN(presets); i++)
+        if (!vx_strcasecmp(presets[i].name, name) || vx_in_list(presets[i].aliases, name)) return &presets[i];
+    return NULL;
+}
+
+static int unknown_preset(const char *name)
+{
+    const char *best[3] = {NULL, NULL, NULL};
+    unsigned bd[3] = {~0u, ~0u, ~0u};
+    for (size_t i = 0; i < VX_ARRAY_LEN(presets); i++) {
+        unsigned d = vx_edit_distance(name, presets[i].name);
+        for (int k = 0; k < 3; k++)
+            if (d < bd[k]) {
+                for (int j = 2; j > k; j--) bd[j] = bd[j - 1], best[j] = best[j - 1];
+                bd[k] = d, best[k] = presets[i].name;
+                break;
+            }
+    }
+    return vx_fail(VRAMEST_E_UNKNOWN_NAME, "unknown model preset '%.100s' (closest: %s, %s, %s)", name, best[0],
+                   best[1], best[2]);
+}
+
+VRAMEST_API int vramest_model_new_preset(const char *name, vramest_model **out)
+{
+    if (!name || !out) return vx_fail(VRAMEST_E_INVALID_ARG, "vramest_model_new_preset: NULL argument");
+    *out = NULL;
+    const vx_preset *p = find_preset(name);
+    if (!p) return unknown_preset(name);
+    vramest_model *m;
+    int rc = vramest_model_new(&m);
+    if (rc) return rc;
+    if ((rc = vx_parse_hf_config(m, p->config, strlen(p->config)))) {
+        vramest_model_free(m);
+        return vx_fail_prefix(rc, "preset: ");
+    }
+    vx_strlcpy(m->name, p->name, sizeof m->name);
+    *out = m;
+    return VRAMEST_OK;
+}
