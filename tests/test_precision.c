@@ -580,3 +580,32 @@ Test(load, int8_load_peak_and_notes)
     cr_assert(strstr(vramest_result_warning(r, 0), "does not quantize"), "%s", vramest_result_warning(r, 0));
     vramest_result_free(r);
 }
+
+/* embeddings: a float dtype casts the token embeddings; a quantized one is
+ * only GGUF's, and elsewhere falls back with a note. */
+Test(pieces, embeddings_option)
+{
+    fixture f;
+    setup(&f, "int8", NULL);
+    vx_tensor e = matrix(VX_ROLE_EMBED, 32000, 4096);
+    e.kind = VX_TK_EMBED;
+    e.part = VX_PART_GLOBAL;
+    e.n_layers = 0;
+    strcpy(e.name, "embed_tokens");
+    cr_assert_eq(resolve(&f), VRAMEST_OK);
+    cr_assert_eq(bytes_of(&f, &e), 32000ull * 4096 * 2);
+    vramest_precision_set_str(f.p, VRAMEST_PREC_EMBEDDINGS, "fp32");
+    cr_assert_eq(resolve(&f), VRAMEST_OK);
+    cr_assert_eq(bytes_of(&f, &e), 32000ull * 4096 * 4);
+    vramest_precision_set_str(f.p, VRAMEST_PREC_EMBEDDINGS, "int8");
+    cr_assert_eq(resolve(&f), VRAMEST_OK);
+    cr_assert_eq(bytes_of(&f, &e), 32000ull * 4096 * 2, "falls back to fp16");
+    vramest_precision_apply_preset(f.p, "q4_k_m");
+    vramest_precision_set_str(f.p, VRAMEST_PREC_EMBEDDINGS, "q8_0");
+    cr_assert_eq(resolve(&f), VRAMEST_OK);
+    cr_assert_eq(bytes_of(&f, &e), 32000ull * 4096 / 32 * 34);
+    vramest_precision_set_str(f.p, VRAMEST_PREC_EMBEDDINGS, "auto");
+    resolve(&f);
+    cr_assert_eq(bytes_of(&f, &e), 32000ull * 4096 / 256 * 144, "token_embd keeps q4_k in Q4_K_M");
+    teardown(&f);
+}

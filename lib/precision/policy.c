@@ -678,7 +678,7 @@ static size_t gguf_pieces(const vx_ctx *x, const vx_tensor *t, int w, uint64_t c
         type = T_F32;
     else if (t->role == VX_ROLE_REL_BIAS)
         type = base;
-    else if (t->kind == VX_TK_EMBED && emb != VRAMEST_DTYPE_AUTO)
+    else if (t->role == VX_ROLE_EMBED && emb != VRAMEST_DTYPE_AUTO)
         type = -emb; /* a library dtype, sized below */
     else if (ft == FT_ALL_F32 || ft == FT_F16 || ft == FT_BF16)
         type = ft == FT_ALL_F32 ? T_F32 : ft == FT_F16 ? T_F16 : T_BF16;
@@ -749,7 +749,10 @@ static int float_dtype(const vx_ctx *x, const vx_tensor *t)
     /* Integer and bool tensors (masks, position ids) are never cast. */
     if (fd != VRAMEST_DTYPE_AUTO && !is_castable(fd)) return fd;
     int m = x->rp.quant_method;
-    if (t->kind == VX_TK_EMBED && x->pv->embeddings != VRAMEST_DTYPE_AUTO) return (int)x->pv->embeddings;
+    /* Embeddings at another float dtype are an nn.Embedding cast; a
+     * quantized embedding only exists in GGUF (gguf_pieces), so anything
+     * else falls back to the parameter dtype (and vx_precision_notes says so). */
+    if (t->role == VX_ROLE_EMBED && is_float((int)x->pv->embeddings)) return (int)x->pv->embeddings;
     if (m == VX_QM_NONE) {
         int w = vx_policy_weight_dtype(x);
         if (w != VRAMEST_DTYPE_AUTO) return w;
@@ -1049,6 +1052,10 @@ void vx_precision_notes(const vx_ctx *x, struct vramest_result *r)
 {
     int m = x->rp.quant_method;
     int w = vx_policy_weight_dtype(x);
+    int emb = (int)x->pv->embeddings;
+    if (emb != VRAMEST_DTYPE_AUTO && !is_float(emb) && m != VX_QM_GGUF)
+        vx_result_warn(r, "embeddings = %s: only GGUF stores quantized token embeddings; kept at %s", dname(emb),
+                       dname(x->rp.param_dtype));
     if (m == VX_QM_NONE) return;
     uint64_t kept = 0, kept_n = 0, fell_n = 0, pad_n = 0, fell_cols = 0, pad_cols = 0;
     vx_tensor_iter it;
