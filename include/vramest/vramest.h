@@ -330,6 +330,7 @@ typedef enum vramest_option {
     VRAMEST_CFG_NCCL_MIB = 3125,               /**< "nccl_mib" (NCCL buffers per rank in MiB; -1 = estimated) */
     VRAMEST_CFG_DEVICE_MAP = 3126,             /**< "device_map" (enum: none, auto, balanced, balanced_low_0, sequential) */
     VRAMEST_CFG_MAX_MEMORY = 3127,             /**< "max_memory" (string: per-device budgets, "0:10GiB,1:10GiB,cpu:30GiB") */
+    VRAMEST_CFG_PP_SPLIT = 3128,               /**< "pp_split" (enum: balanced, uniform: decoder layers per pipeline stage) */
 
     /* ---- config: device (3200-3299) ---- */
     VRAMEST_CFG_DEVICE = 3200,                 /**< "device" (string: GPU preset name; "" = none) */

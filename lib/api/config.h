@@ -18,6 +18,7 @@ enum { VX_FSDP_NONE = 0, VX_FSDP_FULL_SHARD = 1, VX_FSDP_SHARD_GRAD_OP = 2, VX_F
 enum { VX_OFFLOAD_NONE = 0, VX_OFFLOAD_CPU = 1, VX_OFFLOAD_NVME = 2 };
 enum { VX_PPS_1F1B = 0, VX_PPS_GPIPE = 1, VX_PPS_INTERLEAVED = 2 };
 enum { VX_OVERLAP_AUTO = 0, VX_OVERLAP_OFF = 1, VX_OVERLAP_ON = 2 };
+enum { VX_PPSPLIT_BALANCED = 0, VX_PPSPLIT_UNIFORM = 1 };
 enum { VX_DMAP_NONE = 0, VX_DMAP_AUTO = 1, VX_DMAP_BALANCED = 2, VX_DMAP_BALANCED_LOW_0 = 3, VX_DMAP_SEQUENTIAL = 4 };
 enum { VX_FW_PYTORCH = 0, VX_FW_HF_TRAINER = 1, VX_FW_DEEPSPEED = 2, VX_FW_MEGATRON = 3,
        VX_FW_VLLM = 4, VX_FW_LLAMA_CPP = 5 };
@@ -50,6 +51,7 @@ typedef struct vx_config_values {
     double nccl_mib;
     int64_t device_map;
     char max_memory[VX_STR_MAX];
+    int64_t pp_split;
 } vx_config_values;
 
 struct vramest_config {

@@ -33,6 +33,7 @@ static const vx_enum_name overlap_e[] = {{VX_OVERLAP_AUTO, "auto"}, {VX_OVERLAP_
 static const vx_enum_name dmap_e[] = {{VX_DMAP_NONE, "none"},         {VX_DMAP_AUTO, "auto"},
                                       {VX_DMAP_BALANCED, "balanced"}, {VX_DMAP_BALANCED_LOW_0, "balanced_low_0"},
                                       {VX_DMAP_SEQUENTIAL, "sequential"}, {0, NULL}};
+static const vx_enum_name ppsplit_e[] = {{VX_PPSPLIT_BALANCED, "balanced"}, {VX_PPSPLIT_UNIFORM, "uniform"}, {0, NULL}};
 static const vx_enum_name fw_e[] = {{VX_FW_PYTORCH, "pytorch"}, {VX_FW_HF_TRAINER, "hf_trainer"},
                                     {VX_FW_DEEPSPEED, "deepspeed"}, {VX_FW_MEGATRON, "megatron"},
                                     {VX_FW_VLLM, "vllm"},       {VX_FW_LLAMA_CPP, "llama.cpp"},
@@ -144,6 +145,9 @@ const vx_option_def vx_config_options[] = {
          "balanced_low_0, sequential"),
     STR(VRAMEST_CFG_MAX_MEMORY, "max_memory", "parallel", "", max_memory, true,
         "device_map budgets per device, e.g. \"0:10GiB,1:10GiB,cpu:30GiB\" (empty = gpus x the device, CPU unbounded)"),
+    ENUM(VRAMEST_CFG_PP_SPLIT, "pp_split", "parallel", ppsplit_e, VX_PPSPLIT_BALANCED, pp_split, true,
+         "decoder layers per pipeline stage: balanced (by compute, the LM head counted as vocab x hidden on the last "
+         "stage: nanotron, DeepSpeed-like), uniform (Megatron-LM: layers / pp, remainder to the first stages)"),
 
     STR(VRAMEST_CFG_DEVICE, "device", "device", "", device, true,
         "GPU preset name (see `vramest gpus`); empty = no device (no fit verdict)"),

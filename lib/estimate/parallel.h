@@ -28,6 +28,12 @@ typedef struct vx_shard {
                                   stage_layers * inflight_microbatches, or the interleaved count */
     int64_t heads_rank, kv_heads_rank; /* attention / KV heads on this rank (KV >= 1: replicated when tp > kv) */
     int64_t etp;               /* tensor-parallel split inside one routed expert */
+    int placement;             /* 1: device_map placement (whole layers per GPU, run one after another) */
+    int64_t device_index;      /* placement: the GPU index (cuda:N) this rank is */
+    int64_t host_ranks;        /* ranks sharing one host (host/NVMe bytes are reported per node) */
+    int offload_activations;   /* checkpointed activations kept on the host */
+    int64_t exec_layers;       /* layers whose KV cache / activations live on this GPU: stage_layers, plus
+                                  on cuda:0 of a placement the CPU/disk layers it executes */
 } vx_shard;
 
 /* Resolve and validate the layout (tp must divide heads and kv heads, pp <=
@@ -44,5 +50,50 @@ int64_t vx_shard_divisor(const vx_shard *sh, int category) VX_HIDDEN;
 /* Device class (VRAMEST_DEV_*) a category's sharded bytes live on under the
  * offload settings: GPU, HOST or NVME. Offloaded bytes move, never vanish. */
 int vx_shard_offload_device(const vx_shard *sh, int category) VX_HIDDEN;
+/* Bytes of one inventory group held by this rank (vx_tensor_gpu_bytes scaled
+ * to vx_shard_tensor_elems), before ZeRO/FSDP sharding. */
+uint64_t vx_shard_tensor_bytes(const vx_shard *sh, const vx_ctx *x, const vx_tensor *t) VX_HIDDEN;
+/* Add `bytes` of a category for this rank where the offload settings put it:
+ * the GPU, or the host / NVMe (there multiplied by sh->host_ranks, since host
+ * RAM and NVMe are per node). Use it instead of vx_result_add(..., DEV_GPU,
+ * ...) for weights, master weights, gradients and optimizer states. */
+void vx_shard_add(vx_ctx *x, const vx_shard *sh, int category, uint64_t bytes, uint64_t low, uint64_t high,
+                  int prov) VX_HIDDEN;
+
+/* ---- Several ranks ----
+ * A mode estimator that fills x->r for ONE rank hands itself to
+ * vx_for_each_rank_group(), which calls it once per distinct rank group
+ * (pipeline stage 0, a middle stage, the last stage; the GPUs of a
+ * device_map placement), each time on a result reset to its state before
+ * the first call. The breakdown of each group lands in r->ranks[] (when
+ * there is more than one GPU) and the worst group's full state (categories,
+ * values, timeline) stays in r as the headline. The hook adds per-rank
+ * terms itself: NCCL buffers (framework), host/NVMe bytes of CPU-placed
+ * layers. With one GPU it is exactly one call of `estimate_one`. */
+typedef int (*vx_rank_fn)(vx_ctx *x, const vx_shard *sh);
+int vx_for_each_rank_group(vx_ctx *x, vx_rank_fn estimate_one) VX_HIDDEN;
+
+/* Buffers that exist only with several GPUs or with sharding, for the rank
+ * `sh`. Each field is bytes on the GPU in the named category, alive in the
+ * named phases; the estimator adds them to its timeline where they live. */
+typedef struct vx_par_buffers {
+    uint64_t weights_persistent; /* WEIGHTS, whole step: ZeRO-3 params below param_persistence_threshold kept whole */
+    uint64_t weights_fwd;        /* WEIGHTS, forward: gathered (unsharded) params of ZeRO-3 / FSDP units + prefetch */
+    uint64_t weights_bwd;        /* WEIGHTS, backward: the same while recomputing gradients */
+    uint64_t grads_persistent;   /* GRADIENTS, whole step: DDP bucket copies of the gradients */
+    uint64_t grads_bwd;          /* GRADIENTS, backward: reduce buckets (ZeRO ipg), unsharded FSDP unit grads */
+    uint64_t step;               /* WORKSPACE, optimizer step: fp32 gradient partition copy (ZeRO) */
+    uint64_t a2a;                /* WORKSPACE, forward and backward: MoE all-to-all send + receive buffers */
+    uint64_t host_pinned;        /* HOST per rank: swap/staging buffers of NVMe offload */
+    uint64_t nccl;               /* FRAMEWORK: NCCL communicators (outside the allocator; the hook adds it) */
+} vx_par_buffers;
+/* `trainable_elems`: parameters with gradients on this rank after TP/PP,
+ * before ZeRO (UINT64_MAX: every parameter). */
+void vx_parallel_buffers(const vx_ctx *x, const vx_shard *sh, uint64_t trainable_elems, vx_par_buffers *out) VX_HIDDEN;
+/* NCCL communicator bytes per rank (nccl_mib, or the default estimate). */
+uint64_t vx_nccl_bytes(const vx_ctx *x, const vx_shard *sh) VX_HIDDEN;
+/* Parameters of the largest decoder layer on this rank (after TP/EP), and of
+ * the largest single module (embedding, LM head, one linear). */
+void vx_shard_largest(const vx_ctx *x, const vx_shard *sh, uint64_t *layer_elems, uint64_t *module_elems) VX_HIDDEN;
 
 #endif
