@@ -1195,6 +1195,56 @@ VRAMEST_API const char *
 vramest_result_warning(const vramest_result *res, uint32_t index);
 
 /**
+ * @brief Number of distinct rank groups of a multi-GPU estimate.
+ *
+ * Ranks differ: the first pipeline stage holds the embeddings and the most
+ * in-flight micro-batches, the last one the LM head and the loss; a
+ * device_map placement puts different layers on each GPU. Each group is one
+ * breakdown shared by vramest_result_rank_get(..., "ranks") ranks; the
+ * headline GPU figures of the result are those of the worst group. An
+ * estimate on one GPU has no groups (0).
+ * @param[in] res the result.
+ * @return the number of groups (0 for NULL or a single-GPU estimate).
+ * @since 1.0
+ */
+VRAMEST_API uint32_t
+vramest_result_rank_count(const vramest_result *res);
+
+/**
+ * @brief Bytes of one category on the GPUs of one rank group.
+ *
+ * `category` is a ::vramest_category, or one of the headline values
+ * ::VRAMEST_VAL_PEAK_ALLOCATED, ::VRAMEST_VAL_PEAK_RESERVED,
+ * ::VRAMEST_VAL_DEVICE_TOTAL passed as `VRAMEST_RANK_VALUE(v)`; the rank
+ * count of the group is read with `VRAMEST_RANK_COUNT`.
+ * @param[in] res the result.
+ * @param[in] index group, from 0 (< vramest_result_rank_count()).
+ * @param[in] category a category, VRAMEST_RANK_VALUE(value) or VRAMEST_RANK_COUNT.
+ * @param[out] out_bytes the bytes (or the number of ranks for VRAMEST_RANK_COUNT).
+ * @retval VRAMEST_E_INVALID_ARG NULL result or out_bytes
+ * @retval VRAMEST_E_RANGE index out of range (the message gives the count)
+ * @retval VRAMEST_E_UNKNOWN_CATEGORY no such category or value
+ * @since 1.0
+ */
+VRAMEST_API int
+vramest_result_rank_get(const vramest_result *res, uint32_t index, int category, uint64_t *out_bytes);
+
+/** @brief `category` of vramest_result_rank_get() that reads headline value `v`. @since 1.0 */
+#define VRAMEST_RANK_VALUE(v) (0x10000 + (int)(v))
+/** @brief `category` of vramest_result_rank_get() that reads the number of ranks of the group. @since 1.0 */
+#define VRAMEST_RANK_COUNT 0x20000
+
+/**
+ * @brief Label of one rank group, e.g. "pp stage 0 (embed, layers 0-6) worst" or "cuda:1 (layers 14-27, head)".
+ * @param[in] res the result.
+ * @param[in] index group, from 0.
+ * @return a string owned by the result, or NULL when out of range.
+ * @since 1.0
+ */
+VRAMEST_API const char *
+vramest_result_rank_label(const vramest_result *res, uint32_t index);
+
+/**
  * @brief The whole plan as JSON (design §6 result fields, the echoed settings and assumptions).
  * @param[in] res the result.
  * @param[out] buf caller buffer (may be NULL when cap is 0).
