@@ -822,6 +822,11 @@ void vx_parallel_buffers(const vx_ctx *x, const vx_shard *sh, uint64_t trainable
             /* minus the shard each rank holds anyway */
             if (train) o->grads_bwd = vx_sat_mul(layer, gb); /* unsharded grad of one unit before reduce-scatter */
         }
+        /* Gradient accumulation under no_sync (accelerate's default for FSDP
+         * unless sync_each_batch): the unsharded gradients of every unit stay
+         * until the synchronizing micro-batch, minus the shard kept anyway. */
+        if (train && c->grad_accum_steps > 1 && g > 1)
+            o->grads_accum = vx_sat_mul(trainable - trainable / g, gb);
         return;
     }
     if (sh->zero_stage >= 3 && c->framework != VX_FW_MEGATRON) {

@@ -82,6 +82,8 @@ typedef struct vx_par_buffers {
     uint64_t weights_bwd;        /* WEIGHTS, backward: the same while recomputing gradients */
     uint64_t grads_persistent;   /* GRADIENTS, whole step: DDP bucket copies of the gradients */
     uint64_t grads_bwd;          /* GRADIENTS, backward: reduce buckets (ZeRO ipg), unsharded FSDP unit grads */
+    uint64_t grads_accum;        /* GRADIENTS, from the first micro-batch's backward to the step when
+                                    grad_accum_steps > 1: FSDP under no_sync keeps unsharded gradients */
     uint64_t step;               /* WORKSPACE, optimizer step: fp32 gradient partition copy (ZeRO) */
     uint64_t a2a;                /* WORKSPACE, forward and backward: MoE all-to-all send + receive buffers */
     uint64_t host_pinned;        /* HOST per rank: swap/staging buffers of NVMe offload */
