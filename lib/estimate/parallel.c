@@ -1043,7 +1043,19 @@ int vx_for_each_rank_group(vx_ctx *x, vx_rank_fn estimate_one)
         for (int i = 0; i < n; i++) {
             const vx_shard *sh = &cs[i].sh;
             char head[40];
-            if (c->pp == 1) snprintf(head, sizeof head, "all %lld ranks (", (long long)c->gpus);
+            if (c->pp == 1) {
+                /* every rank alike: name the layout */
+                char lay[40];
+                int o = 0;
+                if (c->tp > 1) o += snprintf(lay + o, sizeof lay - (size_t)o, "tp %lld ", (long long)c->tp);
+                if (c->cp > 1) o += snprintf(lay + o, sizeof lay - (size_t)o, "cp %lld ", (long long)c->cp);
+                if (sh->dp > 1) o += snprintf(lay + o, sizeof lay - (size_t)o, "dp %lld ", (long long)sh->dp);
+                if (o) lay[o - 1] = 0;
+                char full[96];
+                snprintf(full, sizeof full, "all %lld ranks (%s)", (long long)c->gpus, lay);
+                vx_strlcpy(cs[i].label, full, sizeof cs[i].label);
+                continue;
+            }
             else if (cs[i].ranks == per_stage)
                 snprintf(head, sizeof head, "pp stage %lld (", (long long)sh->stage);
             else
@@ -1082,7 +1094,7 @@ int vx_for_each_rank_group(vx_ctx *x, vx_rank_fn estimate_one)
             snap_load(r, &worst);
         }
     }
-    if (worst_i >= 0) {
+    if (worst_i >= 0 && n > 1) {
         size_t len = strlen(r->ranks[worst_i].label);
         if (len + 8 < sizeof r->ranks[worst_i].label) memcpy(r->ranks[worst_i].label + len, " worst", 7);
     }
