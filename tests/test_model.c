@@ -274,6 +274,9 @@ Test(model_options, unset_values_without_default_are_incomplete)
     cr_assert_eq(vramest_model_new(&m), VRAMEST_OK);
     int64_t v;
     expect_error(vramest_model_get_i64(m, VRAMEST_MODEL_HIDDEN_SIZE, &v), VRAMEST_E_INCOMPLETE_MODEL, "hidden_size");
+    const char *s;
+    expect_error(vramest_model_get_str(m, VRAMEST_MODEL_MODEL_TYPE, &s), VRAMEST_E_INCOMPLETE_MODEL, "model_type");
+    cr_expect_not_null(vramest_option_default_str(VRAMEST_MODEL_MODEL_TYPE));
     cr_expect_eq(vramest_model_set_i64(m, VRAMEST_MODEL_NUM_ATTENTION_HEADS, 12), VRAMEST_OK);
     cr_expect_eq(vramest_model_get_i64(m, VRAMEST_MODEL_NUM_KEY_VALUE_HEADS, &v), VRAMEST_OK);
     cr_expect_eq(v, 12);

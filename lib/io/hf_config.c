@@ -195,7 +195,8 @@ static int unknown_model_type(const char *name)
     size_t used = 0;
     list[0] = '\0';
     for (const vx_enum_name *e = vx_family_enum; e->name && used + 24 < sizeof list; e++)
-        used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", used ? ", " : "", e->name);
+        if (e->name[0])
+            used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", used ? ", " : "", e->name);
     return vx_fail(VRAMEST_E_UNKNOWN_MODEL_TYPE, "config.json: model_type '%.100s' is not supported (supported: %s)",
                    name, list);
 }

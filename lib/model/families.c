@@ -339,7 +339,7 @@ static int kind_default_head(int fam)
 static int resolve(const struct vramest_model *m, vx_shape *s)
 {
     const vx_arch *a = &m->a;
-    if (!is_set(m, VRAMEST_MODEL_MODEL_TYPE))
+    if (!is_set(m, VRAMEST_MODEL_MODEL_TYPE) || a->model_type == VX_FAM_UNSET)
         return vx_fail(VRAMEST_E_INCOMPLETE_MODEL, "'model_type' is not set (the architecture family, e.g. llama)");
     int fam = (int)a->model_type;
     const fam_traits *t = traits_of(fam);

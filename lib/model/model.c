@@ -256,6 +256,7 @@ static int get_i64(const vramest_model *m, const vx_option_def *d, int64_t *out)
     if (!set) {
         bool in_bounds = d->type == VRAMEST_TYPE_ENUM ? vx_enum_name_of(d->enums, v) != NULL
                                                       : ((double)v >= d->min && (double)v <= d->max);
+        if (d->key == VRAMEST_MODEL_MODEL_TYPE) in_bounds = false; /* "no family" is not a value */
         if (!in_bounds) {
             if (m->status != VRAMEST_OK && m->status_msg[0])
                 return vx_fail(VRAMEST_E_INCOMPLETE_MODEL, "option '%s' is not set and has no default (%s)", d->name,

@@ -44,6 +44,8 @@ const vx_enum_name vx_family_enum[] = {
     {VX_FAM_FALCON, "RefinedWeb"},
     {VX_FAM_PHI, "phi-msft"},
     {VX_FAM_GEMMA3, "gemma3_text"},
+    /* The default: no family yet (vramest_option_default_str must not be NULL). */
+    {VX_FAM_UNSET, ""},
     {0, NULL},
 };
 
@@ -89,7 +91,7 @@ const vx_enum_name vx_act_enum[] = {
 #define K32 4294967296.0 /* 2^32 */
 
 const vx_option_def vx_model_options[] = {
-    ENUM(VRAMEST_MODEL_MODEL_TYPE, "model_type", NULL, vx_family_enum, VX_FAM_LLAMA, VX_FAM_GPTJ, VX_FAM_UNSET,
+    ENUM(VRAMEST_MODEL_MODEL_TYPE, "model_type", NULL, vx_family_enum, VX_FAM_UNSET, VX_FAM_GPTJ, VX_FAM_UNSET,
          model_type, "architecture family, as config.json's model_type (required)"),
     REQ(VRAMEST_MODEL_HIDDEN_SIZE, "hidden_size", "n_embd,d_model,n_embed", K24, hidden_size,
         "width of the residual stream (required)"),
