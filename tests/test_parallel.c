@@ -258,6 +258,15 @@ Test(shard, zero_stages_shard_the_right_categories)
         cr_assert_eq(vx_shard_divisor(&sh, VRAMEST_CAT_OPTIMIZER_STATES), expect[z][3], "zero %d", z);
         cr_assert_eq(vx_shard_divisor(&sh, VRAMEST_CAT_ACTIVATIONS), 1);
     }
+    /* Megatron's distributed optimizer reduce-scatters into a whole fp32 main-grad buffer */
+    f.c.v.zero_stage = 2;
+    f.c.v.framework = VX_FW_MEGATRON;
+    ready(&f);
+    vx_shard mg;
+    cr_assert_eq(vx_shard_resolve(&f.x, -1, &mg), VRAMEST_OK);
+    cr_assert_eq(vx_shard_divisor(&mg, VRAMEST_CAT_GRADIENTS), 1);
+    cr_assert_eq(vx_shard_divisor(&mg, VRAMEST_CAT_OPTIMIZER_STATES), 8);
+    f.c.v.framework = VX_FW_PYTORCH;
     f.c.v.zero_stage = 0;
     f.c.v.fsdp = VX_FSDP_FULL_SHARD;
     ready(&f);

@@ -499,6 +499,7 @@ static void fill_common(const vx_ctx *x, int64_t dp, vx_shard *out)
      * tensor parallelism splits the FFN (Megatron expert_tensor_parallel_size
      * defaults to tp). vLLM's EP replaces TP for the experts. */
     out->etp = (c->framework == VX_FW_VLLM && c->ep > 1) ? 1 : c->tp;
+    out->grads_whole = c->framework == VX_FW_MEGATRON && c->fsdp == VX_FSDP_NONE;
 }
 
 /* The shard of GPU `k` (index into the placement's devices). */
@@ -680,7 +681,7 @@ int64_t vx_shard_divisor(const vx_shard *sh, int category)
     switch (category) {
     case VRAMEST_CAT_OPTIMIZER_STATES:
     case VRAMEST_CAT_MASTER_WEIGHTS: return sh->zero_stage >= 1 ? g : 1;
-    case VRAMEST_CAT_GRADIENTS: return sh->zero_stage >= 2 ? g : 1;
+    case VRAMEST_CAT_GRADIENTS: return sh->zero_stage >= 3 || (sh->zero_stage == 2 && !sh->grads_whole) ? g : 1;
     case VRAMEST_CAT_WEIGHTS:
     case VRAMEST_CAT_ADAPTER: return sh->zero_stage >= 3 ? g : 1;
     default: return 1;

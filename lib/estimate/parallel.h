@@ -32,6 +32,8 @@ typedef struct vx_shard {
     int64_t device_index;      /* placement: the GPU index (cuda:N) this rank is */
     int64_t host_ranks;        /* ranks sharing one host (host/NVMe bytes are reported per node) */
     int offload_activations;   /* checkpointed activations kept on the host */
+    int grads_whole;           /* Megatron/nanotron: the contiguous fp32 main-grad buffer stays whole
+                                  under the distributed optimizer (ZeRO-1 semantics at any zero_stage < 3) */
     int64_t exec_layers;       /* layers whose KV cache / activations live on this GPU: stage_layers, plus
                                   on cuda:0 of a placement the CPU/disk layers it executes */
 } vx_shard;
