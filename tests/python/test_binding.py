@@ -121,6 +121,8 @@ def test_fit_and_solvers():
 
 def test_handles_are_freed_over_many_estimates():
     """100k estimates must not grow the process (finalizers free results)."""
+    if "asan" in os.environ.get("LD_PRELOAD", ""):
+        pytest.skip("ASan's quarantine holds freed memory; LeakSanitizer covers leaks in that build")
     m, p, c = vramest.Model("gpt2"), vramest.Precision("fp32"), vramest.Config(mode="load")
 
     def rss_kib():
