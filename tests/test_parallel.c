@@ -788,8 +788,14 @@ Test(speed, resolve_and_split_an_inventory_is_well_under_a_microsecond)
     }
     clock_gettime(CLOCK_MONOTONIC, &b);
     double ns = ((double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec)) / n;
-    cr_assert(sink > 0);
-    cr_log_info("resolve + split of %zu groups: %.0f ns", f.m->n_inv, ns);
-    cr_assert_lt(ns, 1000.0, "%.0f ns", ns);
+    size_t groups = f.m->n_inv;
     teardown(&f);
+    cr_assert(sink > 0);
+    cr_log_info("resolve + split of %zu groups: %.0f ns", groups, ns);
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+    const double limit = 20000.0; /* instrumented builds: only a gross regression fails */
+#else
+    const double limit = 1000.0;
+#endif
+    cr_assert_lt(ns, limit, "%.0f ns", ns);
 }
