@@ -75,12 +75,15 @@ int vx_solve_max(const struct vramest_model *m, const struct vramest_precision *
         return vx_fail(VRAMEST_E_DOES_NOT_FIT, "does not fit even at %s %lld: needs %s, has %s", d->name,
                        (long long)lo, need, have);
     }
-    uint64_t lo_bytes = r.val[VRAMEST_VAL_DEVICE_TOTAL];
+    uint64_t lo_bytes = r.val[VRAMEST_VAL_DEVICE_TOTAL], first_bytes = lo_bytes;
     /* Doubling finds a value that does not fit; bisection closes the gap. */
     int64_t hi = lo;
     for (;;) {
         int64_t next = hi > hi_bound / 2 ? hi_bound : hi * 2;
         if (next == hi) { /* the bound itself fits */
+            if (r.val[VRAMEST_VAL_DEVICE_TOTAL] == first_bytes)
+                return vx_fail(VRAMEST_E_UNSUPPORTED, "%s does not change memory in mode %s: nothing to solve",
+                               d->name, cfg->v.mode == VX_MODE_LOAD ? "load" : cfg->v.mode == VX_MODE_TRAIN ? "train" : "infer");
             *out_value = hi;
             if (out_bytes) *out_bytes = lo_bytes;
             return VRAMEST_OK;
