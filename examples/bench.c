@@ -1,0 +1,157 @@
+/* bench: nanoseconds per call of the library's hot paths, for `meson test
+ * --benchmark`. It reports, it never asserts on time (machines differ); it
+ * fails only when a call fails.
+ *
+ *   estimate (load)   vramest_estimate on a cached preset model, mode=load
+ *   estimate (train)  the same model, a training step with AdamW
+ *   config.json       vramest_model_parse of a Llama config.json from memory
+ *   spec plan         vramest_spec_plan of a small preset spec (the scheduler path)
+ *
+ * Each figure is the median of several runs, each run timed with
+ * CLOCK_MONOTONIC over enough iterations to take about 20 ms. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <vramest/vramest.h>
+
+#define RUNS 7
+#define RUN_NS 20000000.0
+
+static const char llama_config[] =
+    "{\"architectures\": [\"LlamaForCausalLM\"], \"bos_token_id\": 1, \"eos_token_id\": 2, "
+    "\"hidden_act\": \"silu\", \"hidden_size\": 4096, \"initializer_range\": 0.02, "
+    "\"intermediate_size\": 11008, \"max_position_embeddings\": 4096, \"model_type\": \"llama\", "
+    "\"num_attention_heads\": 32, \"num_hidden_layers\": 32, \"num_key_value_heads\": 32, "
+    "\"pretraining_tp\": 1, \"rms_norm_eps\": 1e-05, \"rope_scaling\": null, \"tie_word_embeddings\": false, "
+    "\"torch_dtype\": \"float16\", \"transformers_version\": \"4.31.0.dev0\", \"use_cache\": true, "
+    "\"vocab_size\": 32000}";
+
+typedef struct bench_ctx {
+    vramest_model *model;
+    vramest_precision *prec;
+    vramest_config *cfg;
+    const char *spec;
+    char *plan;
+    size_t plan_cap;
+} bench_ctx;
+
+typedef int (*bench_fn)(bench_ctx *);
+
+static double now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static int do_estimate(bench_ctx *b)
+{
+    vramest_result *r = NULL;
+    int rc = vramest_estimate(b->model, b->prec, b->cfg, &r);
+    vramest_result_free(r);
+    return rc;
+}
+
+static int do_parse(bench_ctx *b)
+{
+    (void)b;
+    vramest_model *m = NULL;
+    int rc = vramest_model_new(&m);
+    if (!rc) rc = vramest_model_parse(m, VRAMEST_SRC_HF_CONFIG_JSON, llama_config, sizeof llama_config - 1, NULL);
+    vramest_model_free(m);
+    return rc;
+}
+
+static int do_plan(bench_ctx *b)
+{
+    size_t needed = 0;
+    return vramest_spec_plan(b->spec, strlen(b->spec), b->plan, b->plan_cap, &needed);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static int bench(const char *label, bench_fn fn, bench_ctx *b)
+{
+    /* Calibrate: grow the iteration count until one run takes long enough
+     * to make the clock's resolution irrelevant. */
+    long iters = 1;
+    for (;;) {
+        double t0 = now_ns();
+        for (long i = 0; i < iters; i++)
+            if (fn(b)) goto failed;
+        double dt = now_ns() - t0;
+        if (dt >= RUN_NS / 4 || iters >= (1L << 30)) {
+            double scale = dt > 0 ? RUN_NS / dt : 4;
+            iters = (long)((double)iters * scale) + 1;
+            break;
+        }
+        iters *= 4;
+    }
+    double per[RUNS];
+    for (int r = 0; r < RUNS; r++) {
+        double t0 = now_ns();
+        for (long i = 0; i < iters; i++)
+            if (fn(b)) goto failed;
+        per[r] = (now_ns() - t0) / (double)iters;
+    }
+    qsort(per, RUNS, sizeof per[0], cmp_double);
+    printf("%-34s %12.1f ns/call  (median of %d runs x %ld calls; min %.1f, max %.1f)\n", label, per[RUNS / 2], RUNS,
+           iters, per[0], per[RUNS - 1]);
+    return 0;
+failed:
+    fprintf(stderr, "bench: %s: %s\n", label, vramest_last_error_message());
+    return 1;
+}
+
+int main(void)
+{
+    bench_ctx b = {NULL, NULL, NULL, NULL, NULL, 0};
+    const char *preset = "llama-2-7b";
+    int rc = vramest_model_new_preset(preset, &b.model);
+    if (rc && vramest_preset_count() > 0) {
+        preset = vramest_preset_name(0);
+        rc = vramest_model_new_preset(preset, &b.model);
+    }
+    if (!rc) rc = vramest_precision_new_preset("bf16", &b.prec);
+    if (!rc) rc = vramest_config_new(&b.cfg);
+    if (rc) {
+        fprintf(stderr, "bench: setup: %s: %s\n", vramest_status_string(rc), vramest_last_error_message());
+        return 1;
+    }
+    printf("libvramest %s, model preset %s\n", vramest_version_string(), preset);
+    int failed = 0;
+    char label[64];
+
+    snprintf(label, sizeof label, "estimate %s load", preset);
+    failed |= bench(label, do_estimate, &b);
+
+    vramest_config_set_str(b.cfg, VRAMEST_CFG_MODE, "train");
+    vramest_config_set_i64(b.cfg, VRAMEST_CFG_BATCH_SIZE, 4);
+    vramest_config_set_i64(b.cfg, VRAMEST_CFG_SEQ_LEN, 2048);
+    snprintf(label, sizeof label, "estimate %s train", preset);
+    failed |= bench(label, do_estimate, &b);
+
+    failed |= bench("parse llama config.json", do_parse, &b);
+
+    char spec[256];
+    snprintf(spec, sizeof spec,
+             "{\"model\": \"%s\", \"precision\": \"bf16\", \"workload\": {\"mode\": \"load\"}, "
+             "\"device\": \"A100-80GB\"}",
+             preset);
+    b.spec = spec;
+    b.plan_cap = 1 << 16;
+    b.plan = malloc(b.plan_cap);
+    if (b.plan) failed |= bench("spec plan (parse+estimate+json)", do_plan, &b);
+
+    free(b.plan);
+    vramest_model_free(b.model);
+    vramest_precision_free(b.prec);
+    vramest_config_free(b.cfg);
+    return failed;
+}
