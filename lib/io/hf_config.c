@@ -144,6 +144,9 @@ static int family_keys(pstate *p, json_object *root, int fam, const char *model_
     if (fam == VX_FAM_CHATGLM) {
         if ((rc = apply_bool_pair(p, root, "add_qkv_bias", VRAMEST_MODEL_ATTENTION_BIAS, 0))) return rc;
         if ((rc = apply_bool_pair(p, root, "add_bias_linear", VRAMEST_MODEL_MLP_BIAS, 0))) return rc;
+        /* The embedding has padded_vocab_size rows, whatever vocab_size says. */
+        if (json_object_object_get_ex(root, "padded_vocab_size", &v) && json_object_get_type(v) == json_type_int)
+            if ((rc = set_i64(p, VRAMEST_MODEL_VOCAB_SIZE, json_object_get_int64(v), "padded_vocab_size"))) return rc;
         if (json_object_object_get_ex(root, "multi_query_group_num", &v) && json_object_get_type(v) != json_type_null &&
             !given(p, VRAMEST_MODEL_NUM_KEY_VALUE_HEADS)) {
             if (json_object_get_type(v) != json_type_int) return type_error("multi_query_group_num", "integer", v);

@@ -475,6 +475,9 @@ static void build_head(ib *b, const vx_shape *s, int head, int64_t labels)
         break;
     case VX_HEAD_NONE:
         if (bert) lin(b, "dense", VX_ROLE_POOLER, GLB, h, h, 1, 0);
+        /* ChatGLM2+ keep output_layer inside ChatGLMModel itself. */
+        if (s->family == VX_FAM_CHATGLM && s->norm_kind == VX_NORM_RMS)
+            put(b, lm_head_name(s), VX_ROLE_LM_HEAD, VX_TK_MATRIX, GLB, V, h, 0, 1, 0);
         break;
     default: break;
     }
