@@ -208,6 +208,17 @@ Test(model_params, head_override)
     cr_expect_eq(vx_params_for_head(m, VX_HEAD_NONE, 0, NULL), 2849757184ull - 65798144ull);
     vramest_model_free(m);
 
+    /* Partial rotary: phi-2 0.4 x 80, pythia-1b 0.25 x 256 */
+    int64_t rd;
+    m = parse_fixture("phi-2.json");
+    cr_expect_eq(vramest_model_get_i64(m, VRAMEST_MODEL_ROTARY_DIM, &rd), VRAMEST_OK);
+    cr_expect_eq(rd, 32);
+    vramest_model_free(m);
+    m = parse_fixture("pythia-1b.json");
+    cr_expect_eq(vramest_model_get_i64(m, VRAMEST_MODEL_ROTARY_DIM, &rd), VRAMEST_OK);
+    cr_expect_eq(rd, 64);
+    vramest_model_free(m);
+
     /* ChatGLM-6B names ChatGLMModel but loads ChatGLMForConditionalGeneration */
     m = parse_fixture("chatglm-6b.json");
     cr_expect_eq(m->shape.default_head, VX_HEAD_CAUSAL_LM);

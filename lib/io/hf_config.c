@@ -171,6 +171,20 @@ static int family_keys(pstate *p, json_object *root, int fam, const char *model_
             if ((rc = keyed(rc, "feed_forward_proj"))) return rc;
         }
     }
+    /* Partial rotary (Phi, GPT-NeoX, StableLM) as a fraction of the head. */
+    const char *rk = json_object_object_get_ex(root, "partial_rotary_factor", &v) ? "partial_rotary_factor"
+                     : json_object_object_get_ex(root, "rotary_pct", &v)          ? "rotary_pct"
+                                                                                  : NULL;
+    if (rk && !given(p, VRAMEST_MODEL_ROTARY_DIM) &&
+        (json_object_get_type(v) == json_type_double || json_object_get_type(v) == json_type_int)) {
+        double f = json_object_get_double(v);
+        const vx_arch *a = &p->a;
+        int64_t hd = a->head_dim > 0 ? a->head_dim
+                     : (a->num_attention_heads > 0 ? a->hidden_size / a->num_attention_heads : 0);
+        if (!(f > 0.0 && f <= 1.0))
+            return vx_fail(VRAMEST_E_RANGE, "config.json: key '%s': %g is not in (0, 1]", rk, f);
+        if (hd > 0 && (rc = set_i64(p, VRAMEST_MODEL_ROTARY_DIM, (int64_t)(f * (double)hd), rk))) return rc;
+    }
     /* transformers saves the label map, not num_labels. */
     if (!given(p, VRAMEST_MODEL_NUM_LABELS) && json_object_object_get_ex(root, "id2label", &v) &&
         json_object_get_type(v) == json_type_object && json_object_object_length(v) > 0)
