@@ -135,27 +135,28 @@ static int fail_unknown_key(const char *where, const char *name, const char *gro
 
 /* ---- option lookup and typed setting ---- */
 
-/* Canonical names are matched within the object first because one name can
- * live in two objects (precision.kv_cache is a dtype, workload.kv_cache a
- * bool); aliases (n_embd, d_model) then go through the registry's lookup. */
+/* One name can live in two objects (precision.kv_cache is a dtype,
+ * workload.kv_cache a bool), and the registry's name lookup returns the
+ * first; only when that one belongs elsewhere are the canonical names of the
+ * object searched. Aliases (n_embd, d_model) come with the registry lookup. */
 static bool find_option(const char *group, const char *name, vramest_option *out)
 {
+    vramest_option k;
+    const char *g;
+    if (vramest_option_from_name(name, &k) != VRAMEST_OK) return false;
+    if ((g = vramest_option_group(k)) && strcmp(g, group) == 0) {
+        *out = k;
+        return true;
+    }
     uint32_t n = vramest_option_count();
     for (uint32_t i = 0; i < n; i++) {
-        vramest_option k;
-        const char *nm, *g;
-        if (vramest_option_at(i, &k) != VRAMEST_OK) continue;
-        if ((nm = vramest_option_name(k)) && strcmp(nm, name) == 0 && (g = vramest_option_group(k)) &&
-            strcmp(g, group) == 0) {
+        const char *nm;
+        if (vramest_option_at(i, &k) != VRAMEST_OK || !(nm = vramest_option_name(k)) || strcmp(nm, name) != 0)
+            continue;
+        if ((g = vramest_option_group(k)) && strcmp(g, group) == 0) {
             *out = k;
             return true;
         }
-    }
-    vramest_option k;
-    const char *g;
-    if (vramest_option_from_name(name, &k) == VRAMEST_OK && (g = vramest_option_group(k)) && strcmp(g, group) == 0) {
-        *out = k;
-        return true;
     }
     return false;
 }
