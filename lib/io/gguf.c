@@ -1,0 +1,695 @@
+/* GGUF headers (versions 2 and 3; ggml/docs/gguf.md of ggml-org/ggml):
+ *
+ *   "GGUF" | version u32 | tensor_count u64 | kv_count u64
+ *   kv_count x (key: string, value_type u32, value)
+ *   tensor_count x (name: string, n_dims u32, ne[n_dims] u64, ggml_type u32, offset u64)
+ *   padding to general.alignment (default 32), tensor data
+ *
+ * strings are a u64 length and that many bytes; arrays are an element type
+ * u32, a count u64 and the elements (arrays may nest). Only the header is
+ * read: a caller may hand over a prefix and grow it while this reader asks
+ * for more. Everything is little-endian (big-endian GGUF is rejected). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io/files.h"
+#include "precision/precision.h"
+
+enum {
+    T_U8 = 0, T_I8 = 1, T_U16 = 2, T_I16 = 3, T_U32 = 4, T_I32 = 5, T_F32 = 6, T_BOOL = 7,
+    T_STRING = 8, T_ARRAY = 9, T_U64 = 10, T_I64 = 11, T_F64 = 12, T_COUNT_
+};
+
+static const char *const type_names[] = {"u8", "i8", "u16", "i16", "u32", "i32", "f32", "bool",
+                                         "string", "array", "u64", "i64", "f64"};
+static const uint8_t type_sizes[] = {1, 1, 2, 2, 4, 4, 4, 1, 0, 0, 8, 8, 8};
+
+/* Real files hold a few dozen keys; a bound keeps hostile headers from
+ * making the reader allocate per key without limit. */
+#define GGUF_MAX_KV 65536u
+#define GGUF_MAX_KEY 65535u /* the format's own bound on key length */
+#define GGUF_MAX_DIMS 4u    /* GGML_MAX_DIMS */
+#define GGUF_DEFAULT_ALIGNMENT 32u
+
+typedef struct rd {
+    const uint8_t *d;
+    size_t len;
+    uint64_t pos;
+    uint64_t file_size;
+    size_t *needed;
+    const char *what;
+} rd;
+
+typedef struct kv {
+    const char *key; /* into the buffer, not NUL-terminated */
+    uint64_t key_len, at;
+    uint32_t type;
+    bool has_int, has_f;
+    int64_t i;
+    double f;
+    const char *str;
+    uint64_t str_len;
+    uint32_t arr_type;
+    uint64_t arr_n;
+    bool arr_has_max;
+    int64_t arr_max;
+} kv;
+
+typedef struct ti {
+    uint64_t name_off, name_len, at, offset, nbytes;
+    uint32_t ndim, type;
+    uint64_t ne[GGUF_MAX_DIMS];
+} ti;
+
+static int need(rd *r, uint64_t k, const char *item)
+{
+    uint64_t end;
+    if (!vx_add(r->pos, k, &end) || end > VX_MAX_HEADER_BYTES)
+        return vx_fail(VRAMEST_E_LIMIT, "%s: %s at byte %llu needs %llu bytes, past the %u-byte limit on headers",
+                       r->what, item, (unsigned long long)r->pos, (unsigned long long)k, VX_MAX_HEADER_BYTES);
+    if (r->file_size && end > r->file_size)
+        return vx_fail(VRAMEST_E_PARSE, "%s: %s at byte %llu needs %llu bytes but the file ends at byte %llu", r->what,
+                       item, (unsigned long long)r->pos, (unsigned long long)k, (unsigned long long)r->file_size);
+    if (end > r->len) {
+        *r->needed = (size_t)end;
+        return vx_fail(VRAMEST_E_NEED_MORE_DATA, "%s: %s at byte %llu needs bytes up to %llu, %zu given", r->what,
+                       item, (unsigned long long)r->pos, (unsigned long long)end, r->len);
+    }
+    return VRAMEST_OK;
+}
+
+static uint64_t le(const uint8_t *p, int n)
+{
+    uint64_t v = 0;
+    for (int k = n - 1; k >= 0; k--) v = (v << 8) | p[k];
+    return v;
+}
+
+static int rd_u32(rd *r, uint32_t *out, const char *item)
+{
+    int rc = need(r, 4, item);
+    if (rc) return rc;
+    *out = (uint32_t)le(r->d + r->pos, 4);
+    r->pos += 4;
+    return VRAMEST_OK;
+}
+
+static int rd_u64(rd *r, uint64_t *out, const char *item)
+{
+    int rc = need(r, 8, item);
+    if (rc) return rc;
+    *out = le(r->d + r->pos, 8);
+    r->pos += 8;
+    return VRAMEST_OK;
+}
+
+/* A string: returns its offset and length within the buffer. */
+static int rd_str(rd *r, uint64_t *off, uint64_t *len, const char *item)
+{
+    int rc = rd_u64(r, len, item);
+    if (rc) return rc;
+    if ((rc = need(r, *len, item))) return rc;
+    *off = r->pos;
+    r->pos += *len;
+    return VRAMEST_OK;
+}
+
+/* Scalar value of a fixed-size type at p. */
+static void scalar(const uint8_t *p, uint32_t type, kv *v)
+{
+    uint64_t u = le(p, type_sizes[type]);
+    v->has_int = true;
+    switch (type) {
+    case T_U8: case T_U16: case T_U32: case T_BOOL: v->i = (int64_t)u; break;
+    case T_I8: v->i = (int8_t)u; break;
+    case T_I16: v->i = (int16_t)u; break;
+    case T_I32: v->i = (int32_t)u; break;
+    case T_U64: v->i = u > INT64_MAX ? INT64_MAX : (int64_t)u; break;
+    case T_I64: v->i = (int64_t)u; break;
+    case T_F32: {
+        uint32_t b = (uint32_t)u;
+        float f;
+        memcpy(&f, &b, 4);
+        v->has_int = false, v->has_f = true, v->f = f;
+        break;
+    }
+    case T_F64: {
+        double f;
+        memcpy(&f, &u, 8);
+        v->has_int = false, v->has_f = true, v->f = f;
+        break;
+    }
+    default: v->has_int = false;
+    }
+}
+
+static bool is_int_type(uint32_t t)
+{
+    return t <= T_I32 || t == T_U64 || t == T_I64 || t == T_BOOL;
+}
+
+/* Read one value of `type`; `v` (may be NULL) receives scalars, strings and
+ * the summary of a top-level array. */
+static int rd_value(rd *r, uint32_t type, int depth, const char *key, kv *v)
+{
+    char item[160];
+    snprintf(item, sizeof item, "the value of '%.100s'", key);
+    if (type >= T_COUNT_)
+        return vx_fail(VRAMEST_E_PARSE, "%s: unknown value type %u for key '%s' (before byte %llu)", r->what, type, key,
+                       (unsigned long long)r->pos);
+    int rc;
+    if (type == T_STRING) {
+        uint64_t off, len;
+        if ((rc = rd_str(r, &off, &len, item))) return rc;
+        if (v) v->str = (const char *)r->d + off, v->str_len = len;
+        return VRAMEST_OK;
+    }
+    if (type != T_ARRAY) {
+        if ((rc = need(r, type_sizes[type], item))) return rc;
+        if (v) scalar(r->d + r->pos, type, v);
+        r->pos += type_sizes[type];
+        return VRAMEST_OK;
+    }
+    if (depth >= VX_MAX_JSON_DEPTH)
+        return vx_fail(VRAMEST_E_LIMIT, "%s: arrays nested deeper than %d levels in '%s' at byte %llu", r->what,
+                       VX_MAX_JSON_DEPTH, key, (unsigned long long)r->pos);
+    uint64_t arr_at = r->pos;
+    uint32_t et;
+    uint64_t n;
+    if ((rc = rd_u32(r, &et, item)) || (rc = rd_u64(r, &n, item))) return rc;
+    if (et >= T_COUNT_)
+        return vx_fail(VRAMEST_E_PARSE, "%s: array '%s' at byte %llu has unknown element type %u", r->what, key,
+                       (unsigned long long)arr_at, et);
+    if (v) v->arr_type = et, v->arr_n = n;
+    /* Every element takes at least this much: reject absurd counts before looping. */
+    uint64_t min = et == T_STRING ? 8 : et == T_ARRAY ? 12 : type_sizes[et];
+    uint64_t span;
+    if (!vx_mul(n, min, &span)) span = UINT64_MAX;
+    char aitem[200];
+    snprintf(aitem, sizeof aitem, "array '%.100s' of %llu %s elements", key, (unsigned long long)n, type_names[et]);
+    if ((rc = need(r, span, aitem))) return rc;
+    if (et != T_STRING && et != T_ARRAY) {
+        if (v && is_int_type(et) && n > 0) {
+            v->arr_has_max = true;
+            v->arr_max = INT64_MIN;
+            for (uint64_t k = 0; k < n; k++) {
+                kv e = {0};
+                scalar(r->d + r->pos + k * min, et, &e);
+                if (e.i > v->arr_max) v->arr_max = e.i;
+            }
+        }
+        r->pos += span;
+        return VRAMEST_OK;
+    }
+    for (uint64_t k = 0; k < n; k++)
+        if ((rc = rd_value(r, et, depth + 1, key, NULL))) return rc;
+    return VRAMEST_OK;
+}
+
+static int kv_cmp(const void *pa, const void *pb)
+{
+    const kv *a = pa, *b = pb;
+    uint64_t n = a->key_len < b->key_len ? a->key_len : b->key_len;
+    int c = memcmp(a->key, b->key, (size_t)n);
+    if (c) return c;
+    if (a->key_len != b->key_len) return a->key_len < b->key_len ? -1 : 1;
+    return a->at < b->at ? -1 : a->at > b->at;
+}
+
+static const kv *find(const kv *kvs, size_t n, const char *key)
+{
+    size_t len = strlen(key);
+    for (size_t i = 0; i < n; i++)
+        if (kvs[i].key_len == len && memcmp(kvs[i].key, key, len) == 0) return &kvs[i];
+    return NULL;
+}
+
+static const kv *find_a(const kv *kvs, size_t n, const char *arch, const char *suffix)
+{
+    char key[200];
+    snprintf(key, sizeof key, "%s.%s", arch, suffix);
+    return find(kvs, n, key);
+}
+
+/* An integer of a scalar or (per-layer) array value: the array's maximum. */
+static bool int_of(const kv *v, int64_t *out)
+{
+    if (!v) return false;
+    if (v->type == T_ARRAY) {
+        if (!v->arr_has_max) return false;
+        *out = v->arr_max;
+        return true;
+    }
+    if (!v->has_int) return false;
+    *out = v->i;
+    return true;
+}
+
+typedef struct arch_map {
+    const char *gguf;
+    int family;
+} arch_map;
+
+/* general.architecture (llama.cpp LLM_ARCH_NAMES) -> family. */
+static const arch_map arches[] = {
+    {"llama", VX_FAM_LLAMA},       {"mistral", VX_FAM_MISTRAL},   {"qwen2", VX_FAM_QWEN2},
+    {"qwen2moe", VX_FAM_QWEN2_MOE}, {"qwen3", VX_FAM_QWEN3},       {"qwen3moe", VX_FAM_QWEN3_MOE},
+    {"gemma", VX_FAM_GEMMA},       {"gemma2", VX_FAM_GEMMA2},     {"gemma3", VX_FAM_GEMMA3},
+    {"phi2", VX_FAM_PHI},          {"phi3", VX_FAM_PHI3},         {"gpt2", VX_FAM_GPT2},
+    {"starcoder", VX_FAM_GPT_BIGCODE}, {"bloom", VX_FAM_BLOOM},   {"falcon", VX_FAM_FALCON},
+    {"gptneox", VX_FAM_GPT_NEOX},  {"deepseek2", VX_FAM_DEEPSEEK_V2}, {"chatglm", VX_FAM_CHATGLM},
+    {"bert", VX_FAM_BERT},         {"t5", VX_FAM_T5},             {"gptj", VX_FAM_GPTJ},
+    {"codegen", VX_FAM_CODEGEN},   {"opt", VX_FAM_OPT},
+};
+
+static int add_opt(vx_fileset *fs, vramest_option key, int64_t i, bool structural, const kv *src)
+{
+    if (fs->n_opts >= VX_FILE_OPTS) return vx_fail(VRAMEST_E_INTERNAL, "GGUF: too many architecture values");
+    vx_file_opt *o = &fs->opts[fs->n_opts++];
+    memset(o, 0, sizeof *o);
+    o->key = key;
+    o->i = i;
+    o->structural = structural;
+    if (src) {
+        o->at = src->at;
+        snprintf(o->src, sizeof o->src, "%.*s", (int)(src->key_len > 79 ? 79 : src->key_len), src->key);
+    } else {
+        snprintf(o->src, sizeof o->src, "general.architecture");
+    }
+    return VRAMEST_OK;
+}
+
+static int add_f(vx_fileset *fs, vramest_option key, double f, const kv *src)
+{
+    int rc = add_opt(fs, key, 0, false, src);
+    if (rc) return rc;
+    fs->opts[fs->n_opts - 1].is_f = true;
+    fs->opts[fs->n_opts - 1].f = f;
+    return VRAMEST_OK;
+}
+
+/* Architecture values of the metadata -> model options. */
+static int arch_options(vx_fileset *fs, const kv *kvs, size_t n, const char *what)
+{
+    const kv *a = find(kvs, n, "general.architecture");
+    if (!a) return vx_fail(VRAMEST_E_PARSE, "%s: no general.architecture key", what);
+    if (a->type != T_STRING)
+        return vx_fail(VRAMEST_E_PARSE, "%s: general.architecture (byte %llu) is a %s, not a string", what,
+                       (unsigned long long)a->at, a->type < T_COUNT_ ? type_names[a->type] : "?");
+    char arch[64];
+    if (a->str_len >= sizeof arch || memchr(a->str, 0, (size_t)a->str_len))
+        return vx_fail(VRAMEST_E_UNKNOWN_MODEL_TYPE, "%s: general.architecture (byte %llu) is not a known architecture",
+                       what, (unsigned long long)a->at);
+    memcpy(arch, a->str, (size_t)a->str_len);
+    arch[a->str_len] = '\0';
+    int family = 0;
+    for (size_t i = 0; i < VX_ARRAY_LEN(arches); i++)
+        if (strcmp(arches[i].gguf, arch) == 0) family = arches[i].family;
+    if (!family) {
+        char list[512];
+        size_t used = 0;
+        list[0] = '\0';
+        for (size_t i = 0; i < VX_ARRAY_LEN(arches) && used + 16 < sizeof list; i++)
+            used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", arches[i].gguf);
+        return vx_fail(VRAMEST_E_UNKNOWN_MODEL_TYPE, "%s: general.architecture '%s' (byte %llu) is not supported (supported: %s)",
+                       what, arch, (unsigned long long)a->at, list);
+    }
+    int64_t v, kl = 0, vl = 0;
+    int rc;
+    const kv *s;
+    bool has_kl = int_of(find_a(kvs, n, arch, "attention.key_length"), &kl);
+    bool has_vl = int_of(find_a(kvs, n, arch, "attention.value_length"), &vl);
+    int64_t experts = 0;
+    int_of(find_a(kvs, n, arch, "expert_count"), &experts);
+    if (family == VX_FAM_LLAMA && experts > 0) family = VX_FAM_MIXTRAL;
+    if (family == VX_FAM_DEEPSEEK_V2) {
+        /* DeepSeek-V3 converts to the deepseek2 architecture with sigmoid gating (2). */
+        int64_t gating = 0;
+        if (int_of(find_a(kvs, n, arch, "expert_gating_func"), &gating) && gating == 2) family = VX_FAM_DEEPSEEK_V3;
+    }
+    if ((rc = add_opt(fs, VRAMEST_MODEL_MODEL_TYPE, family, true, a))) return rc;
+    fs->encoder_only = family == VX_FAM_BERT;
+
+    struct { const char *suffix; vramest_option key; bool structural; } plain[] = {
+        {"block_count", VRAMEST_MODEL_NUM_HIDDEN_LAYERS, true},
+        {"decoder_block_count", VRAMEST_MODEL_NUM_DECODER_LAYERS, true},
+        {"embedding_length", VRAMEST_MODEL_HIDDEN_SIZE, true},
+        {"feed_forward_length", VRAMEST_MODEL_INTERMEDIATE_SIZE, true},
+        {"attention.head_count", VRAMEST_MODEL_NUM_ATTENTION_HEADS, true},
+        {"expert_count", VRAMEST_MODEL_NUM_LOCAL_EXPERTS, true},
+        {"vocab_size", VRAMEST_MODEL_VOCAB_SIZE, true},
+        {"context_length", VRAMEST_MODEL_MAX_POSITION_EMBEDDINGS, false},
+        {"expert_used_count", VRAMEST_MODEL_NUM_EXPERTS_PER_TOK, false},
+        {"expert_feed_forward_length", VRAMEST_MODEL_MOE_INTERMEDIATE_SIZE, false},
+        {"expert_shared_count", VRAMEST_MODEL_N_SHARED_EXPERTS, false},
+        {"expert_shared_feed_forward_length", VRAMEST_MODEL_SHARED_EXPERT_INTERMEDIATE_SIZE, false},
+        {"leading_dense_block_count", VRAMEST_MODEL_FIRST_K_DENSE_REPLACE, false},
+        {"attention.sliding_window", VRAMEST_MODEL_SLIDING_WINDOW, false},
+        {"attention.kv_lora_rank", VRAMEST_MODEL_KV_LORA_RANK, false},
+        {"attention.q_lora_rank", VRAMEST_MODEL_Q_LORA_RANK, false},
+    };
+    for (size_t i = 0; i < VX_ARRAY_LEN(plain); i++) {
+        s = find_a(kvs, n, arch, plain[i].suffix);
+        if (!int_of(s, &v)) continue;
+        /* Zeros mean "none" in GGUF (no sliding window, no q LoRA); leave the option unset. */
+        if (v <= 0) continue;
+        if ((rc = add_opt(fs, plain[i].key, v, plain[i].structural, s))) return rc;
+    }
+    /* MLA files store head_count_kv = 1 (the compressed latent is shared). */
+    s = find_a(kvs, n, arch, "attention.head_count_kv");
+    int64_t kvh = 0;
+    if (int_of(s, &kvh) && kvh > 0 && family != VX_FAM_DEEPSEEK_V2 && family != VX_FAM_DEEPSEEK_V3) {
+        if ((rc = add_opt(fs, VRAMEST_MODEL_NUM_KEY_VALUE_HEADS, kvh, true, s))) return rc;
+        if (family == VX_FAM_FALCON && (rc = add_opt(fs, VRAMEST_MODEL_NEW_DECODER_ARCHITECTURE, kvh > 1, false, s)))
+            return rc;
+        if ((family == VX_FAM_FALCON || family == VX_FAM_GPT_BIGCODE) &&
+            (rc = add_opt(fs, VRAMEST_MODEL_MULTI_QUERY, kvh == 1, false, s)))
+            return rc;
+    }
+    if (family == VX_FAM_DEEPSEEK_V2 || family == VX_FAM_DEEPSEEK_V3) {
+        /* Newer conversions keep the MLA head sizes under *_mla and store
+         * the absorbed (MQA) sizes under key_length / value_length. */
+        int64_t klm, vlm;
+        if (int_of(find_a(kvs, n, arch, "attention.key_length_mla"), &klm)) kl = klm, has_kl = true;
+        if (int_of(find_a(kvs, n, arch, "attention.value_length_mla"), &vlm)) vl = vlm, has_vl = true;
+        int64_t rope = 0;
+        s = find_a(kvs, n, arch, "rope.dimension_count");
+        if (int_of(s, &rope) && rope > 0) {
+            if ((rc = add_opt(fs, VRAMEST_MODEL_QK_ROPE_HEAD_DIM, rope, false, s))) return rc;
+            if (has_kl && kl > rope &&
+                (rc = add_opt(fs, VRAMEST_MODEL_QK_NOPE_HEAD_DIM, kl - rope, false,
+                              find_a(kvs, n, arch, "attention.key_length"))))
+                return rc;
+        }
+        if (has_vl && vl > 0 &&
+            (rc = add_opt(fs, VRAMEST_MODEL_V_HEAD_DIM, vl, false, find_a(kvs, n, arch, "attention.value_length"))))
+            return rc;
+    } else {
+        if (has_kl && kl > 0 && (!has_vl || vl == kl) &&
+            (rc = add_opt(fs, VRAMEST_MODEL_HEAD_DIM, kl, false, find_a(kvs, n, arch, "attention.key_length"))))
+            return rc;
+        s = find_a(kvs, n, arch, "rope.dimension_count");
+        if ((family == VX_FAM_GPTJ || family == VX_FAM_PHI || family == VX_FAM_CODEGEN) && int_of(s, &v) && v > 0 &&
+            (rc = add_opt(fs, VRAMEST_MODEL_ROTARY_DIM, v, false, s)))
+            return rc;
+    }
+    s = find_a(kvs, n, arch, "final_logit_softcapping");
+    if (s && s->has_f && s->f > 0 && (rc = add_f(fs, VRAMEST_MODEL_FINAL_LOGIT_SOFTCAPPING, s->f, s))) return rc;
+    /* Without an explicit vocab_size, the tokenizer's token list counts it;
+     * parse.c prefers the embedding's rows when the file has one. */
+    s = find(kvs, n, "tokenizer.ggml.tokens");
+    if (s && s->type == T_ARRAY && s->arr_n > 0 && !find_a(kvs, n, arch, "vocab_size"))
+        fs->gguf_tokens = s->arr_n;
+    s = find(kvs, n, "general.name");
+    if (s && s->type == T_STRING) {
+        size_t len = s->str_len < sizeof fs->name - 1 ? (size_t)s->str_len : sizeof fs->name - 1;
+        memcpy(fs->name, s->str, len);
+        fs->name[len] = '\0';
+        if (!vx_utf8_valid(fs->name, len, NULL) || memchr(fs->name, 0, len)) fs->name[0] = '\0';
+    }
+    return VRAMEST_OK;
+}
+
+static int ti_offset_cmp(const void *pa, const void *pb)
+{
+    const ti *a = *(const ti *const *)pa, *b = *(const ti *const *)pb;
+    if (a->offset != b->offset) return a->offset < b->offset ? -1 : 1;
+    return a->nbytes < b->nbytes ? -1 : a->nbytes > b->nbytes;
+}
+
+static int grow(void **p, size_t *cap, size_t need_n, size_t elem)
+{
+    if (need_n <= *cap) return VRAMEST_OK;
+    size_t nc = *cap ? *cap * 2 : 64;
+    while (nc < need_n) nc *= 2;
+    void *np = realloc(*p, nc * elem);
+    if (!np) return vx_fail(VRAMEST_E_NOMEM, "GGUF reader: out of memory");
+    *p = np;
+    *cap = nc;
+    return VRAMEST_OK;
+}
+
+static int read_header(vx_fileset *fs, rd *r, kv **kvs_out, size_t *n_kv_out, ti **tis_out, size_t *n_ti_out,
+                       uint16_t src)
+{
+    const char *what = r->what;
+    int rc;
+    if (r->len < 4 && memcmp(r->d, "GGUF", r->len) == 0 && (!r->file_size || r->file_size >= 4)) {
+        *r->needed = 4;
+        return vx_fail(VRAMEST_E_NEED_MORE_DATA, "%s: %zu of the 4 magic bytes", what, r->len);
+    }
+    if (r->len < 4 || memcmp(r->d, "GGUF", 4) != 0) {
+        char shown[20] = "";
+        size_t k = r->len < 4 ? r->len : 4;
+        for (size_t i = 0; i < k; i++)
+            snprintf(shown + i * 4, sizeof shown - i * 4, "\\x%02x", r->d[i]);
+        return vx_fail(VRAMEST_E_PARSE, "%s: wrong magic '%s' at byte 0 (expected 'GGUF')", what, shown);
+    }
+    r->pos = 4;
+    uint32_t version;
+    uint64_t n_tensors, n_kv;
+    if ((rc = rd_u32(r, &version, "the version"))) return rc;
+    if (version == 1)
+        return vx_fail(VRAMEST_E_UNSUPPORTED, "%s: GGUF version 1 (byte 4) is not supported (v1 used 32-bit counts; "
+                       "re-convert the model with a current llama.cpp)", what);
+    if ((version & 0xFFFFu) == 0 && (version >> 16) != 0)
+        return vx_fail(VRAMEST_E_UNSUPPORTED, "%s: big-endian GGUF (version bytes 0x%08x at byte 4) is not supported",
+                       what, version);
+    if (version != 2 && version != 3)
+        return vx_fail(VRAMEST_E_UNSUPPORTED, "%s: GGUF version %u (byte 4) is not supported (2 and 3 are)", what,
+                       version);
+    if ((rc = rd_u64(r, &n_tensors, "the tensor count")) || (rc = rd_u64(r, &n_kv, "the metadata count"))) return rc;
+    if (n_tensors > VX_MAX_TENSORS)
+        return vx_fail(VRAMEST_E_LIMIT, "%s: tensor count %llu (byte 8) exceeds the limit of %u", what,
+                       (unsigned long long)n_tensors, VX_MAX_TENSORS);
+    if (n_kv > GGUF_MAX_KV)
+        return vx_fail(VRAMEST_E_LIMIT, "%s: metadata count %llu (byte 16) exceeds the limit of %u", what,
+                       (unsigned long long)n_kv, GGUF_MAX_KV);
+
+    kv *kvs = NULL;
+    size_t cap_kv = 0;
+    *kvs_out = NULL, *n_kv_out = 0;
+    for (uint64_t k = 0; k < n_kv; k++) {
+        if ((rc = grow((void **)&kvs, &cap_kv, (size_t)k + 1, sizeof *kvs))) break;
+        *kvs_out = kvs;
+        kv *v = &kvs[k];
+        memset(v, 0, sizeof *v);
+        v->at = r->pos;
+        uint64_t off, len;
+        if ((rc = rd_u64(r, &len, "a metadata key"))) break;
+        if (len > GGUF_MAX_KEY) {
+            rc = vx_fail(VRAMEST_E_LIMIT, "%s: metadata key %llu at byte %llu is %llu bytes long (limit %u)", what,
+                         (unsigned long long)k, (unsigned long long)v->at, (unsigned long long)len, GGUF_MAX_KEY);
+            break;
+        }
+        if ((rc = need(r, len, "a metadata key"))) break;
+        off = r->pos;
+        r->pos += len;
+        v->key = (const char *)r->d + off;
+        v->key_len = len;
+        size_t bad;
+        if (len == 0 || memchr(v->key, 0, (size_t)len) || !vx_utf8_valid(v->key, (size_t)len, &bad)) {
+            rc = vx_fail(VRAMEST_E_PARSE, "%s: metadata key %llu at byte %llu is empty or not valid UTF-8", what,
+                         (unsigned long long)k, (unsigned long long)v->at);
+            break;
+        }
+        char key[120];
+        snprintf(key, sizeof key, "%.*s", (int)(len > 100 ? 100 : len), v->key);
+        if ((rc = rd_u32(r, &v->type, "a value type"))) break;
+        if ((rc = rd_value(r, v->type, 0, key, v))) break;
+        *n_kv_out = (size_t)k + 1;
+    }
+    if (rc) return rc;
+    /* Duplicate keys: the reference reader (ggml gguf.c) rejects them. */
+    if (*n_kv_out > 1) {
+        kv *sorted = malloc(*n_kv_out * sizeof *sorted);
+        if (!sorted) return vx_fail(VRAMEST_E_NOMEM, "GGUF reader: out of memory");
+        memcpy(sorted, kvs, *n_kv_out * sizeof *sorted);
+        qsort(sorted, *n_kv_out, sizeof *sorted, kv_cmp);
+        for (size_t i = 1; i < *n_kv_out && !rc; i++)
+            if (sorted[i].key_len == sorted[i - 1].key_len &&
+                memcmp(sorted[i].key, sorted[i - 1].key, (size_t)sorted[i].key_len) == 0)
+                rc = vx_fail(VRAMEST_E_PARSE, "%s: duplicate metadata key '%.*s' at bytes %llu and %llu", what,
+                             (int)(sorted[i].key_len > 100 ? 100 : sorted[i].key_len), sorted[i].key,
+                             (unsigned long long)sorted[i - 1].at, (unsigned long long)sorted[i].at);
+        free(sorted);
+        if (rc) return rc;
+    }
+    uint64_t alignment = GGUF_DEFAULT_ALIGNMENT;
+    const kv *al = find(kvs, *n_kv_out, "general.alignment");
+    if (al) {
+        if (al->type != T_U32 || al->i == 0 || (al->i & (al->i - 1)) != 0)
+            return vx_fail(VRAMEST_E_PARSE, "%s: general.alignment (byte %llu) must be a u32 power of two", what,
+                           (unsigned long long)al->at);
+        alignment = (uint64_t)al->i;
+    }
+
+    ti *tis = NULL;
+    size_t cap_ti = 0;
+    *tis_out = NULL, *n_ti_out = 0;
+    for (uint64_t k = 0; k < n_tensors; k++) {
+        if ((rc = grow((void **)&tis, &cap_ti, (size_t)k + 1, sizeof *tis))) return rc;
+        *tis_out = tis;
+        ti *t = &tis[k];
+        memset(t, 0, sizeof *t);
+        t->at = r->pos;
+        if ((rc = rd_u64(r, &t->name_len, "a tensor name"))) return rc;
+        if (t->name_len > VX_MAX_NAME)
+            return vx_fail(VRAMEST_E_LIMIT, "%s: tensor %llu at byte %llu has a %llu-byte name (limit %u)", what,
+                           (unsigned long long)k, (unsigned long long)t->at, (unsigned long long)t->name_len,
+                           VX_MAX_NAME);
+        if ((rc = need(r, t->name_len, "a tensor name"))) return rc;
+        t->name_off = r->pos;
+        r->pos += t->name_len;
+        const char *name = (const char *)r->d + t->name_off;
+        char shown[VX_MAX_NAME + 1];
+        memcpy(shown, name, (size_t)t->name_len);
+        shown[t->name_len] = '\0';
+        if (t->name_len == 0 || memchr(name, 0, (size_t)t->name_len) ||
+            !vx_utf8_valid(name, (size_t)t->name_len, NULL))
+            return vx_fail(VRAMEST_E_PARSE, "%s: tensor %llu at byte %llu: its name is empty or not valid UTF-8", what,
+                           (unsigned long long)k, (unsigned long long)t->at);
+        if ((rc = rd_u32(r, &t->ndim, "a dimension count"))) return rc;
+        if (t->ndim > GGUF_MAX_DIMS)
+            return vx_fail(VRAMEST_E_PARSE, "%s: tensor '%s' at byte %llu has %u dimensions (at most %u)", what, shown,
+                           (unsigned long long)t->at, t->ndim, GGUF_MAX_DIMS);
+        uint64_t elems = 1;
+        for (uint32_t d = 0; d < t->ndim; d++) {
+            if ((rc = rd_u64(r, &t->ne[d], "a dimension"))) return rc;
+            if (t->ne[d] > (uint64_t)VX_MAX_DIM)
+                return vx_fail(VRAMEST_E_LIMIT, "%s: tensor '%s' at byte %llu: dimension %u is %llu (%s; limit %lld)",
+                               what, shown, (unsigned long long)t->at, d, (unsigned long long)t->ne[d],
+                               (int64_t)t->ne[d] < 0 ? "negative as int64" : "too large", (long long)VX_MAX_DIM);
+            if (!vx_mul(elems, t->ne[d], &elems))
+                return vx_fail(VRAMEST_E_OVERFLOW, "%s: tensor '%s' at byte %llu has more than 2^64 elements", what,
+                               shown, (unsigned long long)t->at);
+        }
+        uint64_t type_at = r->pos;
+        if ((rc = rd_u32(r, &t->type, "a tensor type"))) return rc;
+        const vx_dtype_info *dt = t->type < 1000 ? vx_dtype(100 + (int)t->type) : NULL;
+        if (!dt || dt->is_policy || !dt->block_elems)
+            return vx_fail(VRAMEST_E_UNSUPPORTED, "%s: tensor '%s' at byte %llu has unknown ggml type %u (byte %llu)",
+                           what, shown, (unsigned long long)t->at, t->type, (unsigned long long)type_at);
+        uint64_t ne0 = t->ndim ? t->ne[0] : 1;
+        if (ne0 % dt->block_elems)
+            return vx_fail(VRAMEST_E_PARSE, "%s: tensor '%s' at byte %llu: rows of %llu elements are not whole %s blocks "
+                           "of %u", what, shown, (unsigned long long)t->at, (unsigned long long)ne0, dt->name,
+                           dt->block_elems);
+        uint64_t bytes;
+        if (!vx_mul(elems / dt->block_elems, dt->block_bytes, &bytes))
+            return vx_fail(VRAMEST_E_OVERFLOW, "%s: tensor '%s' at byte %llu: %llu elements of %s overflow 64 bits", what,
+                           shown, (unsigned long long)t->at, (unsigned long long)elems, dt->name);
+        t->nbytes = vx_dtype_bytes(100 + (int)t->type, elems);
+        if (t->nbytes != bytes)
+            return vx_fail(VRAMEST_E_INTERNAL, "%s: tensor '%s': the dtype table sizes %llu elements of %s as %llu bytes, "
+                           "expected %llu", what, shown, (unsigned long long)elems, dt->name,
+                           (unsigned long long)t->nbytes, (unsigned long long)bytes);
+        uint64_t off_at = r->pos;
+        if ((rc = rd_u64(r, &t->offset, "a tensor offset"))) return rc;
+        if (t->offset % alignment)
+            return vx_fail(VRAMEST_E_PARSE, "%s: tensor '%s': offset %llu (byte %llu) is not a multiple of the alignment %llu",
+                           what, shown, (unsigned long long)t->offset, (unsigned long long)off_at,
+                           (unsigned long long)alignment);
+        if (t->offset > UINT64_MAX - t->nbytes)
+            return vx_fail(VRAMEST_E_OVERFLOW, "%s: tensor '%s': offset %llu (byte %llu) plus its size overflows", what,
+                           shown, (unsigned long long)t->offset, (unsigned long long)off_at);
+        *n_ti_out = (size_t)k + 1;
+    }
+    uint64_t data_start = vx_round_up(r->pos, alignment);
+    /* Tensor data may not overlap, and must lie within the file. */
+    size_t nt = *n_ti_out;
+    if (nt) {
+        const ti **v = malloc(nt * sizeof *v);
+        if (!v) return vx_fail(VRAMEST_E_NOMEM, "GGUF reader: out of memory");
+        for (size_t i = 0; i < nt; i++) v[i] = &tis[i];
+        qsort(v, nt, sizeof *v, ti_offset_cmp);
+        for (size_t i = 1; i < nt && !rc; i++)
+            if (v[i]->offset < v[i - 1]->offset + v[i - 1]->nbytes)
+                rc = vx_fail(VRAMEST_E_PARSE,
+                             "%s: tensor '%.*s' (byte %llu) at data offset %llu overlaps tensor '%.*s' (byte %llu, "
+                             "data [%llu, %llu))",
+                             what, (int)v[i]->name_len, (const char *)r->d + v[i]->name_off,
+                             (unsigned long long)v[i]->at, (unsigned long long)v[i]->offset,
+                             (int)v[i - 1]->name_len, (const char *)r->d + v[i - 1]->name_off,
+                             (unsigned long long)v[i - 1]->at, (unsigned long long)v[i - 1]->offset,
+                             (unsigned long long)(v[i - 1]->offset + v[i - 1]->nbytes));
+        const ti *last = v[nt - 1];
+        uint64_t end = last->offset + last->nbytes;
+        if (!rc && r->file_size && (data_start > r->file_size || end > r->file_size - data_start))
+            rc = vx_fail(VRAMEST_E_PARSE, "%s: tensor '%.*s' (byte %llu) ends at byte %llu, past the end of the %llu-byte file",
+                         what, (int)last->name_len, (const char *)r->d + last->name_off, (unsigned long long)last->at,
+                         (unsigned long long)vx_sat_add(data_start, end), (unsigned long long)r->file_size);
+        free(v);
+        if (rc) return rc;
+    }
+    (void)fs;
+    (void)src;
+    return VRAMEST_OK;
+}
+
+int vx_gguf_read(vx_fileset *fs, const uint8_t *data, size_t len, uint64_t file_size, bool arch, size_t *needed)
+{
+    uint16_t src = fs->n_sources ? (uint16_t)(fs->n_sources - 1) : 0;
+    rd r = {data, len, 0, file_size, needed, vx_fileset_label(fs, src)};
+    kv *kvs = NULL;
+    ti *tis = NULL;
+    size_t n_kv = 0, n_ti = 0;
+    char *names = NULL;
+    int rc = read_header(fs, &r, &kvs, &n_kv, &tis, &n_ti, src);
+    if (rc) goto out;
+    if (arch && (rc = arch_options(fs, kvs, n_kv, r.what))) goto out;
+    int64_t splits = 0;
+    if (int_of(find(kvs, n_kv, "split.count"), &splits) && splits > 1) fs->gguf_split = true;
+    /* Names move to one NUL-terminated arena owned by the set: the buffer
+     * is the caller's. */
+    size_t total = 0;
+    for (size_t i = 0; i < n_ti; i++) total += (size_t)tis[i].name_len + 1;
+    names = malloc(total ? total : 1);
+    if (!names) {
+        rc = vx_fail(VRAMEST_E_NOMEM, "GGUF reader: out of memory");
+        goto out;
+    }
+    char *arena = names;
+    if ((rc = vx_fileset_keep(fs, names))) {
+        names = NULL;
+        goto out;
+    }
+    names = NULL;
+    size_t from = fs->n;
+    for (size_t i = 0; i < n_ti; i++) {
+        const ti *t = &tis[i];
+        vx_raw_tensor raw = {0};
+        memcpy(arena, data + t->name_off, (size_t)t->name_len);
+        arena[t->name_len] = '\0';
+        raw.name = arena;
+        raw.name_len = (uint32_t)t->name_len;
+        arena += t->name_len + 1;
+        raw.at = t->at;
+        raw.begin = t->offset;
+        raw.nbytes = t->nbytes;
+        raw.shard = src;
+        raw.gguf = 1;
+        raw.dtype = (int16_t)(100 + (int)t->type);
+        raw.ndim = (uint8_t)t->ndim;
+        /* ggml ne[] is innermost first; the inventory is outermost first. */
+        raw.dims[0] = raw.dims[1] = raw.dims[2] = 1;
+        if (t->ndim == 1) {
+            raw.dims[0] = (int64_t)t->ne[0];
+        } else if (t->ndim == 2) {
+            raw.dims[0] = (int64_t)t->ne[1], raw.dims[1] = (int64_t)t->ne[0];
+        } else if (t->ndim >= 3) {
+            raw.dims[0] = (int64_t)t->ne[t->ndim - 1];
+            raw.dims[1] = (int64_t)t->ne[t->ndim - 2];
+            raw.dims[2] = (int64_t)t->ne[0];
+            if (t->ndim == 4) raw.dims[1] *= (int64_t)t->ne[1]; /* bounded by the element count */
+        }
+        if ((rc = vx_fileset_push(fs, &raw))) goto out;
+    }
+    rc = vx_fileset_check_dups(fs, from);
+out:
+    free(names);
+    free(kvs);
+    free(tis);
+    return rc;
+}
