@@ -517,13 +517,16 @@ Test(llama_cpp, compute_buffer_matches_a_logged_context)
     ok(&f, "{\"model\":\"mistral-7b-v0.1\",\"precision\":{\"weights\":\"q4_k_m\"},\"workload\":{\"mode\":\"infer\"},"
            "\"runtime\":{\"framework\":\"llama.cpp\",\"n_ctx\":2048,\"n_ubatch\":512}}");
     double a = (double)cat(&f, VRAMEST_DEV_GPU, VRAMEST_CAT_ACTIVATIONS) / MIB;
+    double ha = (double)cat(&f, VRAMEST_DEV_HOST, VRAMEST_CAT_ACTIVATIONS) / MIB;
     done(&f);
     ok(&f, "{\"model\":\"mistral-7b-v0.1\",\"precision\":{\"weights\":\"q4_k_m\"},\"workload\":{\"mode\":\"infer\"},"
            "\"runtime\":{\"framework\":\"llama.cpp\",\"n_ctx\":32768,\"n_ubatch\":512}}");
     double b = (double)cat(&f, VRAMEST_DEV_GPU, VRAMEST_CAT_ACTIVATIONS) / MIB;
     done(&f);
-    cr_assert(a > 164 * 0.9 && a < 164 * 1.1, "%.1f MiB", a);
-    cr_assert(b > 2144 * 0.95 && b < 2144 * 1.05, "%.1f MiB", b);
+    /* the constant term was fitted on the first point, the slope is not */
+    cr_assert(a > 164 * 0.99 && a < 164 * 1.01, "%.1f MiB", a);
+    cr_assert(b > 2144 * 0.99 && b < 2144 * 1.01, "%.1f MiB", b);
+    cr_assert(ha > 12.01 * 0.98 && ha < 12.01 * 1.02, "host %.2f MiB", ha);
 }
 
 /* ---- monotone in every workload size (solvers bisect on them) ---- */
