@@ -366,6 +366,24 @@ VRAMEST_API int
 vramest_option_from_name(const char *name, vramest_option *out);
 
 /**
+ * @brief Find an option by name among the options of one kind of handle.
+ *
+ * A few names exist for two handles, as in the job-spec format: `kv_cache`
+ * is a precision dtype and a workload switch, `num_labels` a model and a
+ * workload value. vramest_option_from_name() returns the first; bindings
+ * that know the handle they set use this.
+ * @param[in] handle a ::vramest_handle_kind.
+ * @param[in] name NUL-terminated UTF-8 name or alias.
+ * @param[out] out the key.
+ * @retval VRAMEST_OK found
+ * @retval VRAMEST_E_UNKNOWN_OPTION no option of that handle has this name
+ * @retval VRAMEST_E_INVALID_ARG NULL argument or unknown handle kind
+ * @since 1.0
+ */
+VRAMEST_API int
+vramest_option_lookup(int handle, const char *name, vramest_option *out);
+
+/**
  * @brief The canonical name of an option.
  * @param[in] key the option.
  * @return a static string, or NULL for an unknown key.
@@ -1397,6 +1415,10 @@ vramest_advise_json(const vramest_model *model, const vramest_precision *prec, c
 
 /**
  * @brief Read a job spec into three new handles.
+ *
+ * `out_model` may be NULL: the "model" member must still be present, but is
+ * not read — for schedulers that cache parsed models by their spec text and
+ * only need each job's precision and workload.
  * @param[in] json the spec (UTF-8, need not be NUL-terminated).
  * @param[in] len its length in bytes.
  * @param[out] out_model, out_prec, out_cfg new handles the caller owns.

@@ -323,6 +323,22 @@ VRAMEST_API int vramest_option_from_name(const char *name, vramest_option *out)
     return VRAMEST_OK;
 }
 
+VRAMEST_API int vramest_option_lookup(int handle, const char *name, vramest_option *out)
+{
+    if (!name || !out) return vx_fail(VRAMEST_E_INVALID_ARG, "vramest_option_lookup: NULL argument");
+    if (handle < VRAMEST_HANDLE_MODEL || handle > VRAMEST_HANDLE_CONFIG)
+        return vx_fail(VRAMEST_E_INVALID_ARG, "vramest_option_lookup: unknown handle kind %d", handle);
+    const vx_table *t = &tables[handle - 1];
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < *t->count; i++)
+            if (pass ? vx_in_list(t->rows[i].aliases, name) : !strcmp(t->rows[i].name, name)) {
+                *out = t->rows[i].key;
+                return VRAMEST_OK;
+            }
+    static const char *kinds[] = {"?", "model", "precision", "config"};
+    return vx_fail(VRAMEST_E_UNKNOWN_OPTION, "no %s option is named '%s'", kinds[handle], name);
+}
+
 VRAMEST_API const char *vramest_option_name(vramest_option key)
 {
     const vx_option_def *d = vx_option_find(key, NULL);

@@ -11,6 +11,7 @@
 
 #include "io/files.h"
 #include "io/spec.h"
+#include "solve/solve.h"
 
 /* Owned by vx_spec_read until handed to the caller. */
 typedef struct spec_handles {
@@ -22,7 +23,8 @@ typedef struct spec_handles {
 static const char *const top_keys[] = {"model", "precision", "workload", "parallel", "device", "runtime", "solve"};
 static const char *const model_sources[] = {"hf_config", "hf_config_file", "safetensors", "gguf", "path", "arch"};
 /* What "solve": {"max": ...} may search (design.md §6). */
-static const char *const solve_keys[] = {"batch_size", "seq_len", "prompt_len", "gen_len", "gpus"};
+static const char *const solve_keys[] = {"batch_size", "seq_len",   "prompt_len",   "gen_len", "gpus",
+                                          "beams",      "lora_rank", "max_num_seqs", "max_model_len", "n_ctx"};
 
 /* ---- messages ---- */
 
@@ -513,7 +515,7 @@ static int read_solve(json_object *v, vx_spec_solve *solve)
             if (!max)
                 return vx_fail(VRAMEST_E_UNKNOWN_NAME,
                                "spec: solve.max: cannot search \"%s\" (valid: batch_size, seq_len, prompt_len, "
-                               "gen_len, gpus)",
+                               "gen_len, gpus, beams, lora_rank, max_num_seqs, max_model_len, n_ctx)",
                                Q(s, qb));
         } else if (strcmp(name, "advice") == 0) {
             if (!json_object_is_type(sv, json_type_boolean))
@@ -685,7 +687,7 @@ static int parse_json(const char *json, size_t len, json_object **out)
     return VRAMEST_OK;
 }
 
-static int read_spec(json_object *root, spec_handles *h, vx_spec_solve *solve)
+static int read_spec(json_object *root, spec_handles *h, vx_spec_solve *solve, bool want_model)
 {
     int rc;
     if (!json_object_is_type(root, json_type_object))
@@ -718,6 +720,7 @@ static int read_spec(json_object *root, spec_handles *h, vx_spec_solve *solve)
     }
     if (json_object_object_get_ex(root, "device", &v) && (rc = read_device(h, v))) return rc;
 
+    if (!want_model) return VRAMEST_OK; /* the caller has this model already */
     json_object_object_get_ex(root, "model", &v);
     if ((rc = read_model(h, v))) return rc;
     if ((rc = vramest_model_validate(h->m))) return vx_fail_prefix(rc, "spec: model: ");
@@ -731,7 +734,7 @@ int vx_spec_read(const char *json, size_t len, vramest_model **out_model, vrames
     if (out_prec) *out_prec = NULL;
     if (out_cfg) *out_cfg = NULL;
     if (out_solve) *out_solve = (vx_spec_solve){VX_SOLVE_NONE, (vramest_option)0, NULL};
-    if (!out_model || !out_prec || !out_cfg || !out_solve)
+    if (!out_prec || !out_cfg || !out_solve)
         return vx_fail(VRAMEST_E_INVALID_ARG, "vramest_spec_parse: NULL output pointer");
     if (!json && len) return vx_fail(VRAMEST_E_INVALID_ARG, "vramest_spec_parse: json is NULL");
     if (len > VX_MAX_SPEC_BYTES)
@@ -744,7 +747,7 @@ int vx_spec_read(const char *json, size_t len, vramest_model **out_model, vrames
     if (rc) return rc;
     spec_handles h = {NULL, NULL, NULL};
     vx_spec_solve solve = {VX_SOLVE_NONE, (vramest_option)0, NULL};
-    rc = read_spec(root, &h, &solve);
+    rc = read_spec(root, &h, &solve, out_model != NULL);
     json_object_put(root);
     if (rc) {
         vramest_model_free(h.m);
@@ -752,7 +755,7 @@ int vx_spec_read(const char *json, size_t len, vramest_model **out_model, vrames
         vramest_config_free(h.c);
         return rc;
     }
-    *out_model = h.m;
+    if (out_model) *out_model = h.m;
     *out_prec = h.p;
     *out_cfg = h.c;
     *out_solve = solve;
@@ -766,6 +769,37 @@ VRAMEST_API int vramest_spec_parse(const char *json, size_t len, vramest_model *
     return vx_spec_read(json, len, out_model, out_prec, out_cfg, &solve);
 }
 
+/* The answer to a spec's "solve" question, as extra plan members, and the
+ * configuration the plan should describe (the one at the answer). */
+static int answer(const vramest_model *m, const vramest_precision *p, const vramest_config *c,
+                  const vx_spec_solve *solve, struct vramest_config *at, vx_jw *w)
+{
+    *at = *c;
+    if (solve->kind == VX_SOLVE_ADVICE) {
+        vx_jw_puts(w, "\"advice\":");
+        return vx_advise(m, p, c, w);
+    }
+    int64_t value = 0;
+    int rc;
+    if (solve->key == VRAMEST_CFG_GPUS)
+        rc = vx_solve_min_gpus(m, p, c, 65536, at, &value);
+    else if (!(rc = vx_solve_max(m, p, c, solve->key, &value, NULL)))
+        rc = vx_opt_set_i64(&at->v, at->set_bits, VRAMEST_HANDLE_CONFIG, solve->key, value);
+    vx_jw_puts(w, "\"solution\":{\"key\":");
+    vx_jw_str(w, solve->name);
+    if (rc == VRAMEST_E_DOES_NOT_FIT) {
+        /* Nothing fits: the plan describes the configuration as given, and
+         * says why no value was found. */
+        vx_jw_puts(w, ",\"value\":null,\"fits\":false,\"reason\":");
+        vx_jw_str(w, vramest_last_error_message());
+        vx_jw_puts(w, "}");
+        return VRAMEST_OK;
+    }
+    if (rc) return rc;
+    vx_jw_printf(w, ",\"value\":%lld,\"fits\":true}", (long long)value);
+    return VRAMEST_OK;
+}
+
 VRAMEST_API int vramest_spec_plan(const char *json, size_t len, char *buf, size_t cap, size_t *out_needed)
 {
     if (!buf && cap) return vx_fail(VRAMEST_E_INVALID_ARG, "vramest_spec_plan: buf is NULL but cap is %zu", cap);
@@ -775,16 +809,33 @@ VRAMEST_API int vramest_spec_plan(const char *json, size_t len, char *buf, size_
     vx_spec_solve solve;
     int rc = vx_spec_read(json, len, &m, &p, &c, &solve);
     if (rc) return rc;
+    struct vramest_config at = *c;
+    /* The answer is small (advice: a few KiB); grow once if it is not. */
+    char small[8192];
+    vx_jw extra = {small, sizeof small, 0};
+    char *heap = NULL;
     if (solve.kind != VX_SOLVE_NONE) {
-        /* Never answer a different question than the one asked. */
-        rc = vx_fail(VRAMEST_E_UNSUPPORTED, "spec: \"solve\" (%s) is not supported by this version of libvramest",
-                     solve.kind == VX_SOLVE_MAX ? solve.name : "advice");
+        rc = answer(m, p, c, &solve, &at, &extra);
+        if (!rc && extra.len >= sizeof small) {
+            heap = malloc(extra.len + 1);
+            if (!heap) {
+                rc = vx_fail(VRAMEST_E_NOMEM, "vramest_spec_plan: out of memory");
+            } else {
+                extra = (vx_jw){heap, extra.len + 1, 0};
+                rc = answer(m, p, c, &solve, &at, &extra);
+            }
+        }
+        if (!rc) extra.buf[extra.len < extra.cap ? extra.len : extra.cap - 1] = '\0';
     } else {
+        small[0] = '\0';
+    }
+    if (!rc) {
         vramest_result *r = NULL;
-        rc = vramest_estimate(m, p, c, &r);
-        if (!rc) rc = vramest_result_json(r, buf, cap, out_needed);
+        rc = vramest_estimate(m, p, &at, &r);
+        if (!rc) rc = vx_result_json_extra(r, extra.buf, buf, cap, out_needed);
         vramest_result_free(r);
     }
+    free(heap);
     vramest_model_free(m);
     vramest_precision_free(p);
     vramest_config_free(c);

@@ -62,6 +62,10 @@ void vx_result_warn(struct vramest_result *r, const char *fmt, ...) VX_PRINTF(2,
  * this term) and its provenance (a category keeps its least certain one). */
 void vx_result_add(struct vramest_result *r, int dev, int cat, uint64_t bytes, uint64_t low, uint64_t high,
                    int prov) VX_HIDDEN;
+/* The JSON plan with extra members (`"k":v,...`, no braces) appended to the
+ * top-level object: the answer of a job spec's "solve" question. */
+int vx_result_json_extra(const struct vramest_result *res, const char *extra, char *buf, size_t cap,
+                         size_t *out_needed) VX_HIDDEN;
 /* Derive peak_allocated/reserved/device_total from the GPU categories and
  * the fits verdict from the device. Call last. */
 void vx_result_finish(struct vramest_result *r) VX_HIDDEN;

@@ -123,7 +123,7 @@ static void model_summary(vx_jw *w, const struct vramest_result *r)
     vx_jw_put(w, "}", 1);
 }
 
-static void write_plan(vx_jw *w, const struct vramest_result *r)
+static void write_plan(vx_jw *w, const struct vramest_result *r, const char *extra)
 {
     int f = 1;
     vx_jw_put(w, "{", 1);
@@ -239,15 +239,25 @@ static void write_plan(vx_jw *w, const struct vramest_result *r)
     vx_jw_key(w, "cuda_context_bytes", &g);
     vx_jw_u64(w, r->cuda_context_bytes);
     vx_jw_put(w, "}", 1);
+    if (extra && *extra) {
+        vx_jw_put(w, ",", 1);
+        vx_jw_puts(w, extra);
+    }
     vx_jw_puts(w, "}\n");
 }
 
-VRAMEST_API int vramest_result_json(const vramest_result *res, char *buf, size_t cap, size_t *out_needed)
+int vx_result_json_extra(const struct vramest_result *res, const char *extra, char *buf, size_t cap,
+                        size_t *out_needed)
 {
     if (!res || res->magic != VX_MAGIC_RESULT)
         return vx_fail(VRAMEST_E_INVALID_ARG, "vramest_result_json: not a vramest_result handle");
     if (!buf && cap) return vx_fail(VRAMEST_E_INVALID_ARG, "vramest_result_json: buf is NULL with cap %zu", cap);
     vx_jw w = {buf, cap, 0};
-    write_plan(&w, res);
+    write_plan(&w, res, extra);
     return vx_jw_finish(&w, out_needed, "vramest_result_json");
+}
+
+VRAMEST_API int vramest_result_json(const vramest_result *res, char *buf, size_t cap, size_t *out_needed)
+{
+    return vx_result_json_extra(res, NULL, buf, cap, out_needed);
 }

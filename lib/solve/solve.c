@@ -130,7 +130,7 @@ VRAMEST_API int vramest_solve_max(const vramest_model *model, const vramest_prec
 /* Grow one layout dimension (tp, pp or dp) with the others as configured;
  * the first world size that fits is the answer. */
 static int try_dim(const struct vramest_model *m, const struct vramest_precision *p, const struct vramest_config *cfg,
-                   vramest_option dim, int64_t max_gpus, int64_t *out_gpus, int *found)
+                   vramest_option dim, int64_t max_gpus, int64_t *out_gpus, struct vramest_config *out_cfg, int *found)
 {
     const vx_config_values *v = &cfg->v;
     struct vramest_config c = *cfg;
@@ -156,18 +156,17 @@ static int try_dim(const struct vramest_model *m, const struct vramest_precision
         if (rc) return rc;
         if (fits) {
             *out_gpus = (int64_t)gpus;
+            if (out_cfg) *out_cfg = c;
             *found = 1;
             return VRAMEST_OK;
         }
     }
 }
 
-VRAMEST_API int vramest_solve_min_gpus(const vramest_model *model, const vramest_precision *prec,
-                                       const vramest_config *cfg, int64_t max_gpus, int64_t *out_gpus)
+int vx_solve_min_gpus(const struct vramest_model *model, const struct vramest_precision *prec,
+                      const struct vramest_config *cfg, int64_t max_gpus, struct vramest_config *out_cfg,
+                      int64_t *out_gpus)
 {
-    int rc = check_inputs(model, cfg, "vramest_solve_min_gpus");
-    if (rc) return rc;
-    if (!out_gpus) return vx_fail(VRAMEST_E_INVALID_ARG, "vramest_solve_min_gpus: out_gpus is NULL");
     if (max_gpus < 1 || max_gpus > 10000000)
         return vx_fail(VRAMEST_E_RANGE, "vramest_solve_min_gpus: max_gpus %lld out of range [1, 10000000]",
                        (long long)max_gpus);
@@ -182,9 +181,9 @@ VRAMEST_API int vramest_solve_min_gpus(const vramest_model *model, const vramest
         dims[nd++] = VRAMEST_CFG_TP;
         dims[nd++] = VRAMEST_CFG_PP;
     }
-    int found = 0;
+    int found = 0, rc;
     for (size_t i = 0; i < nd; i++) {
-        if ((rc = try_dim(model, prec, cfg, dims[i], max_gpus, out_gpus, &found))) return rc;
+        if ((rc = try_dim(model, prec, cfg, dims[i], max_gpus, out_gpus, out_cfg, &found))) return rc;
         if (found) return VRAMEST_OK;
     }
     if (v->mode == VX_MODE_TRAIN && v->zero_stage == 0 && v->fsdp == VX_FSDP_NONE)
@@ -193,4 +192,13 @@ VRAMEST_API int vramest_solve_min_gpus(const vramest_model *model, const vramest
                        "so set zero_stage or fsdp to let more GPUs share it",
                        (long long)max_gpus);
     return vx_fail(VRAMEST_E_DOES_NOT_FIT, "does not fit on up to %lld GPUs", (long long)max_gpus);
+}
+
+VRAMEST_API int vramest_solve_min_gpus(const vramest_model *model, const vramest_precision *prec,
+                                       const vramest_config *cfg, int64_t max_gpus, int64_t *out_gpus)
+{
+    int rc = check_inputs(model, cfg, "vramest_solve_min_gpus");
+    if (rc) return rc;
+    if (!out_gpus) return vx_fail(VRAMEST_E_INVALID_ARG, "vramest_solve_min_gpus: out_gpus is NULL");
+    return vx_solve_min_gpus(model, prec, cfg, max_gpus, NULL, out_gpus);
 }

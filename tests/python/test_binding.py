@@ -47,6 +47,9 @@ def test_handles_set_get_reset_clone():
     assert cfg.get("batch_size") == 8
     assert cfg.get("mode") == "train"
     assert cfg.get("lora_targets") == "q_proj,v_proj"
+    # Same name, two handles: the workload switch and the precision dtype.
+    assert vramest.Config(kv_cache=False).get("kv_cache") is False
+    assert vramest.Precision(kv_cache="fp8").get("kv_cache") == "fp8_e4m3"
     c2 = cfg.clone()
     c2.set("batch_size", 2)
     assert cfg.get("batch_size") == 8 and c2.get("batch_size") == 2
@@ -67,8 +70,8 @@ def test_errors_carry_status_and_message():
         vramest.Config(optimizer="adamw9")
     with pytest.raises(vramest.UnknownName):
         vramest.Model("no-such-model")
-    with pytest.raises(vramest.WrongHandle):
-        vramest.Config(hidden_size=4096)
+    with pytest.raises(vramest.UnknownOption):
+        vramest.Config(hidden_size=4096)  # a model option: not a config one
     with pytest.raises(vramest.ParseError):
         vramest.Model.from_hf_config('{"model_type": "llama", ')
     with pytest.raises(vramest.UnknownModelType):

@@ -141,10 +141,14 @@ class Option:
         return "Option(%s, group=%s, default=%r)" % (self.name, self.group, self.default)
 
 
-def option(name):
-    """The :class:`Option` named ``name`` (aliases such as ``n_embd`` accepted)."""
+def option(name, handle=None):
+    """The :class:`Option` named ``name`` (aliases such as ``n_embd`` accepted);
+    ``handle`` (HANDLE_MODEL/PRECISION/CONFIG) picks among same-named options."""
     key = ctypes.c_int()
-    _check(_L.vramest_option_from_name(_s(name), ctypes.byref(key)))
+    if handle is None:
+        _check(_L.vramest_option_from_name(_s(name), ctypes.byref(key)))
+    else:
+        _check(_L.vramest_option_lookup(handle, _s(name), ctypes.byref(key)))
     return Option(key.value)
 
 
@@ -205,7 +209,7 @@ class _Handle:
 
     def set(self, name, value):
         """Set one option by name; the type comes from the registry."""
-        opt = option(name)
+        opt = option(name, self._kind)
         fn = "vramest_%s_set_" % self._prefix
         if isinstance(value, (list, tuple)):
             value = ",".join(str(v) for v in value)
@@ -229,7 +233,7 @@ class _Handle:
 
     def get(self, name):
         """The option's value: int, float, bool or str (enum names as str)."""
-        opt = option(name)
+        opt = option(name, self._kind)
         fn = "vramest_%s_get_" % self._prefix
         if opt.type in (TYPE_STRING, TYPE_ENUM):
             out = ctypes.c_char_p()
@@ -245,7 +249,7 @@ class _Handle:
 
     def reset(self, name):
         """Return an option to its default."""
-        _check(getattr(_L, "vramest_%s_reset" % self._prefix)(self, option(name).key))
+        _check(getattr(_L, "vramest_%s_reset" % self._prefix)(self, option(name, self._kind).key))
         return self
 
     def clone(self):
@@ -263,6 +267,7 @@ class Model(_Handle):
     :meth:`from_hf_config` and :meth:`parse` read real files."""
 
     _prefix = "model"
+    _kind = HANDLE_MODEL
     _ptr_type = _lib.ModelP
 
     def __init__(self, preset=None, **options):
@@ -327,6 +332,7 @@ class Precision(_Handle):
     """A precision policy: ``Precision("nf4")``, ``Precision(weights="int8", kv_cache="fp8")``."""
 
     _prefix = "precision"
+    _kind = HANDLE_PRECISION
     _ptr_type = _lib.PrecisionP
 
     def __init__(self, preset=None, **options):
@@ -343,6 +349,7 @@ class Config(_Handle):
     """A workload: ``Config(mode="train", batch_size=8, seq_len=2048, device="A100-80GB")``."""
 
     _prefix = "config"
+    _kind = HANDLE_CONFIG
     _ptr_type = _lib.ConfigP
 
     def __init__(self, **options):

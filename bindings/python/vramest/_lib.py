@@ -45,6 +45,7 @@ FUNCTIONS = [
     ("vramest_last_error_message", [], c_char_p, False),
     ("vramest_clear_error", [], None, False),
     ("vramest_option_from_name", [c_char_p, P(c_int)], c_int, True),
+    ("vramest_option_lookup", [c_int, c_char_p, P(c_int)], c_int, True),
     ("vramest_option_name", [c_int], c_char_p, False),
     ("vramest_option_info", [c_int, P(c_int), P(c_int), P(c_double), P(c_double), P(c_double)], c_int, True),
     ("vramest_option_default_str", [c_int], c_char_p, False),
