@@ -70,7 +70,8 @@ int vx_serving_llamacpp(vx_ctx *x, const vx_shard *sh)
                        "which is not set: set runtime n_ctx");
     uint64_t P = vx_infer_prompt_len(cv), G = (uint64_t)cv->gen_len;
     uint64_t n_seq = (uint64_t)cv->batch_size * (uint64_t)(cv->beams > 0 ? cv->beams : 1);
-    if (P + G > n_ctx)
+    /* Only a prompt the caller gave (prompt_len, not the seq_len default). */
+    if (cv->prompt_len > 0 && P + G > n_ctx)
         vx_result_warn(r, "prompt_len + gen_len = %llu exceeds n_ctx %llu: llama.cpp shifts or truncates the context",
                        (unsigned long long)(P + G), (unsigned long long)n_ctx);
     uint64_t n_ub = vx_min_u64((uint64_t)cv->n_ubatch, (uint64_t)cv->n_batch);
