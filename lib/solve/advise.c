@@ -102,15 +102,16 @@ int vx_advise(const struct vramest_model *m, const struct vramest_precision *pre
         if (r.val[VRAMEST_VAL_DEVICE_TOTAL] >= base) continue;
         item(w, &first, a->json, base, r.val[VRAMEST_VAL_DEVICE_TOTAL], fits);
     }
-    /* Hardware and workload last: more GPUs, then a smaller micro-batch. */
+    /* Hardware and workload last: more GPUs (in the layout the solver grew),
+     * then a smaller micro-batch. */
     int64_t gpus = 0;
-    if (!vramest_solve_min_gpus(m, prec, cfg, 4096, &gpus) && gpus != cfg->v.gpus) {
-        char change[96];
-        struct vramest_config c = *cfg;
-        snprintf(change, sizeof change, "{\"parallel\":{\"gpus\":%lld}}", (long long)gpus);
-        if (!vx_opt_set_i64(&c.v, c.set_bits, VRAMEST_HANDLE_CONFIG, VRAMEST_CFG_GPUS, gpus) &&
-            !vx_fit_at(m, prec, &c, &r, &fits))
-            item(w, &first, change, base, r.val[VRAMEST_VAL_DEVICE_TOTAL], fits);
+    struct vramest_config grown;
+    if (!vx_solve_min_gpus(m, prec, cfg, 4096, &grown, &gpus) && gpus != cfg->v.gpus &&
+        !vx_fit_at(m, prec, &grown, &r, &fits)) {
+        char change[160];
+        snprintf(change, sizeof change, "{\"parallel\":{\"gpus\":%lld,\"tp\":%lld,\"pp\":%lld,\"dp\":%lld}}",
+                 (long long)grown.v.gpus, (long long)grown.v.tp, (long long)grown.v.pp, (long long)grown.v.dp);
+        item(w, &first, change, base, r.val[VRAMEST_VAL_DEVICE_TOTAL], fits);
     }
     if (cfg->v.mode != VX_MODE_LOAD && cfg->v.batch_size > 1) {
         int64_t b = 0;
