@@ -180,6 +180,9 @@ static int hf_generate(vx_ctx *x, const vx_shard *sh)
         vx_fwd_infer_terms(x, sh, &a, &f);
         stage_peak(&f, &pre);
         pre.logits_low = pre.logits;
+        /* A decoder's forward returns past_key_values (use_cache defaults to
+         * true in the configs) whatever head sits on top. */
+        if (use_cache && !s->encoder_only && !s->enc_dec) pre.cache = prefill_cache(x, sh, &kl, seqs, P);
     } else if (s->enc_dec) {
         /* Encoder pass, then the decoder's first step fills the cross cache;
          * the encoder output stays referenced through generation. */
