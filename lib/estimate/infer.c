@@ -52,8 +52,9 @@ static void rank_weights(const vx_ctx *x, const vx_shard *sh, uint64_t *alloc, u
     for (const vx_tensor *t; (t = vx_tensor_iter_next(&it));) sum = vx_sat_add(sum, vx_shard_tensor_bytes(sh, x, t));
     *exact = sum;
     *alloc = sum;
-    *slack = w.allocated > w.exact && w.exact ? (uint64_t)((double)(w.allocated - w.exact) * ((double)sum / (double)w.exact))
-                                              : 0;
+    *slack = w.allocated > w.exact && w.exact
+                 ? (uint64_t)((double)(w.allocated - w.exact) * ((double)sum / (double)w.exact))
+                 : 0;
 }
 
 /* The prompt's cache right after prefill. GPT-2 / GPT-BigCode cache views
@@ -153,7 +154,8 @@ static int hf_generate(vx_ctx *x, const vx_shard *sh)
     if (!generative) G = 0;
     uint64_t ctx_len = s->enc_dec ? P : P + (G ? G - 1 : 0);
     if (s->max_pos > 0 && (s->enc_dec ? vx_max_u64(P, G) : ctx_len) > (uint64_t)s->max_pos)
-        vx_result_warn(r, "%llu tokens exceed the model's max_position_embeddings %lld: quality degrades (memory is "
+        vx_result_warn(r,
+                       "%llu tokens exceed the model's max_position_embeddings %lld: quality degrades (memory is "
                        "estimated as asked)",
                        (unsigned long long)(s->enc_dec ? vx_max_u64(P, G) : ctx_len), (long long)s->max_pos);
 
@@ -191,7 +193,8 @@ static int hf_generate(vx_ctx *x, const vx_shard *sh)
         vx_fwd_infer_terms(x, sh, &ea, &f);
         phase_mem enc = {0};
         stage_peak(&f, &enc);
-        vx_fwd_args da = {.seqs = seqs, .q = 1, .kv = vx_max_u64(P, 1), .all_logits = 1, .beams = (int)beams, .dequant = dequant};
+        vx_fwd_args da = {
+            .seqs = seqs, .q = 1, .kv = vx_max_u64(P, 1), .all_logits = 1, .beams = (int)beams, .dequant = dequant};
         vx_fwd_terms fd;
         vx_fwd_infer_terms(x, sh, &da, &fd);
         phase_mem first = {0};
@@ -203,15 +206,21 @@ static int hf_generate(vx_ctx *x, const vx_shard *sh)
         if (G >= 2) {
             has_dec = true;
             uint64_t S = G;
-            vx_fwd_args a = {.seqs = seqs, .q = use_cache ? 1 : S, .kv = vx_max_u64(S, P), .all_logits = 1,
-                             .beams = (int)beams, .dequant = dequant};
+            vx_fwd_args a = {.seqs = seqs,
+                             .q = use_cache ? 1 : S,
+                             .kv = vx_max_u64(S, P),
+                             .all_logits = 1,
+                             .beams = (int)beams,
+                             .dequant = dequant};
             vx_fwd_infer_terms(x, sh, &a, &fd);
             stage_peak(&fd, &dec);
             dec.act = vx_sat_add(dec.act, enc_out);
             if (use_cache) {
                 dec.cache = vx_kv_cache_bytes(&kl, seqs, S, P, 1);
-                if (vx_hf_legacy_cache(s)) dec.cache = vx_sat_add(dec.cache, vx_kv_cache_bytes(&kl, seqs, S - 1, 0, 1));
-                else dec.cache = vx_sat_add(dec.cache, vx_kv_layer_tensor_bytes(&kl, seqs, S - 1));
+                if (vx_hf_legacy_cache(s))
+                    dec.cache = vx_sat_add(dec.cache, vx_kv_cache_bytes(&kl, seqs, S - 1, 0, 1));
+                else
+                    dec.cache = vx_sat_add(dec.cache, vx_kv_layer_tensor_bytes(&kl, seqs, S - 1));
             }
             dec.logits_low = dec.logits;
         }
@@ -223,7 +232,8 @@ static int hf_generate(vx_ctx *x, const vx_shard *sh)
         vx_fwd_infer_terms(x, sh, &a, &f);
         stage_peak(&f, &pre);
         if (use_cache)
-            pre.cache = kl.static_cache ? vx_kv_cache_bytes(&kl, seqs, P + G, 0, 1) : prefill_cache(x, sh, &kl, seqs, P);
+            pre.cache =
+                kl.static_cache ? vx_kv_cache_bytes(&kl, seqs, P + G, 0, 1) : prefill_cache(x, sh, &kl, seqs, P);
         /* transformers >= 4.45: logits of the last position only, no upcast. */
         uint64_t V = (uint64_t)s->vocab / (uint64_t)(sh->tp > 0 ? sh->tp : 1);
         pre.logits_low = pre.logits ? vx_sat_mul(vx_sat_mul(seqs, V), A + 4u) : 0;
@@ -234,11 +244,14 @@ static int hf_generate(vx_ctx *x, const vx_shard *sh)
             vx_fwd_infer_terms(x, sh, &da, &f);
             stage_peak(&f, &dec);
             dec.logits_low = dec.logits;
-            if (kl.static_cache) dec.cache = vx_kv_cache_bytes(&kl, seqs, P + G, 0, 1);
+            if (kl.static_cache)
+                dec.cache = vx_kv_cache_bytes(&kl, seqs, P + G, 0, 1);
             else if (vx_hf_legacy_cache(s))
-                dec.cache = vx_sat_add(vx_kv_cache_bytes(&kl, seqs, S, 0, 1), vx_kv_cache_bytes(&kl, seqs, S - 1, 0, 1));
+                dec.cache =
+                    vx_sat_add(vx_kv_cache_bytes(&kl, seqs, S, 0, 1), vx_kv_cache_bytes(&kl, seqs, S - 1, 0, 1));
             else
-                dec.cache = vx_sat_add(vx_kv_cache_bytes(&kl, seqs, S, 0, 1), vx_kv_layer_tensor_bytes(&kl, seqs, S - 1));
+                dec.cache =
+                    vx_sat_add(vx_kv_cache_bytes(&kl, seqs, S, 0, 1), vx_kv_layer_tensor_bytes(&kl, seqs, S - 1));
         }
     }
     pre.total = phase_total(&pre);

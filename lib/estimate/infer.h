@@ -18,19 +18,19 @@ enum {
 
 /* The KV cache of one rank, per token and per layer. */
 typedef struct vx_kv_layout {
-    int framework;         /* VX_KVF_* */
-    int dtype;             /* element dtype (a plain dtype, or a GGUF block type for llama.cpp) */
-    int hf_quantized;      /* transformers QuantizedCache (int8 / int4): group scales + a residual */
-    int residual_dtype;    /* dtype of that full-precision residual (the compute dtype) */
-    int static_cache;      /* allocated at its final length before prefill (HybridCache) */
-    int mla_latent;        /* MLA cached as the compressed latent (kv_lora_rank + rope) */
+    int framework;                 /* VX_KVF_* */
+    int dtype;                     /* element dtype (a plain dtype, or a GGUF block type for llama.cpp) */
+    int hf_quantized;              /* transformers QuantizedCache (int8 / int4): group scales + a residual */
+    int residual_dtype;            /* dtype of that full-precision residual (the compute dtype) */
+    int static_cache;              /* allocated at its final length before prefill (HybridCache) */
+    int mla_latent;                /* MLA cached as the compressed latent (kv_lora_rank + rope) */
     uint32_t blk_elems, blk_bytes; /* the dtype's block (1 and its size for plain dtypes), looked up once */
     uint32_t residual_bytes;       /* bytes per element of the QuantizedCache residual */
-    int64_t layers;        /* decoder layers with a self-attention cache on this rank */
-    int64_t window_layers; /* of those, layers whose cache the runtime caps at `window` tokens */
-    int64_t window;        /* tokens a capped layer keeps (0: no cap) */
-    uint64_t k_elems, v_elems;   /* self-attention elements per token per layer (this rank) */
-    uint64_t xk_elems, xv_elems; /* cross-attention elements per encoder token per decoder layer */
+    int64_t layers;                /* decoder layers with a self-attention cache on this rank */
+    int64_t window_layers;         /* of those, layers whose cache the runtime caps at `window` tokens */
+    int64_t window;                /* tokens a capped layer keeps (0: no cap) */
+    uint64_t k_elems, v_elems;     /* self-attention elements per token per layer (this rank) */
+    uint64_t xk_elems, xv_elems;   /* cross-attention elements per encoder token per decoder layer */
 } vx_kv_layout;
 
 /* The runtime a framework setting stands for. */
@@ -60,11 +60,11 @@ uint64_t vx_kv_elems_bytes(const vx_kv_layout *kl, uint64_t elems) VX_HIDDEN;
  * Each stage is what is alive besides the weights and the cache at its own
  * high-water mark; the forward's peak is the largest stage. */
 typedef struct vx_fwd_terms {
-    uint64_t attn;       /* attention of one layer (scores, softmax upcast, GQA copies, mask) */
-    uint64_t mlp;        /* MLP / MoE of one layer */
-    uint64_t logits;     /* LM head output (+ fp32 upcast) and generate's per-step processing */
-    uint64_t resident;   /* alive through the whole pass: residual stream, rotary tables */
-    int upcast_logits;   /* the head upcasts its logits to fp32 (transformers 4.38-4.44 Llama family) */
+    uint64_t attn;     /* attention of one layer (scores, softmax upcast, GQA copies, mask) */
+    uint64_t mlp;      /* MLP / MoE of one layer */
+    uint64_t logits;   /* LM head output (+ fp32 upcast) and generate's per-step processing */
+    uint64_t resident; /* alive through the whole pass: residual stream, rotary tables */
+    int upcast_logits; /* the head upcasts its logits to fp32 (transformers 4.38-4.44 Llama family) */
 } vx_fwd_terms;
 
 /* Options of one forward pass. */

@@ -63,16 +63,20 @@ static int check_dtype(const vx_ctx *x, int fw, int *dtype, int *hf_quant)
         if (d == VRAMEST_DTYPE_FP16 || d == VRAMEST_DTYPE_BF16 || d == VRAMEST_DTYPE_FP32 ||
             d == VRAMEST_DTYPE_FP8_E4M3 || d == VRAMEST_DTYPE_FP8_E5M2)
             return VRAMEST_OK;
-        return vx_fail(VRAMEST_E_UNSUPPORTED,
-                       "precision kv_cache '%s' with framework vllm: vLLM's kv_cache_dtype takes auto (the model dtype), "
-                       "fp8, fp8_e4m3 or fp8_e5m2",
-                       dname(d));
+        return vx_fail(
+            VRAMEST_E_UNSUPPORTED,
+            "precision kv_cache '%s' with framework vllm: vLLM's kv_cache_dtype takes auto (the model dtype), "
+            "fp8, fp8_e4m3 or fp8_e5m2",
+            dname(d));
     case VX_KVF_LLAMACPP: {
         /* llama.cpp --cache-type-k/-v: f32 f16 bf16 q8_0 q4_0 q4_1 iq4_nl q5_0 q5_1. */
         static const int ok[] = {100, 101, 130, 108, 102, 103, 120, 106, 107};
-        if (d == VRAMEST_DTYPE_FP32) d = 100;
-        else if (d == VRAMEST_DTYPE_FP16) d = 101;
-        else if (d == VRAMEST_DTYPE_BF16) d = 130;
+        if (d == VRAMEST_DTYPE_FP32)
+            d = 100;
+        else if (d == VRAMEST_DTYPE_FP16)
+            d = 101;
+        else if (d == VRAMEST_DTYPE_BF16)
+            d = 130;
         bool found = false;
         for (size_t i = 0; i < VX_ARRAY_LEN(ok); i++) found |= ok[i] == d;
         if (!found)
@@ -97,10 +101,11 @@ static int check_dtype(const vx_ctx *x, int fw, int *dtype, int *hf_quant)
             return VRAMEST_OK;
         }
         if (is_gguf(d) || d == VRAMEST_DTYPE_FP8_E4M3 || d == VRAMEST_DTYPE_FP8_E5M2)
-            return vx_fail(VRAMEST_E_UNSUPPORTED,
-                           "precision kv_cache '%s' with framework pytorch: transformers caches hold fp32/fp16/bf16, or "
-                           "int8/int4 through QuantizedCache (fp8 KV needs framework vllm, GGUF types llama.cpp)",
-                           dname(d));
+            return vx_fail(
+                VRAMEST_E_UNSUPPORTED,
+                "precision kv_cache '%s' with framework pytorch: transformers caches hold fp32/fp16/bf16, or "
+                "int8/int4 through QuantizedCache (fp8 KV needs framework vllm, GGUF types llama.cpp)",
+                dname(d));
         return vx_fail(VRAMEST_E_UNSUPPORTED, "precision kv_cache '%s' is not a KV-cache dtype", dname(d));
     }
 }
@@ -215,8 +220,8 @@ uint64_t vx_kv_cache_bytes(const vx_kv_layout *kl, uint64_t seqs, uint64_t token
 uint64_t vx_kv_layer_tensor_bytes(const vx_kv_layout *kl, uint64_t seqs, uint64_t tokens)
 {
     if (kl->layers <= 0) return 0;
-    return vx_alloc_round(vx_max_u64(tensor_bytes(kl, seqs, tokens, kl->k_elems, 0),
-                                     tensor_bytes(kl, seqs, tokens, kl->v_elems, 0)));
+    return vx_alloc_round(
+        vx_max_u64(tensor_bytes(kl, seqs, tokens, kl->k_elems, 0), tensor_bytes(kl, seqs, tokens, kl->v_elems, 0)));
 }
 
 uint64_t vx_kv_layer_token_bytes(const vx_kv_layout *kl)

@@ -117,8 +117,10 @@ int vx_serving_llamacpp(vx_ctx *x, const vx_shard *sh)
     }
     int head = vx_head_resolve(s, (int)cv->head);
     if (!has_head && embed && (head == VX_HEAD_CAUSAL_LM || head == VX_HEAD_SEQ2SEQ_LM)) {
-        if (out_gpu) w_gpu = vx_sat_add(w_gpu, embed_bytes);
-        else w_host = vx_sat_add(w_host, embed_bytes);
+        if (out_gpu)
+            w_gpu = vx_sat_add(w_gpu, embed_bytes);
+        else
+            w_host = vx_sat_add(w_host, embed_bytes);
     }
 
     /* KV cells per layer kind, then by device. */
@@ -127,12 +129,13 @@ int vx_serving_llamacpp(vx_ctx *x, const vx_shard *sh)
         swa_cells = vx_min_u64(cells, pad_to(vx_sat_add(vx_sat_mul((uint64_t)kl.window, n_seq), n_ub), fa ? 256 : 32));
     uint64_t n_swa = (uint64_t)kl.window_layers, n_full = L - n_swa;
     uint64_t swa_gpu = gpu_rep * n_swa / (L ? L : 1), full_gpu = gpu_rep - swa_gpu;
-    uint64_t kv_full_layer = vx_kv_elems_bytes(&kl, vx_sat_mul(cells, kl.k_elems)) +
-                             vx_kv_elems_bytes(&kl, vx_sat_mul(cells, kl.v_elems));
+    uint64_t kv_full_layer =
+        vx_kv_elems_bytes(&kl, vx_sat_mul(cells, kl.k_elems)) + vx_kv_elems_bytes(&kl, vx_sat_mul(cells, kl.v_elems));
     uint64_t kv_swa_layer = vx_kv_elems_bytes(&kl, vx_sat_mul(swa_cells, kl.k_elems)) +
                             vx_kv_elems_bytes(&kl, vx_sat_mul(swa_cells, kl.v_elems));
     uint64_t kv_gpu = vx_sat_add(vx_sat_mul(full_gpu, kv_full_layer), vx_sat_mul(swa_gpu, kv_swa_layer));
-    uint64_t kv_host = vx_sat_add(vx_sat_mul(n_full - full_gpu, kv_full_layer), vx_sat_mul(n_swa - swa_gpu, kv_swa_layer));
+    uint64_t kv_host =
+        vx_sat_add(vx_sat_mul(n_full - full_gpu, kv_full_layer), vx_sat_mul(n_swa - swa_gpu, kv_swa_layer));
 
     /* Compute buffers (f32 activations over one ubatch). */
     uint64_t h = (uint64_t)s->hidden, heads = (uint64_t)s->heads, V = (uint64_t)s->vocab;
@@ -163,17 +166,20 @@ int vx_serving_llamacpp(vx_ctx *x, const vx_shard *sh)
     int wprov = x->m->has_file_inv ? VRAMEST_PROV_EXACT_FILE : VRAMEST_PROV_EXACT_ARCH;
     if (w_gpu) vx_result_add(r, VRAMEST_DEV_GPU, VRAMEST_CAT_WEIGHTS, w_gpu, w_gpu, w_gpu, wprov);
     if (w_host) vx_result_add(r, VRAMEST_DEV_HOST, VRAMEST_CAT_WEIGHTS, w_host, w_host, w_host, wprov);
-    if (kv_gpu) vx_result_add(r, VRAMEST_DEV_GPU, VRAMEST_CAT_KV_CACHE, kv_gpu, kv_gpu, kv_gpu, VRAMEST_PROV_EXACT_ARCH);
-    if (kv_host) vx_result_add(r, VRAMEST_DEV_HOST, VRAMEST_CAT_KV_CACHE, kv_host, kv_host, kv_host, VRAMEST_PROV_EXACT_ARCH);
+    if (kv_gpu)
+        vx_result_add(r, VRAMEST_DEV_GPU, VRAMEST_CAT_KV_CACHE, kv_gpu, kv_gpu, kv_gpu, VRAMEST_PROV_EXACT_ARCH);
+    if (kv_host)
+        vx_result_add(r, VRAMEST_DEV_HOST, VRAMEST_CAT_KV_CACHE, kv_host, kv_host, kv_host, VRAMEST_PROV_EXACT_ARCH);
     if (c_gpu)
-        vx_result_add(r, VRAMEST_DEV_GPU, VRAMEST_CAT_ACTIVATIONS, c_gpu, c_gpu - c_gpu / 4, vx_sat_add(c_gpu, c_gpu / 4),
-                      VRAMEST_PROV_FORMULA);
+        vx_result_add(r, VRAMEST_DEV_GPU, VRAMEST_CAT_ACTIVATIONS, c_gpu, c_gpu - c_gpu / 4,
+                      vx_sat_add(c_gpu, c_gpu / 4), VRAMEST_PROV_FORMULA);
     if (c_host)
         vx_result_add(r, VRAMEST_DEV_HOST, VRAMEST_CAT_ACTIVATIONS, c_host, c_host - c_host / 4,
                       vx_sat_add(c_host, c_host / 4), VRAMEST_PROV_FORMULA);
     vx_result_add(r, VRAMEST_DEV_HOST, VRAMEST_CAT_LOGITS, outbuf, outbuf, outbuf, VRAMEST_PROV_FORMULA);
     if (scratch)
-        vx_result_add(r, VRAMEST_DEV_GPU, VRAMEST_CAT_WORKSPACE, scratch, scratch / 2, scratch_high, VRAMEST_PROV_FORMULA);
+        vx_result_add(r, VRAMEST_DEV_GPU, VRAMEST_CAT_WORKSPACE, scratch, scratch / 2, scratch_high,
+                      VRAMEST_PROV_FORMULA);
 
     r->val[VRAMEST_VAL_PEAK_PHASE] = VRAMEST_PHASE_PREFILL;
     if (r->n_timeline < VX_MAX_TIMELINE) {

@@ -77,7 +77,8 @@ int vx_serving_vllm(vx_ctx *x, const vx_shard *sh)
     const vx_config_values *cv = x->cv;
     struct vramest_result *r = x->r;
     if (sh->placement)
-        return vx_fail(VRAMEST_E_CONFLICT, "framework vllm places layers itself: device_map applies to transformers only");
+        return vx_fail(VRAMEST_E_CONFLICT,
+                       "framework vllm places layers itself: device_map applies to transformers only");
     if (s->encoder_only || s->enc_dec)
         return vx_fail(VRAMEST_E_UNSUPPORTED, "framework vllm: %s models are not modelled for vLLM serving",
                        s->encoder_only ? "encoder-only" : "encoder-decoder");
@@ -91,7 +92,8 @@ int vx_serving_vllm(vx_ctx *x, const vx_shard *sh)
     uint64_t P = vx_infer_prompt_len(cv), G = (uint64_t)cv->gen_len;
     if (!max_len) max_len = P + G;
     if (s->max_pos > 0 && max_len > (uint64_t)s->max_pos)
-        vx_result_warn(r, "max_model_len %llu exceeds max_position_embeddings %lld: vLLM refuses it unless "
+        vx_result_warn(r,
+                       "max_model_len %llu exceeds max_position_embeddings %lld: vLLM refuses it unless "
                        "VLLM_ALLOW_LONG_MAX_MODEL_LEN is set",
                        (unsigned long long)max_len, (long long)s->max_pos);
     uint64_t max_seqs = (uint64_t)cv->max_num_seqs;
@@ -107,11 +109,13 @@ int vx_serving_vllm(vx_ctx *x, const vx_shard *sh)
     {
         vx_weights_stats ws;
         vx_weights_stats_get(x, 1, &ws);
-        if (sh->tp == 1 && sh->pp == 1 && sh->ep == 1) w = ws.allocated;
+        if (sh->tp == 1 && sh->pp == 1 && sh->ep == 1)
+            w = ws.allocated;
         else {
             vx_tensor_iter it;
             vx_tensor_iter_init(&it, x);
-            for (const vx_tensor *t; (t = vx_tensor_iter_next(&it));) w = vx_sat_add(w, vx_shard_tensor_bytes(sh, x, t));
+            for (const vx_tensor *t; (t = vx_tensor_iter_next(&it));)
+                w = vx_sat_add(w, vx_shard_tensor_bytes(sh, x, t));
         }
     }
 
@@ -136,10 +140,12 @@ int vx_serving_vllm(vx_ctx *x, const vx_shard *sh)
     if (dev) {
         double util = cv->gpu_memory_utilization;
         uint64_t budget = (uint64_t)(util * (double)dev);
-        if (budget > used) pool = budget - used;
+        if (budget > used)
+            pool = budget - used;
         else
-            vx_result_warn(r, "vLLM would not start: weights + activations + non-torch memory exceed "
-                              "gpu_memory_utilization %.2f x device memory (no memory left for KV blocks)",
+            vx_result_warn(r,
+                           "vLLM would not start: weights + activations + non-torch memory exceed "
+                           "gpu_memory_utilization %.2f x device memory (no memory left for KV blocks)",
                            util);
         blocks = pool / block_bytes;
     } else {
@@ -171,10 +177,12 @@ int vx_serving_vllm(vx_ctx *x, const vx_shard *sh)
 
     int wprov = x->m->has_file_inv ? VRAMEST_PROV_EXACT_FILE : VRAMEST_PROV_EXACT_ARCH;
     vx_result_add(r, VRAMEST_DEV_GPU, VRAMEST_CAT_WEIGHTS, w, w, w, wprov);
-    if (kv) vx_result_add(r, VRAMEST_DEV_GPU, VRAMEST_CAT_KV_CACHE, kv, kv - kv / 10, vx_sat_add(kv, kv / 10),
-                          dev ? VRAMEST_PROV_FORMULA : VRAMEST_PROV_EXACT_ARCH);
+    if (kv)
+        vx_result_add(r, VRAMEST_DEV_GPU, VRAMEST_CAT_KV_CACHE, kv, kv - kv / 10, vx_sat_add(kv, kv / 10),
+                      dev ? VRAMEST_PROV_FORMULA : VRAMEST_PROV_EXACT_ARCH);
     if (layer >= sampler)
-        vx_result_add(r, VRAMEST_DEV_GPU, VRAMEST_CAT_ACTIVATIONS, act, act / 2, vx_sat_mul(act, 2), VRAMEST_PROV_FORMULA);
+        vx_result_add(r, VRAMEST_DEV_GPU, VRAMEST_CAT_ACTIVATIONS, act, act / 2, vx_sat_mul(act, 2),
+                      VRAMEST_PROV_FORMULA);
     else
         vx_result_add(r, VRAMEST_DEV_GPU, VRAMEST_CAT_LOGITS, act, act / 2, vx_sat_mul(act, 2), VRAMEST_PROV_FORMULA);
     vx_result_add(r, VRAMEST_DEV_GPU, VRAMEST_CAT_WORKSPACE, cublas, cublas, cublas, VRAMEST_PROV_EMPIRICAL);
