@@ -375,6 +375,22 @@ Test(generate, bnb_4bit_prefill_dequantizes_the_largest_matrix)
     done(&f);
 }
 
+Test(generate, prefix_tuning_starts_the_cache_with_the_virtual_tokens)
+{
+    fx f;
+    ok(&f, "{\"model\":\"llama-2-7b\",\"precision\":\"fp16\",\"workload\":{\"mode\":\"infer\",\"prompt_len\":1000,"
+           "\"gen_len\":1,\"finetune\":\"prefix\",\"prefix_len\":24}}");
+    cr_assert_eq(cat(&f, VRAMEST_DEV_GPU, VRAMEST_CAT_KV_CACHE), 1024 * 512 * KIB);
+    /* PrefixEncoder: 24 x 32 layers x 2 x 4096 fp32 */
+    cr_assert_eq(cat(&f, VRAMEST_DEV_GPU, VRAMEST_CAT_ADAPTER), 24ull * 32 * 2 * 4096 * 4);
+    done(&f);
+    ok(&f, "{\"model\":\"llama-2-7b\",\"precision\":\"fp16\",\"workload\":{\"mode\":\"infer\",\"prompt_len\":1000,"
+           "\"gen_len\":1,\"finetune\":\"lora\",\"lora_rank\":16,\"lora_targets\":\"q_proj,v_proj\"}}");
+    /* 32 layers x 2 targets x 16 x (4096 + 4096) fp32 */
+    cr_assert_eq(cat(&f, VRAMEST_DEV_GPU, VRAMEST_CAT_ADAPTER), 32ull * 2 * 2 * 16 * 4096 * 4);
+    done(&f);
+}
+
 Test(generate, encoder_only_runs_one_forward)
 {
     fx f;

@@ -116,6 +116,15 @@ static int adapter_bytes(vx_ctx *x, uint64_t *out)
 {
     *out = 0;
     int ft = (int)x->cv->finetune;
+    if (ft == VX_FT_PREFIX) {
+        /* PEFT's PrefixEncoder: (virtual tokens, layers x 2 x kv dim) fp32,
+         * as static_terms.c counts it for training. */
+        const vx_shape *s = x->s;
+        uint64_t kvd = (uint64_t)((s->kv_heads > 0 ? s->kv_heads : s->heads) * s->head_dim);
+        uint64_t L = (uint64_t)(s->layers + s->enc_layers);
+        *out = vx_alloc_round(vx_sat_mul(vx_sat_mul((uint64_t)x->cv->prefix_len, L), vx_sat_mul(2 * kvd, 4)));
+        return VRAMEST_OK;
+    }
     if (ft != VX_FT_LORA && ft != VX_FT_QLORA) return VRAMEST_OK;
     int rc = vx_lora_check(x);
     if (rc) return rc;
@@ -146,6 +155,10 @@ static int hf_generate(vx_ctx *x, const vx_shard *sh)
     uint64_t seqs = vx_sat_mul((uint64_t)cv->batch_size, beams);
     uint64_t P = vx_infer_prompt_len(cv), G = (uint64_t)cv->gen_len;
     bool use_cache = cv->kv_cache != 0;
+    /* Prefix tuning hands every layer prefix_len virtual K/V as the initial
+     * past_key_values: the cache starts that long (and is concatenated, so
+     * nothing stays pinned). */
+    uint64_t pfx = cv->finetune == VX_FT_PREFIX ? (uint64_t)cv->prefix_len : 0;
     int head = vx_head_resolve(s, (int)cv->head);
     bool generative = !s->encoder_only && (head == VX_HEAD_CAUSAL_LM || head == VX_HEAD_SEQ2SEQ_LM);
     if (!generative && G > 0)
@@ -184,7 +197,8 @@ static int hf_generate(vx_ctx *x, const vx_shard *sh)
         pre.logits_low = pre.logits;
         /* A decoder's forward returns past_key_values (use_cache defaults to
          * true in the configs) whatever head sits on top. */
-        if (use_cache && !s->encoder_only && !s->enc_dec) pre.cache = prefill_cache(x, sh, &kl, seqs, P);
+        if (use_cache && !s->encoder_only && !s->enc_dec)
+            pre.cache = pfx ? vx_kv_cache_bytes(&kl, seqs, P + pfx, 0, 1) : prefill_cache(x, sh, &kl, seqs, P);
     } else if (s->enc_dec) {
         /* Encoder pass, then the decoder's first step fills the cross cache;
          * the encoder output stays referenced through generation. */
@@ -228,24 +242,26 @@ static int hf_generate(vx_ctx *x, const vx_shard *sh)
         /* Decoder-only. Without a cache every step re-runs the whole
          * sequence: the longest one is the last. */
         uint64_t q0 = use_cache ? P : ctx_len;
-        vx_fwd_args a = {.seqs = seqs, .q = q0, .kv = q0, .all_logits = 1, .beams = (int)beams, .dequant = dequant};
+        vx_fwd_args a = {
+            .seqs = seqs, .q = q0, .kv = q0 + pfx, .all_logits = 1, .beams = (int)beams, .dequant = dequant};
         vx_fwd_infer_terms(x, sh, &a, &f);
         stage_peak(&f, &pre);
         if (use_cache)
-            pre.cache =
-                kl.static_cache ? vx_kv_cache_bytes(&kl, seqs, P + G, 0, 1) : prefill_cache(x, sh, &kl, seqs, P);
+            pre.cache = kl.static_cache ? vx_kv_cache_bytes(&kl, seqs, P + G + pfx, 0, 1)
+                        : pfx           ? vx_kv_cache_bytes(&kl, seqs, P + pfx, 0, 1)
+                                        : prefill_cache(x, sh, &kl, seqs, P);
         /* transformers >= 4.45: logits of the last position only, no upcast. */
         uint64_t V = (uint64_t)s->vocab / (uint64_t)(sh->tp > 0 ? sh->tp : 1);
         pre.logits_low = pre.logits ? vx_sat_mul(vx_sat_mul(seqs, V), A + 4u) : 0;
         if (use_cache && G >= 2) {
             has_dec = true;
-            uint64_t S = ctx_len;
+            uint64_t S = ctx_len + pfx;
             vx_fwd_args da = {.seqs = seqs, .q = 1, .kv = S, .all_logits = 1, .beams = (int)beams, .dequant = dequant};
             vx_fwd_infer_terms(x, sh, &da, &f);
             stage_peak(&f, &dec);
             dec.logits_low = dec.logits;
             if (kl.static_cache)
-                dec.cache = vx_kv_cache_bytes(&kl, seqs, P + G, 0, 1);
+                dec.cache = vx_kv_cache_bytes(&kl, seqs, P + G + pfx, 0, 1);
             else if (vx_hf_legacy_cache(s))
                 dec.cache =
                     vx_sat_add(vx_kv_cache_bytes(&kl, seqs, S, 0, 1), vx_kv_cache_bytes(&kl, seqs, S - 1, 0, 1));
@@ -270,9 +286,9 @@ static int hf_generate(vx_ctx *x, const vx_shard *sh)
     if (adapter) vx_result_add(r, VRAMEST_DEV_GPU, VRAMEST_CAT_ADAPTER, adapter, adapter, adapter, wprov);
     if (pk->cache) {
         /* The exact cache of the tokens; the update transients are formula. */
-        uint64_t tokens = peak_dec ? ctx_len : P;
+        uint64_t tokens = (peak_dec ? ctx_len : P) + pfx;
         uint64_t exact = s->enc_dec ? vx_kv_cache_bytes(&kl, seqs, peak_dec ? G : 1, P, 0)
-                                    : vx_kv_cache_bytes(&kl, seqs, kl.static_cache ? P + G : tokens, 0, 0);
+                                    : vx_kv_cache_bytes(&kl, seqs, kl.static_cache ? P + G + pfx : tokens, 0, 0);
         vx_result_add(r, VRAMEST_DEV_GPU, VRAMEST_CAT_KV_CACHE, pk->cache, vx_min_u64(exact, pk->cache), pk->cache,
                       VRAMEST_PROV_FORMULA);
     }
@@ -288,7 +304,7 @@ static int hf_generate(vx_ctx *x, const vx_shard *sh)
      * growth. Every decode step allocates each layer's K and V one token
      * longer and frees the old ones, sizes no freed block fits, so the
      * allocator keeps about half a cache of freed blocks (0 to 1.5x). */
-    uint64_t kv_final = has_dec ? vx_kv_cache_bytes(&kl, seqs, s->enc_dec ? G : ctx_len, 0, 1) : 0;
+    uint64_t kv_final = has_dec ? vx_kv_cache_bytes(&kl, seqs, s->enc_dec ? G : ctx_len + pfx, 0, 1) : 0;
     uint64_t frag = kl.static_cache ? 0 : kv_final / 2;
     uint64_t alloc_cat = vx_sat_add(w_slack, frag);
     if (alloc_cat)
