@@ -1,0 +1,287 @@
+/* A symbolic autograd tape. The layer programs (activations.c, logits.c)
+ * replay, op by op, what a Hugging Face module allocates, which tensors
+ * autograd saves for backward and when Python drops its references; the
+ * tape turns that into live bytes per category, a forward peak, and - by
+ * walking the recorded nodes in reverse, as the autograd engine does for a
+ * sequential graph - a backward peak. Sizes are closed forms of b, s, h,
+ * heads...; a program has a few dozen ops, so a run costs nanoseconds per op
+ * and needs no allocation.
+ *
+ * Memory semantics (research note §3):
+ * - a storage is alive while Python holds a reference to it or to a view of
+ *   it, or while a node keeps it saved for backward;
+ * - a node's saved tensors are released when the node has run in backward;
+ * - the gradient of a tensor is allocated by the node that consumes it in
+ *   the forward direction (its backward), except for views, adds and
+ *   clones, which hand the incoming gradient on; a second gradient arriving
+ *   at the same tensor is summed in place (InputBuffer::accumulate), so it
+ *   is a transient;
+ * - parameter gradients are kept (first micro-batch: AccumulateGrad steals
+ *   the buffer) or summed into the existing .grad (accumulation: transient). */
+#include <string.h>
+
+#include "estimate/train.h"
+
+void vx_tape_init(vx_tape *tp, int cpu, int grad, int save)
+{
+    tp->cpu = (uint8_t)cpu;
+    tp->grad = (uint8_t)grad;
+    tp->save = (uint8_t)save;
+    tp->err = 0;
+    tp->keep_wg = 1;
+    tp->hold_saved = 0;
+    tp->nt = tp->nn = 0;
+    tp->tot = tp->peak = 0;
+    for (int c = 0; c < VX_TC_N; c++) tp->live[c] = tp->pk[c] = 0;
+}
+
+static uint64_t rounded(const vx_tape *tp, uint64_t bytes)
+{
+    if (!bytes) return 0;
+    return tp->cpu ? bytes : vx_alloc_round(bytes);
+}
+
+static void bump(vx_tape *tp)
+{
+    if (tp->tot > tp->peak) {
+        tp->peak = tp->tot;
+        memcpy(tp->pk, tp->live, sizeof tp->pk);
+    }
+}
+
+static void add_live(vx_tape *tp, int cat, uint64_t b)
+{
+    tp->live[cat] = vx_sat_add(tp->live[cat], b);
+    tp->tot = vx_sat_add(tp->tot, b);
+}
+
+static void sub_live(vx_tape *tp, int cat, uint64_t b)
+{
+    tp->live[cat] = tp->live[cat] >= b ? tp->live[cat] - b : 0;
+    tp->tot = tp->tot >= b ? tp->tot - b : 0;
+}
+
+void vx_tape_reset_peak(vx_tape *tp)
+{
+    tp->peak = tp->tot;
+    memcpy(tp->pk, tp->live, sizeof tp->pk);
+}
+
+int vx_tape_new(vx_tape *tp, uint64_t elems, int eb, int cat, int rg)
+{
+    if (tp->nt >= VX_TAPE_T) {
+        tp->err = 1;
+        return tp->nt ? 0 : -1;
+    }
+    int id = tp->nt++;
+    vx_tt *t = &tp->t[id];
+    t->elems = elems;
+    t->eb = (uint8_t)eb;
+    t->cat = (uint8_t)cat;
+    t->rg = (uint8_t)(rg && tp->grad);
+    t->root = (int16_t)id;
+    t->save_as = -1;
+    t->holds = 1;
+    t->saves = 0;
+    t->hasg = 0;
+    t->gbytes = 0;
+    t->abytes = rounded(tp, vx_sat_mul(elems, (uint64_t)eb));
+    add_live(tp, cat, t->abytes);
+    bump(tp);
+    return id;
+}
+
+int vx_tape_view_raw(vx_tape *tp, int base, uint64_t elems)
+{
+    if (base < 0) return -1;
+    if (tp->nt >= VX_TAPE_T) {
+        tp->err = 1;
+        return base;
+    }
+    int id = tp->nt++;
+    vx_tt *t = &tp->t[id], *b = &tp->t[base];
+    *t = *b;
+    t->elems = elems;
+    t->root = b->root;
+    t->abytes = 0;
+    t->holds = 1;
+    t->saves = 0;
+    t->hasg = 0;
+    t->gbytes = 0;
+    tp->t[b->root].holds++;
+    return id;
+}
+
+int vx_tape_view(vx_tape *tp, int base, uint64_t elems)
+{
+    int id = vx_tape_view_raw(tp, base, elems);
+    if (id >= 0 && id != base && tp->t[base].rg) {
+        /* A view's gradient is the base's (a view of it). */
+        vx_node_spec ns = {.in = {(int16_t)base, -1, -1}, .nin = 1, .out = {(int16_t)id, -1}, .nout = 1, .pass = 1};
+        vx_tape_node(tp, &ns);
+    }
+    return id;
+}
+
+static void maybe_free(vx_tape *tp, int root)
+{
+    vx_tt *r = &tp->t[root];
+    if (!r->holds && !r->saves && r->abytes) {
+        sub_live(tp, r->cat, r->abytes);
+        r->abytes = 0;
+    }
+}
+
+void vx_tape_drop(vx_tape *tp, int id)
+{
+    if (id < 0) return;
+    vx_tt *t = &tp->t[id];
+    if (!t->holds) return; /* dropped already */
+    t->holds--;
+    if (t->root != id) {
+        vx_tt *r = &tp->t[t->root];
+        if (r->holds) r->holds--;
+    }
+    maybe_free(tp, t->root);
+}
+
+void vx_tape_transient(vx_tape *tp, uint64_t bytes, int cat)
+{
+    uint64_t b = rounded(tp, bytes);
+    add_live(tp, cat, b);
+    bump(tp);
+    sub_live(tp, cat, b);
+}
+
+int vx_tape_node(vx_tape *tp, const vx_node_spec *ns)
+{
+    if (!tp->grad) return 0;
+    int any = ns->wg > 0;
+    for (int i = 0; i < ns->nin; i++)
+        if (ns->in[i] >= 0 && tp->t[ns->in[i]].rg) any = 1;
+    if (!any) return 0;
+    for (int i = 0; i < ns->nout; i++)
+        if (ns->out[i] >= 0) tp->t[ns->out[i]].rg = 1;
+    if (tp->nn >= VX_TAPE_N) {
+        tp->err = 1;
+        return 0;
+    }
+    vx_tn *n = &tp->n[tp->nn++];
+    n->nin = n->nout = n->nsv = 0;
+    n->pass = 0;
+    for (int i = 0; i < ns->nin; i++) {
+        int id = ns->in[i];
+        if (id < 0 || !tp->t[id].rg) continue;
+        if (ns->pass & (1u << i)) n->pass |= (uint8_t)(1u << n->nin);
+        n->in[n->nin++] = (int16_t)id;
+    }
+    for (int i = 0; i < ns->nout; i++)
+        if (ns->out[i] >= 0) n->out[n->nout++] = ns->out[i];
+    if (tp->save)
+        for (int i = 0; i < ns->nsv; i++) {
+            int id = ns->sv[i];
+            if (id < 0) continue;
+            if (tp->t[id].save_as >= 0) id = tp->t[id].save_as;
+            n->sv[n->nsv++] = (int16_t)id;
+            tp->t[tp->t[id].root].saves++;
+        }
+    n->wg = ns->wg;
+    n->wcat = ns->wcat;
+    n->wsum = ns->wsum;
+    n->wtmp = ns->wtmp;
+    n->tmp = ns->tmp;
+    return 1;
+}
+
+/* Gradient storage for tensor `id`: a new buffer of its own size. */
+static void give_grad(vx_tape *tp, int id, uint64_t *transient)
+{
+    vx_tt *t = &tp->t[id];
+    uint64_t b = rounded(tp, vx_sat_mul(t->elems, t->eb));
+    if (t->hasg) {
+        /* Summed into the gradient already there: alive only for the add. */
+        *transient = vx_sat_add(*transient, b);
+        return;
+    }
+    t->hasg = 1;
+    t->gbytes = b;
+    add_live(tp, t->cat, b);
+}
+
+void vx_tape_backward(vx_tape *tp, int out)
+{
+    if (out >= 0) {
+        vx_tt *o = &tp->t[out];
+        o->hasg = 1;
+        o->gbytes = rounded(tp, vx_sat_mul(o->elems, o->eb));
+        add_live(tp, o->cat, o->gbytes);
+    }
+    vx_tape_reset_peak(tp);
+    for (int k = tp->nn - 1; k >= 0; k--) {
+        vx_tn *n = &tp->n[k];
+        int has = 0;
+        for (int i = 0; i < n->nout; i++) has |= tp->t[n->out[i]].hasg;
+        if (has) {
+            uint64_t trans = 0;
+            /* The incoming gradient (of the first output) may be handed on. */
+            vx_tt *o0 = &tp->t[n->out[0]];
+            int handed = 0;
+            for (int i = 0; i < n->nin; i++) {
+                vx_tt *in = &tp->t[n->in[i]];
+                if (n->pass & (1u << i)) {
+                    if (!in->hasg) {
+                        in->hasg = 1;
+                        if (!handed && o0->hasg) {
+                            /* Moves: the storage now belongs to the input's gradient. */
+                            in->gbytes = o0->gbytes;
+                            if (in->cat != o0->cat) {
+                                sub_live(tp, o0->cat, o0->gbytes);
+                                add_live(tp, in->cat, o0->gbytes);
+                            }
+                            o0->gbytes = 0;
+                            handed = 1;
+                        } else {
+                            in->gbytes = 0; /* the same tensor, shared */
+                        }
+                    }
+                    /* else: summed in place into the existing gradient */
+                } else {
+                    give_grad(tp, n->in[i], &trans);
+                }
+            }
+            uint64_t wg = rounded(tp, n->wg), wtmp = rounded(tp, n->wtmp), tmp = rounded(tp, n->tmp);
+            add_live(tp, n->wcat, wg);
+            add_live(tp, n->wcat, wtmp);
+            add_live(tp, VX_TC_WORK, tmp);
+            add_live(tp, VX_TC_ACT, trans);
+            bump(tp);
+            sub_live(tp, VX_TC_WORK, tmp);
+            sub_live(tp, n->wcat, wtmp);
+            sub_live(tp, VX_TC_ACT, trans);
+            if (!tp->keep_wg || n->wsum) sub_live(tp, n->wcat, wg);
+            for (int i = 0; i < n->nout; i++) {
+                vx_tt *o = &tp->t[n->out[i]];
+                if (o->hasg) {
+                    sub_live(tp, o->cat, o->gbytes);
+                    o->gbytes = 0;
+                    o->hasg = 0;
+                }
+            }
+        }
+        if (tp->hold_saved) continue;
+        for (int i = 0; i < n->nsv; i++) {
+            int r = tp->t[n->sv[i]].root;
+            if (tp->t[r].saves) tp->t[r].saves--;
+            maybe_free(tp, r);
+        }
+    }
+    if (!tp->hold_saved) return;
+    for (int k = tp->nn - 1; k >= 0; k--) {
+        vx_tn *n = &tp->n[k];
+        for (int i = 0; i < n->nsv; i++) {
+            int r = tp->t[n->sv[i]].root;
+            if (tp->t[r].saves) tp->t[r].saves--;
+            maybe_free(tp, r);
+        }
+    }
+}
