@@ -5,7 +5,6 @@
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "api/config.h"
 #include "estimate/parallel.h"
@@ -766,36 +765,4 @@ Test(placement, bad_max_memory_is_refused_with_the_offset)
     f.c.v.tp = 2;
     cr_assert_eq(vx_shard_resolve(&f.x, 0, &sh), VRAMEST_E_CONFLICT);
     teardown(&f);
-}
-
-/* ---- speed ---- */
-
-Test(speed, resolve_and_split_an_inventory_is_well_under_a_microsecond)
-{
-    fixture f;
-    setup(&f, "llama-2-70b", "bf16");
-    layout(&f, 64, 8, 4, 0);
-    f.c.v.zero_stage = 1;
-    ready(&f);
-    struct timespec a, b;
-    const int n = 20000;
-    uint64_t sink = 0;
-    clock_gettime(CLOCK_MONOTONIC, &a);
-    for (int i = 0; i < n; i++) {
-        vx_shard sh;
-        vx_shard_resolve(&f.x, i & 3, &sh);
-        for (size_t k = 0; k < f.m->n_inv; k++) sink += vx_shard_tensor_elems(&sh, &f.x, &f.m->inv[k]);
-    }
-    clock_gettime(CLOCK_MONOTONIC, &b);
-    double ns = ((double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec)) / n;
-    size_t groups = f.m->n_inv;
-    teardown(&f);
-    cr_assert(sink > 0);
-    cr_log_info("resolve + split of %zu groups: %.0f ns", groups, ns);
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-    const double limit = 20000.0; /* instrumented builds: only a gross regression fails */
-#else
-    const double limit = 1000.0;
-#endif
-    cr_assert_lt(ns, limit, "%.0f ns", ns);
 }

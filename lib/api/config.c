@@ -12,6 +12,13 @@ void vx_config_init(struct vramest_config *c)
     memset(c, 0, sizeof *c);
     c->magic = VX_MAGIC_CONFIG;
     vx_opt_defaults(&c->v, c->set_bits, H);
+    c->v.gpu_index = -1;
+}
+
+void vx_config_resolve_device(vx_config_values *v)
+{
+    const vx_gpu *g = v->device[0] ? vx_gpu_find(v->device) : NULL;
+    v->gpu_index = g ? (int64_t)(g - vx_gpus) : -1;
 }
 
 static int check(const vramest_config *c, const char *fn)
@@ -89,7 +96,9 @@ VRAMEST_API int vramest_config_set_str(vramest_config *cfg, vramest_option key, 
     int rc = check(cfg, "vramest_config_set_str");
     if (rc) return rc;
     if (key == VRAMEST_CFG_DEVICE && value && (rc = check_device(value))) return rc;
-    return vx_opt_set_str(&cfg->v, cfg->set_bits, H, key, value);
+    if ((rc = vx_opt_set_str(&cfg->v, cfg->set_bits, H, key, value))) return rc;
+    if (key == VRAMEST_CFG_DEVICE) vx_config_resolve_device(&cfg->v);
+    return VRAMEST_OK;
 }
 
 VRAMEST_API int vramest_config_get_i64(const vramest_config *cfg, vramest_option key, int64_t *out)
@@ -116,5 +125,7 @@ VRAMEST_API int vramest_config_get_str(const vramest_config *cfg, vramest_option
 VRAMEST_API int vramest_config_reset(vramest_config *cfg, vramest_option key)
 {
     int rc = check(cfg, "vramest_config_reset");
-    return rc ? rc : vx_opt_reset(&cfg->v, cfg->set_bits, H, key);
+    if (rc || (rc = vx_opt_reset(&cfg->v, cfg->set_bits, H, key))) return rc;
+    if (key == VRAMEST_CFG_DEVICE) vx_config_resolve_device(&cfg->v);
+    return VRAMEST_OK;
 }

@@ -52,6 +52,9 @@ typedef struct vx_config_values {
     int64_t device_map;
     char max_memory[VX_STR_MAX];
     int64_t pp_split;
+    /* Not an option: the GPU preset `device` names (index into vx_gpus, -1
+     * none), resolved when `device` is set so estimates never search names. */
+    int64_t gpu_index;
 } vx_config_values;
 
 struct vramest_config {
@@ -63,5 +66,7 @@ struct vramest_config {
 /* A config with every default, for vramest_estimate(..., NULL). */
 void vx_config_init(struct vramest_config *c) VX_HIDDEN;
 int vx_config_check(const struct vramest_config *c) VX_HIDDEN;
+/* Re-resolve v.gpu_index from v.device (after any change of `device`). */
+void vx_config_resolve_device(vx_config_values *v) VX_HIDDEN;
 
 #endif

@@ -22,7 +22,7 @@ static int refuse_unmodelled(const vx_precision_values *pv, const vx_config_valu
 static uint64_t device_bytes(const vx_config_values *cv)
 {
     if (cv->memory_gib > 0) return (uint64_t)(cv->memory_gib * (double)VX_GIB);
-    const vx_gpu *g = cv->device[0] ? vx_gpu_find(cv->device) : NULL;
+    const vx_gpu *g = cv->gpu_index >= 0 && (size_t)cv->gpu_index < vx_gpu_count_ ? &vx_gpus[cv->gpu_index] : NULL;
     return g ? g->bytes : 0;
 }
 

@@ -17,7 +17,7 @@ uint64_t vx_alloc_segment(uint64_t bytes)
 
 const vx_gpu *vx_ctx_gpu(const vx_ctx *x)
 {
-    return x->cv->device[0] ? vx_gpu_find(x->cv->device) : NULL;
+    return x->cv->gpu_index >= 0 && (size_t)x->cv->gpu_index < vx_gpu_count_ ? &vx_gpus[x->cv->gpu_index] : NULL;
 }
 
 uint64_t vx_cublas_workspace_bytes(const vx_ctx *x)
