@@ -5,7 +5,12 @@
  *   estimate (load)   vramest_estimate on a cached preset model, mode=load
  *   estimate (train)  the same model, a training step with AdamW
  *   config.json       vramest_model_parse of a Llama config.json from memory
- *   spec plan         vramest_spec_plan of a small preset spec (the scheduler path)
+ *   spec plan         vramest_spec_plan of a small preset spec (parse + estimate + JSON)
+ *   estimate infer    generation with a KV cache
+ *   estimate 70B      Llama-3.1-70B training, ZeRO-3 on 64 GPUs, checkpointing
+ *   solve max batch   vramest_solve_max(batch_size) for LoRA on an A100-80GB
+ *   admission         one scheduler job: vramest_spec_parse (cached model) +
+ *                     estimate + verdict, as examples/scheduler.c does
  *
  * Each figure is the median of several runs, each run timed with
  * CLOCK_MONOTONIC over enough iterations to take about 20 ms. */
@@ -61,6 +66,27 @@ static int do_parse(bench_ctx *b)
     int rc = vramest_model_new(&m);
     if (!rc) rc = vramest_model_parse(m, VRAMEST_SRC_HF_CONFIG_JSON, llama_config, sizeof llama_config - 1, NULL);
     vramest_model_free(m);
+    return rc;
+}
+
+static int do_solve(bench_ctx *b)
+{
+    int64_t best = 0;
+    return vramest_solve_max(b->model, b->prec, b->cfg, VRAMEST_CFG_BATCH_SIZE, &best, NULL);
+}
+
+static int do_admit(bench_ctx *b)
+{
+    vramest_precision *p = NULL;
+    vramest_config *c = NULL;
+    vramest_result *r = NULL;
+    uint64_t fits = 0;
+    int rc = vramest_spec_parse(b->spec, strlen(b->spec), NULL, &p, &c);
+    if (!rc) rc = vramest_estimate(b->model, p, c, &r);
+    if (!rc) rc = vramest_result_value(r, VRAMEST_VAL_FITS, &fits);
+    vramest_result_free(r);
+    vramest_precision_free(p);
+    vramest_config_free(c);
     return rc;
 }
 
@@ -155,6 +181,49 @@ int main(void)
     b.plan_cap = 1 << 16;
     b.plan = malloc(b.plan_cap);
     if (b.plan) failed |= bench("spec plan (parse+estimate+json)", do_plan, &b);
+
+    vramest_config_free(b.cfg);
+    vramest_config_new(&b.cfg);
+    vramest_config_set_str(b.cfg, VRAMEST_CFG_MODE, "infer");
+    vramest_config_set_i64(b.cfg, VRAMEST_CFG_BATCH_SIZE, 8);
+    vramest_config_set_i64(b.cfg, VRAMEST_CFG_PROMPT_LEN, 2048);
+    vramest_config_set_i64(b.cfg, VRAMEST_CFG_GEN_LEN, 256);
+    snprintf(label, sizeof label, "estimate %s infer", preset);
+    failed |= bench(label, do_estimate, &b);
+
+    /* The solver: the largest LoRA micro-batch on an A100-80GB. */
+    vramest_config_free(b.cfg);
+    vramest_config_new(&b.cfg);
+    vramest_config_set_str(b.cfg, VRAMEST_CFG_MODE, "train");
+    vramest_config_set_str(b.cfg, VRAMEST_CFG_FINETUNE, "lora");
+    vramest_config_set_i64(b.cfg, VRAMEST_CFG_SEQ_LEN, 2048);
+    vramest_config_set_str(b.cfg, VRAMEST_CFG_DEVICE, "A100-80GB");
+    snprintf(label, sizeof label, "solve max batch %s lora", preset);
+    failed |= bench(label, do_solve, &b);
+
+    /* A scheduler admission: the job's precision and workload parsed, the
+     * model taken from the cache. */
+    const char *job = "{\"model\": \"cached\", \"precision\": \"bf16\", \"workload\": {\"mode\": \"train\", "
+                      "\"batch_size\": 4, \"seq_len\": 2048, \"finetune\": \"lora\"}, \"device\": \"A100-80GB\"}";
+    b.spec = job;
+    failed |= bench("admission (spec + estimate + verdict)", do_admit, &b);
+
+    /* The large one: Llama-3.1-70B, ZeRO-3 over 64 GPUs. */
+    vramest_model_free(b.model);
+    b.model = NULL;
+    if (!vramest_model_new_preset("llama-3.1-70b", &b.model)) {
+        vramest_precision_free(b.prec);
+        b.prec = NULL;
+        vramest_precision_new_preset("mixed_bf16", &b.prec);
+        vramest_config_free(b.cfg);
+        vramest_config_new(&b.cfg);
+        vramest_config_set_str(b.cfg, VRAMEST_CFG_MODE, "train");
+        vramest_config_set_i64(b.cfg, VRAMEST_CFG_SEQ_LEN, 4096);
+        vramest_config_set_i64(b.cfg, VRAMEST_CFG_GPUS, 64);
+        vramest_config_set_i64(b.cfg, VRAMEST_CFG_ZERO_STAGE, 3);
+        vramest_config_set_str(b.cfg, VRAMEST_CFG_GRADIENT_CHECKPOINTING, "full");
+        failed |= bench("estimate llama-3.1-70b zero3 x64", do_estimate, &b);
+    }
 
     free(b.plan);
     vramest_model_free(b.model);
