@@ -33,30 +33,6 @@ static void timeline(struct vramest_result *r, int phase, const char *label, uin
     vx_strlcpy(p->label, label, sizeof p->label);
 }
 
-/* Weights on this rank as the caching allocator counts them, and the slack
- * of the segments they open. */
-static void rank_weights(const vx_ctx *x, const vx_shard *sh, uint64_t *alloc, uint64_t *exact, uint64_t *slack,
-                         uint64_t *largest_q)
-{
-    vx_weights_stats w;
-    vx_weights_stats_get(x, 1, &w);
-    *largest_q = w.largest_quantized_elems;
-    if (sh->tp == 1 && sh->pp == 1 && sh->ep == 1 && !sh->placement) {
-        *alloc = w.allocated, *exact = w.exact, *slack = w.reserved - w.allocated;
-        return;
-    }
-    /* Sharded or placed: the groups this rank keeps. */
-    uint64_t sum = 0;
-    vx_tensor_iter it;
-    vx_tensor_iter_init(&it, x);
-    for (const vx_tensor *t; (t = vx_tensor_iter_next(&it));) sum = vx_sat_add(sum, vx_shard_tensor_bytes(sh, x, t));
-    *exact = sum;
-    *alloc = sum;
-    *slack = w.allocated > w.exact && w.exact
-                 ? (uint64_t)((double)(w.allocated - w.exact) * ((double)sum / (double)w.exact))
-                 : 0;
-}
-
 /* The prompt's cache right after prefill. GPT-2 / GPT-BigCode cache views
  * of the fused c_attn output, and GPT-NeoX / Phi-3 / ChatGLM a view for V
  * (K is rotated into a new tensor), so each layer's whole q|k|v output stays
@@ -173,7 +149,7 @@ static int hf_generate(vx_ctx *x, const vx_shard *sh)
                        (unsigned long long)(s->enc_dec ? vx_max_u64(P, G) : ctx_len), (long long)s->max_pos);
 
     uint64_t w_alloc, w_exact, w_slack, largest_q;
-    rank_weights(x, sh, &w_alloc, &w_exact, &w_slack, &largest_q);
+    vx_rank_weights(x, sh, &w_alloc, &w_exact, &w_slack, &largest_q);
     uint64_t buffers = vx_hf_mask_buffer_bytes(x);
     uint64_t adapter;
     if ((rc = adapter_bytes(x, &adapter))) return rc;

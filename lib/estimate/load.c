@@ -6,6 +6,7 @@
  * (segment slack and the block a quantizing load leaves cached), the load
  * peak and the peak phase. The dispatcher (estimate.c) sets the parameter
  * counts and checkpoint bytes; runtime.c adds the CUDA context. */
+#include "estimate/parallel.h"
 #include "precision/policy.h"
 
 /* Libraries that quantize while loading hold one 16-bit matrix on the GPU
@@ -29,39 +30,46 @@ static void timeline(struct vramest_result *r, const char *label, uint64_t alloc
     vx_strlcpy(p->label, label, sizeof p->label);
 }
 
-int vx_estimate_load(vx_ctx *x)
+/* One rank: with tensor/pipeline parallelism or a device_map placement each
+ * GPU loads only its share (vx_rank_weights). */
+static int load_rank(vx_ctx *x, const vx_shard *sh)
 {
     struct vramest_result *r = x->r;
     /* llama.cpp sizes its backend buffers itself: exact tensor bytes, no
      * PyTorch allocator between them and the device. */
     int torch = x->cv->framework != VX_FW_LLAMA_CPP;
-    vx_weights_stats w;
-    vx_weights_stats_get(x, torch, &w);
-    if (w.exact == UINT64_MAX || w.allocated == UINT64_MAX || w.reserved == UINT64_MAX)
+    uint64_t alloc, exact, slack, largest_q;
+    if (torch) {
+        vx_rank_weights(x, sh, &alloc, &exact, &slack, &largest_q);
+    } else {
+        vx_weights_stats w;
+        vx_weights_stats_get(x, 0, &w);
+        alloc = exact = w.exact, slack = 0, largest_q = w.largest_quantized_elems;
+    }
+    if (exact == UINT64_MAX || alloc == UINT64_MAX)
         return vx_fail(VRAMEST_E_OVERFLOW, "load: the weights of this model under this policy exceed 2^64 bytes");
-    if (!w.n_tensors) return vx_fail(VRAMEST_E_INCOMPLETE_MODEL, "load: the model has no tensors");
+    if (!exact && sh->world <= 1) return vx_fail(VRAMEST_E_INCOMPLETE_MODEL, "load: the model has no tensors");
 
     int prov = x->m->has_file_inv ? VRAMEST_PROV_EXACT_FILE : VRAMEST_PROV_EXACT_ARCH;
-    vx_result_add(r, VRAMEST_DEV_GPU, VRAMEST_CAT_WEIGHTS, w.allocated, w.exact, w.allocated, prov);
+    vx_result_add(r, VRAMEST_DEV_GPU, VRAMEST_CAT_WEIGHTS, alloc, exact, alloc, prov);
 
     uint64_t transient = 0, transient_high = 0;
-    if (torch && quantizes_on_load(x->rp.quant_method) && w.largest_quantized_elems) {
-        uint64_t e = w.largest_quantized_elems;
+    if (torch && quantizes_on_load(x->rp.quant_method) && largest_q) {
+        uint64_t e = largest_q;
         transient = vx_alloc_round(vx_sat_mul(e, 2));
         /* bitsandbytes < 0.43 double_quant() also made the transposed int8
          * copy (CBt) of the weight before dropping it. */
         transient_high = vx_sat_add(transient, vx_alloc_round(e));
     }
-    r->val[VRAMEST_VAL_LOAD_PEAK] = vx_sat_add(w.allocated, transient);
-    r->val_low[VRAMEST_VAL_LOAD_PEAK] = w.allocated;
-    r->val_high[VRAMEST_VAL_LOAD_PEAK] = vx_sat_add(w.allocated, transient_high);
+    r->val[VRAMEST_VAL_LOAD_PEAK] = vx_sat_add(alloc, transient);
+    r->val_low[VRAMEST_VAL_LOAD_PEAK] = alloc;
+    r->val_high[VRAMEST_VAL_LOAD_PEAK] = vx_sat_add(alloc, transient_high);
     r->val_ok[VRAMEST_VAL_LOAD_PEAK] = 1;
 
     if (torch) {
         /* Reserved beyond allocated: the slack of the segments the weights
          * open, plus the freed 16-bit block of a quantizing load, which the
          * allocator keeps cached (each layer's copy reuses it). */
-        uint64_t slack = w.reserved - w.allocated;
         uint64_t cached = transient ? vx_alloc_segment(transient) : 0;
         uint64_t cached_high = transient_high ? vx_alloc_segment(transient_high) : 0;
         if (slack || cached)
@@ -69,9 +77,14 @@ int vx_estimate_load(vx_ctx *x)
                           vx_sat_add(slack, cached_high), VRAMEST_PROV_FORMULA);
     }
     r->val[VRAMEST_VAL_PEAK_PHASE] = VRAMEST_PHASE_LOAD;
-    timeline(r, "weights", w.allocated);
+    timeline(r, "weights", alloc);
     if (transient) timeline(r, "quantize largest matrix", r->val[VRAMEST_VAL_LOAD_PEAK]);
     vx_precision_notes(x, r);
     vx_precision_echo(x, &r->prec);
     return VRAMEST_OK;
+}
+
+int vx_estimate_load(vx_ctx *x)
+{
+    return vx_for_each_rank_group(x, load_rank);
 }

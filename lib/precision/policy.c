@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "estimate/parallel.h"
 #include "precision/policy.h"
 
 /* ggml types and llama_ftype values used by the GGUF mixes (dtype.c has
@@ -1044,6 +1045,30 @@ void vx_weights_stats_get(const vx_ctx *x, int torch_alloc, vx_weights_stats *o)
                                         vx_sat_mul(vx_ceil_div(mid_units, 1024), 20 * VX_MIB)),
                              large);
     if (o->reserved < o->allocated) o->reserved = o->allocated;
+}
+
+/* Weights on this rank as the caching allocator counts them, and the slack
+ * of the segments they open. */
+void vx_rank_weights(const vx_ctx *x, const vx_shard *sh, uint64_t *alloc, uint64_t *exact, uint64_t *slack,
+                     uint64_t *largest_q)
+{
+    vx_weights_stats w;
+    vx_weights_stats_get(x, 1, &w);
+    *largest_q = w.largest_quantized_elems;
+    if (sh->tp == 1 && sh->pp == 1 && sh->ep == 1 && !sh->placement) {
+        *alloc = w.allocated, *exact = w.exact, *slack = w.reserved - w.allocated;
+        return;
+    }
+    /* Sharded or placed: the groups this rank keeps. */
+    uint64_t sum = 0;
+    vx_tensor_iter it;
+    vx_tensor_iter_init(&it, x);
+    for (const vx_tensor *t; (t = vx_tensor_iter_next(&it));) sum = vx_sat_add(sum, vx_shard_tensor_bytes(sh, x, t));
+    *exact = sum;
+    *alloc = sum;
+    *slack = w.allocated > w.exact && w.exact
+                 ? (uint64_t)((double)(w.allocated - w.exact) * ((double)sum / (double)w.exact))
+                 : 0;
 }
 
 /* ---- notes ---- */

@@ -50,6 +50,14 @@ typedef struct vx_weights_stats {
 /* `torch_alloc` 0: exact bytes only (llama.cpp buffers), allocated = exact. */
 void vx_weights_stats_get(const vx_ctx *x, int torch_alloc, vx_weights_stats *out) VX_HIDDEN;
 
+/* Weights held by the rank `sh` as the caching allocator counts them
+ * (`alloc`), their exact bytes, the slack of the segments they open, and the
+ * largest matrix quantized on load: the whole model with one GPU, the
+ * groups the rank keeps (TP/PP/EP splits, device_map layers) otherwise. */
+struct vx_shard;
+void vx_rank_weights(const vx_ctx *x, const struct vx_shard *sh, uint64_t *alloc, uint64_t *exact, uint64_t *slack,
+                     uint64_t *largest_q) VX_HIDDEN;
+
 /* Notes on what the policy could not do as asked (embeddings and norms kept
  * at the compute dtype, GGUF block fallbacks, padded groups), added to the
  * result as warnings. */
