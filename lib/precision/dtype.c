@@ -153,27 +153,6 @@ const vx_dtype_info *vx_dtype(int id)
     return NULL;
 }
 
-/* Is `name` (case-insensitive) one of the comma-separated `list`? */
-static bool in_aliases(const char *list, const char *name)
-{
-    size_t n = strlen(name);
-    for (const char *p = list; p && *p;) {
-        const char *e = strchr(p, ',');
-        size_t len = e ? (size_t)(e - p) : strlen(p);
-        if (len == n) {
-            size_t i = 0;
-            for (; i < n; i++) {
-                int a = (unsigned char)p[i], b = (unsigned char)name[i];
-                if (a >= 'A' && a <= 'Z') a += 'a' - 'A';
-                if (b >= 'A' && b <= 'Z') b += 'a' - 'A';
-                if (a != b) break;
-            }
-            if (i == n) return true;
-        }
-        p = e ? e + 1 : NULL;
-    }
-    return false;
-}
 
 const vx_dtype_info *vx_dtype_by_name(const char *name)
 {
@@ -182,7 +161,7 @@ const vx_dtype_info *vx_dtype_by_name(const char *name)
     for (size_t i = 0; i < N_TABLE; i++)
         if (vx_strcasecmp(table[i].name, name) == 0) return &table[i];
     for (size_t i = 0; i < N_TABLE; i++)
-        if (in_aliases(table[i].aliases, name)) return &table[i];
+        if (vx_in_list(table[i].aliases, name)) return &table[i];
     return NULL;
 }
 
