@@ -363,6 +363,10 @@ Test(files, safetensors_mixed_dtypes_exact_bytes_and_groups)
     cr_assert_eq(total, tiny_params(TL));
     cr_assert_eq(m->file_total_bytes, tiny_bytes(TL));
     cr_assert_eq(m->n_inv, m->n_file_inv); /* the inventory is the file's */
+    /* A whole checkpoint read again replaces, it does not add up. */
+    cr_assert_eq(parse_mem(m, VRAMEST_SRC_SAFETENSORS_HEADER, f, hl, NULL), VRAMEST_OK, "%s", msg());
+    cr_assert_eq(m->file_total_bytes, tiny_bytes(TL));
+    cr_assert_eq(m->n_file_inv, 12);
     vramest_model_free(m);
     free(f);
 }
@@ -827,6 +831,8 @@ Test(files, directory_with_config_two_shards_and_index)
     vramest_model_free(m);
     m = new_model();
     cr_assert_eq(vramest_model_parse_file(m, VRAMEST_SRC_DIRECTORY, tmpdir), VRAMEST_OK, "%s", msg());
+    cr_assert_eq(vramest_model_parse_file(m, VRAMEST_SRC_AUTO, tmpdir), VRAMEST_OK, "%s", msg());
+    cr_assert_eq(m->file_total_bytes, tiny_bytes(4));
     cr_assert_eq(vramest_model_parse_file(m, VRAMEST_SRC_HF_CONFIG_JSON, tmpdir), VRAMEST_E_INVALID_ARG);
     cr_assert_eq(vramest_model_parse_file(m, VRAMEST_SRC_DIRECTORY, tmp_path("config.json")), VRAMEST_E_INVALID_ARG);
     vramest_model_free(m);

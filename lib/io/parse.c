@@ -184,6 +184,14 @@ static int apply_fileset(struct vramest_model *m, vx_fileset *fs, int whole, con
             whole = st.has_embed && st.has_final && st.dec_count == st.dec_bound && st.enc_count == st.enc_bound
                         ? WHOLE_YES
                         : WHOLE_NO;
+        /* A whole checkpoint replaces file tensors read before (the same
+         * directory parsed twice, a GGUF after a safetensors); only parts
+         * of one checkpoint add up. */
+        if (had && whole == WHOLE_YES) {
+            m->n_file_inv = 0;
+            had = false;
+            if ((rc = vx_fileset_group(fs, &m->file_inv, &m->n_file_inv, &m->cap_file_inv, &st))) return rc;
+        }
         uint64_t total = 0;
         for (size_t i = 0; i < m->n_file_inv; i++)
             if (!vx_add(total, m->file_inv[i].file_bytes, &total))
