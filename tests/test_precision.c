@@ -192,7 +192,9 @@ Test(preset, unknown_names_leave_the_policy_unchanged)
     int64_t v;
     vramest_precision_get_i64(h, VRAMEST_PREC_MASTER_WEIGHTS, &v);
     cr_assert_eq(v, VRAMEST_DTYPE_FP32);
-    cr_assert_eq(vramest_precision_new_preset("none", &h), VRAMEST_E_UNKNOWN_NAME);
+    vramest_precision *none = NULL;
+    cr_assert_eq(vramest_precision_new_preset("none", &none), VRAMEST_E_UNKNOWN_NAME);
+    cr_assert_null(none);
     vramest_precision_free(h);
 }
 
