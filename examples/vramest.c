@@ -3,31 +3,42 @@
  * Deliberately thin: every decision (option names, types, bounds, presets,
  * the job-spec format, the plan JSON) belongs to the library, so the CLI, the
  * Python binding and a scheduler can never disagree. This file only turns
- * argv into library calls and a result into text.
+ * argv into library calls and a result into text; vramest_chart.c draws.
  *
- *   vramest --spec FILE|- [--json]
- *   vramest --model NAME|PATH [--precision P] [--device GPU] [--set key=value ...] [--json]
+ *   vramest --spec FILE|- [--json] [--svg FILE] [--compare ...]
+ *   vramest --model NAME|PATH [--precision P] [--device GPU] [--set key=value ...]
+ *           [--compare P1,P2,... | --compare-set key=v1,v2,...] [--json] [--svg FILE]
  *   vramest options | models | gpus
  *
  * Exit status: 0 the job fits (or no device was given), 1 it does not fit,
  * 2 bad input or an error. With --json the plan carries the verdict ("fits")
  * and the status is 0 whenever a plan was printed: scripts reading the JSON
- * (such as the accuracy checker) treat any other status as a failed run. */
+ * (such as the accuracy checker) treat any other status as a failed run.
+ * A comparison exits 0 when at least one column fits. The same text is in
+ * --help and docs/vramest.1; keep the three in step. */
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <json.h>
 #include <vramest/vramest.h>
+
+#include "vramest_chart.h"
 
 enum { EXIT_FITS = 0, EXIT_NOFIT = 1, EXIT_BAD = 2 };
 
 /* Refuse absurd input before the library does, so `vramest --spec /dev/zero`
  * cannot eat the machine; the library's own limit (16 MiB) gives the message. */
 #define MAX_INPUT_BYTES ((size_t)64 << 20)
+
+/* Columns of one --compare; more would not fit a terminal anyway. */
+#define MAX_COLUMNS 16
 
 static int lib_error(int rc)
 {
@@ -48,8 +59,9 @@ static int usage_error(const char *fmt, ...)
 
 static void usage(FILE *f)
 {
-    fputs("usage: vramest --spec FILE|- [--json]\n"
-          "       vramest --model NAME|PATH [--precision P] [--device GPU] [--set key=value ...] [--json]\n"
+    fputs("usage: vramest --spec FILE|- [--json] [--svg FILE] [--compare ... | --compare-set ...]\n"
+          "       vramest --model NAME|PATH [--precision P] [--device GPU] [--set key=value ...]\n"
+          "               [--compare P1,P2,... | --compare-set key=v1,v2,...] [--json] [--svg FILE]\n"
           "       vramest options | models | gpus\n"
           "       vramest --help | --version\n"
           "\n"
@@ -58,19 +70,34 @@ static void usage(FILE *f)
           "  --spec FILE     read a JSON job spec (docs/guide.md); '-' reads standard input\n"
           "  --model M       a bundled preset (see 'vramest models') or a config.json,\n"
           "                  .safetensors, index .json, .gguf file or model directory\n"
-          "  --precision P   a precision preset: fp32, fp16, bf16, amp_bf16, mixed_bf16, int8, nf4, ...\n"
+          "  --precision P   a precision preset: fp32, fp16, bf16, amp_fp16, amp_bf16, mixed_bf16,\n"
+          "                  mixed_fp16, int8, nf4, fp4, or any dtype name\n"
           "  --device GPU    a GPU preset (see 'vramest gpus'); same as --set device=GPU\n"
           "  --set K=V       set any option (see 'vramest options'); repeatable. A name that\n"
           "                  belongs to two objects is qualified: precision.kv_cache=fp8,\n"
           "                  workload.kv_cache=false\n"
           "  --json          print the plan as JSON (the library's vramest_result_json)\n"
+          "  --svg FILE      also write an SVG chart: the GPU breakdown as a stacked bar (one per\n"
+          "                  rank group or compared column) against the device, and the step\n"
+          "                  timeline (memory allocated at each point of the step)\n"
+          "  --compare LIST  one column per precision preset, e.g. fp32,fp16,int8,nf4: every\n"
+          "                  category, peak_allocated, peak_reserved, device_total and the verdict\n"
+          "                  side by side (a preset replaces --precision and the spec's precision)\n"
+          "  --compare-set K=V1,V2,...\n"
+          "                  one column per value of an option, e.g. batch_size=1,4,16\n"
+          "  -h, --help      this text;  -V, --version  the CLI and library versions\n"
           "\n"
           "  options         every option: name, object, type, default, bounds, description\n"
-          "  models          the bundled model presets\n"
-          "  gpus            the bundled GPU presets\n"
+          "  models          the bundled model presets with their parameter counts\n"
+          "  gpus            the bundled GPU presets with their memory\n"
           "\n"
-          "Exit status: 0 fits (or no device given), 1 does not fit, 2 bad input.\n"
-          "With --json the verdict is the plan's \"fits\" and the status is 0 when a plan is printed.\n",
+          "The table ends with a stacked bar of the GPU categories; it is coloured only when\n"
+          "standard output is a terminal and NO_COLOR is not set. COLUMNS sets its width when\n"
+          "the output is not a terminal.\n"
+          "\n"
+          "Exit status: 0 fits (or no device given), 1 does not fit, 2 bad input or an error.\n"
+          "With --json the verdict is the plan's \"fits\" and the status is 0 when a plan is printed.\n"
+          "A comparison exits 0 when at least one column fits (or no device is given), else 1.\n",
           f);
 }
 
@@ -358,6 +385,13 @@ static int cmd_gpus(void)
 
 /* ---- output ---- */
 
+typedef struct out_opts {
+    int json;         /* print the plan JSON instead of the table */
+    const char *svg;  /* also write an SVG there ("-": instead of the table) */
+    int color;        /* ANSI colours in the terminal bar */
+    int columns;      /* terminal width */
+} out_opts;
+
 static double gib(uint64_t b) { return (double)b / (1024.0 * 1024.0 * 1024.0); }
 static double mib(uint64_t b) { return (double)b / (1024.0 * 1024.0); }
 
@@ -390,7 +424,331 @@ static void print_device(const vramest_result *r, vramest_device dev, int all)
     }
 }
 
-static int print_table(const vramest_result *r)
+/* ---- the plan (JSON) ----
+ * What only the plan holds (the step timeline, the solver's answer, the
+ * echoed settings) is read from it with json-c; the bytes come from getters. */
+
+static char *plan_text(const vramest_result *r, const char *spec, size_t spec_len)
+{
+    size_t cap = 1 << 14, needed = 0;
+    for (int attempt = 0; attempt < 4; attempt++) {
+        char *buf = malloc(cap);
+        if (!buf) {
+            fputs("vramest: out of memory\n", stderr);
+            return NULL;
+        }
+        int rc = r ? vramest_result_json(r, buf, cap, &needed) : vramest_spec_plan(spec, spec_len, buf, cap, &needed);
+        if (rc == VRAMEST_OK) return buf;
+        free(buf);
+        if (rc != VRAMEST_E_BUFFER_TOO_SMALL) {
+            lib_error(rc);
+            return NULL;
+        }
+        if (needed <= cap) break;
+        cap = needed;
+    }
+    fputs("vramest: internal error: the plan kept growing\n", stderr);
+    return NULL;
+}
+
+static int print_plan(const char *text)
+{
+    fputs(text, stdout);
+    if (!*text || text[strlen(text) - 1] != '\n') fputc('\n', stdout);
+    return EXIT_FITS;
+}
+
+/* A member by dotted path ("settings.workload.mode"), or NULL. */
+static json_object *jget(json_object *o, const char *path)
+{
+    char key[64];
+    const char *p = path;
+    while (o && *p) {
+        const char *dot = strchr(p, '.');
+        size_t l = dot ? (size_t)(dot - p) : strlen(p);
+        if (l >= sizeof key) return NULL;
+        memcpy(key, p, l);
+        key[l] = '\0';
+        json_object *next = NULL;
+        if (!json_object_is_type(o, json_type_object) || !json_object_object_get_ex(o, key, &next)) return NULL;
+        o = next;
+        p = dot ? dot + 1 : p + l;
+    }
+    return o;
+}
+
+static const char *jstr(json_object *o, const char *path)
+{
+    json_object *v = jget(o, path);
+    return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+}
+
+static json_object *parse_plan(const char *text)
+{
+    json_object *plan = json_tokener_parse(text);
+    if (!plan) fputs("vramest: internal error: the library's plan is not JSON\n", stderr);
+    return plan;
+}
+
+/* The device's name as the plan echoes it, or NULL (none, or only a size). */
+static const char *plan_device(json_object *plan)
+{
+    const char *d = jstr(plan, "settings.device.device");
+    return d && *d ? d : NULL;
+}
+
+/* "llama-2-7b · train · bf16 · A100-80GB" for headings. */
+static void describe(json_object *plan, const char *model_arg, int with_precision, char *buf, size_t cap)
+{
+    const char *name = jstr(plan, "model.name");
+    if (!name || !*name) name = model_arg;
+    if (!name || !*name) name = jstr(plan, "model.model_type");
+    const char *mode = jstr(plan, "settings.workload.mode"), *w = jstr(plan, "settings.precision.weights");
+    const char *cpt = jstr(plan, "settings.precision.compute"), *dev = plan_device(plan);
+    char prec[96] = "";
+    if (with_precision && w) {
+        if (cpt && strcmp(cpt, w) && strcmp(cpt, "auto"))
+            snprintf(prec, sizeof prec, " \u00b7 %s weights, %s compute", w, cpt);
+        else
+            snprintf(prec, sizeof prec, " \u00b7 %s", w);
+    }
+    snprintf(buf, cap, "%s%s%s%s%s%s", name ? name : "model", mode ? " \u00b7 " : "", mode ? mode : "", prec,
+             dev ? " \u00b7 " : "", dev ? dev : "");
+}
+
+/* ---- bars for the charts ---- */
+
+typedef struct bar_store {
+    uint64_t *cats, *lo, *hi;
+    const char **prov;
+    char label[192];
+    vc_bar bar;
+} bar_store;
+
+static void bar_free(bar_store *b)
+{
+    free(b->cats);
+    free(b->lo);
+    free(b->hi);
+    free(b->prov);
+    memset(b, 0, sizeof *b);
+}
+
+static int bar_alloc(bar_store *b, uint32_t ncat, int bands)
+{
+    memset(b, 0, sizeof *b);
+    b->cats = calloc(ncat ? ncat : 1, sizeof *b->cats);
+    if (bands) {
+        b->lo = calloc(ncat ? ncat : 1, sizeof *b->lo);
+        b->hi = calloc(ncat ? ncat : 1, sizeof *b->hi);
+        b->prov = calloc(ncat ? ncat : 1, sizeof *b->prov);
+    }
+    if (!b->cats || (bands && (!b->lo || !b->hi || !b->prov))) {
+        bar_free(b);
+        fputs("vramest: out of memory\n", stderr);
+        return -1;
+    }
+    b->bar.cats = b->cats;
+    b->bar.lo = b->lo;
+    b->bar.hi = b->hi;
+    b->bar.prov = b->prov;
+    b->bar.label = b->label;
+    return 0;
+}
+
+/* The result's GPU breakdown (the worst rank) with bands and provenance. */
+static int bar_from_result(bar_store *b, const vramest_result *r, const char *label)
+{
+    uint32_t ncat = vramest_category_count();
+    if (bar_alloc(b, ncat, 1)) return -1;
+    for (uint32_t c = 0; c < ncat; c++) {
+        int prov = 0;
+        vramest_result_get(r, VRAMEST_DEV_GPU, (vramest_category)c, &b->cats[c]);
+        if (vramest_result_get_band(r, VRAMEST_DEV_GPU, (vramest_category)c, &b->lo[c], &b->hi[c]))
+            b->lo[c] = b->hi[c] = b->cats[c];
+        if (!vramest_result_provenance(r, VRAMEST_DEV_GPU, (vramest_category)c, &prov))
+            b->prov[c] = vramest_provenance_name((vramest_provenance)prov);
+    }
+    snprintf(b->label, sizeof b->label, "%s", label ? label : "");
+    b->bar.peak_allocated = value_or_zero(r, VRAMEST_VAL_PEAK_ALLOCATED, NULL);
+    b->bar.peak_reserved = value_or_zero(r, VRAMEST_VAL_PEAK_RESERVED, NULL);
+    b->bar.device_total = value_or_zero(r, VRAMEST_VAL_DEVICE_TOTAL, NULL);
+    int ok;
+    uint64_t fits = value_or_zero(r, VRAMEST_VAL_FITS, &ok);
+    b->bar.fits = ok ? (int)fits : -1;
+    return 0;
+}
+
+/* One rank group of a multi-GPU estimate. */
+static int bar_from_rank(bar_store *b, const vramest_result *r, uint32_t group, const char *label,
+                         uint64_t capacity)
+{
+    uint32_t ncat = vramest_category_count();
+    if (bar_alloc(b, ncat, 0)) return -1;
+    for (uint32_t c = 0; c < ncat; c++) vramest_result_rank_get(r, group, (int)c, &b->cats[c]);
+    vramest_result_rank_get(r, group, VRAMEST_RANK_VALUE(VRAMEST_VAL_PEAK_ALLOCATED), &b->bar.peak_allocated);
+    vramest_result_rank_get(r, group, VRAMEST_RANK_VALUE(VRAMEST_VAL_PEAK_RESERVED), &b->bar.peak_reserved);
+    vramest_result_rank_get(r, group, VRAMEST_RANK_VALUE(VRAMEST_VAL_DEVICE_TOTAL), &b->bar.device_total);
+    snprintf(b->label, sizeof b->label, "%s", label);
+    b->bar.fits = capacity ? b->bar.device_total <= capacity : -1;
+    return 0;
+}
+
+static const char **category_names(void)
+{
+    uint32_t n = vramest_category_count();
+    const char **names = calloc(n ? n : 1, sizeof *names);
+    if (!names) {
+        fputs("vramest: out of memory\n", stderr);
+        return NULL;
+    }
+    for (uint32_t c = 0; c < n; c++) {
+        names[c] = vramest_category_name((vramest_category)c);
+        if (!names[c]) names[c] = "?";
+    }
+    return names;
+}
+
+/* The plan's "timeline" (phase, layer, allocated, label per point). The
+ * strings stay owned by `plan`. */
+static vc_point *plan_timeline(json_object *plan, size_t *out_n)
+{
+    *out_n = 0;
+    json_object *tl = jget(plan, "timeline");
+    if (!tl || !json_object_is_type(tl, json_type_array)) return NULL;
+    size_t n = json_object_array_length(tl);
+    vc_point *pts = calloc(n ? n : 1, sizeof *pts);
+    if (!pts) return NULL;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        json_object *p = json_object_array_get_idx(tl, i), *v = jget(p, "allocated"), *layer = jget(p, "layer");
+        if (!v || !json_object_is_type(v, json_type_int)) continue;
+        pts[k].phase = jstr(p, "phase");
+        pts[k].label = jstr(p, "label");
+        pts[k].layer = layer && json_object_is_type(layer, json_type_int) ? json_object_get_int64(layer) : -1;
+        pts[k].allocated = json_object_get_uint64(v);
+        k++;
+    }
+    *out_n = k;
+    return pts;
+}
+
+static int write_svg(const char *path, const vc_chart *c)
+{
+    int to_stdout = !strcmp(path, "-");
+    FILE *f = to_stdout ? stdout : fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "vramest: i/o error: cannot write '%s': %s\n", path, strerror(errno));
+        return EXIT_BAD;
+    }
+    int bad = vc_write_svg(f, c);
+    if (!to_stdout && fclose(f) != 0) bad = -1;
+    if (bad) {
+        fprintf(stderr, "vramest: i/o error: cannot write '%s': %s\n", path, strerror(errno));
+        return EXIT_BAD;
+    }
+    return 0;
+}
+
+static int use_color(void)
+{
+    /* Colour only for a person at a terminal, and never against NO_COLOR
+     * (set to anything) or a terminal that says it cannot. */
+    const char *term = getenv("TERM");
+    return isatty(STDOUT_FILENO) && !getenv("NO_COLOR") && !(term && !strcmp(term, "dumb"));
+}
+
+static int term_columns(void)
+{
+    struct winsize ws;
+    if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 20) return ws.ws_col;
+    const char *env = getenv("COLUMNS");
+    long v = env ? strtol(env, NULL, 10) : 0;
+    return v >= 20 && v <= 1000 ? (int)v : 80;
+}
+
+/* ---- the table of one estimate ---- */
+
+static void print_ranks(const vramest_result *r, const char *const *names, uint64_t capacity, const char *device,
+                        const out_opts *o)
+{
+    uint32_t n = vramest_result_rank_count(r);
+    if (n < 2) return;
+    bar_store *bs = calloc(n, sizeof *bs);
+    vc_bar *bars = calloc(n, sizeof *bars);
+    if (!bs || !bars) {
+        free(bs);
+        free(bars);
+        return;
+    }
+    printf("\nrank groups: %u (GPUs of one group hold the same bytes; the table above is the worst)\n", n);
+    printf("  %-4s %6s %15s %14s %13s  %s\n", "", "ranks", "peak_allocated", "peak_reserved", "device_total",
+           "group");
+    uint32_t made = 0;
+    for (uint32_t g = 0; g < n; g++) {
+        char tag[16];
+        uint64_t ranks = 0;
+        snprintf(tag, sizeof tag, "#%u", g + 1);
+        if (bar_from_rank(&bs[made], r, g, tag, capacity)) break;
+        vramest_result_rank_get(r, g, VRAMEST_RANK_COUNT, &ranks);
+        const char *label = vramest_result_rank_label(r, g);
+        printf("  %-4s %6llu %15.3f %14.3f %13.3f  %s\n", tag, (unsigned long long)ranks,
+               gib(bs[made].bar.peak_allocated), gib(bs[made].bar.peak_reserved), gib(bs[made].bar.device_total),
+               label ? label : "");
+        bars[made] = bs[made].bar;
+        made++;
+    }
+    printf("\n");
+    vc_term_bars(stdout, names, vramest_category_count(), bars, made, capacity, device, o->color, o->columns);
+    for (uint32_t g = 0; g < made; g++) bar_free(&bs[g]);
+    free(bs);
+    free(bars);
+}
+
+static void flatten_change(json_object *o, const char *prefix, char *buf, size_t cap)
+{
+    json_object_object_foreach(o, key, val)
+    {
+        size_t l = strlen(buf);
+        if (json_object_is_type(val, json_type_object)) {
+            flatten_change(val, key, buf, cap);
+        } else {
+            snprintf(buf + l, cap - l, "%s%s%s%s=%s", l ? " " : "", prefix ? prefix : "", prefix ? "." : "", key,
+                     json_object_get_string(val));
+        }
+    }
+}
+
+/* A spec's "solve" question, answered in the plan. */
+static void print_solution(json_object *plan)
+{
+    json_object *sol = jget(plan, "solution"), *adv = jget(plan, "advice");
+    if (sol && json_object_is_type(sol, json_type_object)) {
+        const char *key = jstr(sol, "key"), *reason = jstr(sol, "reason");
+        json_object *val = jget(sol, "value");
+        if (val && json_object_is_type(val, json_type_int))
+            printf("\nsolution: %s = %lld (the %s value that fits the device)\n", key ? key : "?",
+                   (long long)json_object_get_int64(val), key && !strcmp(key, "gpus") ? "smallest" : "largest");
+        else
+            printf("\nsolution: no %s fits%s%s\n", key ? key : "value", reason ? ": " : "", reason ? reason : "");
+    }
+    if (adv && json_object_is_type(adv, json_type_array)) {
+        size_t n = json_object_array_length(adv);
+        printf("\nadvice (cheapest change first):\n");
+        if (!n) printf("  nothing to change\n");
+        for (size_t i = 0; i < n; i++) {
+            json_object *a = json_object_array_get_idx(adv, i), *ch = jget(a, "change");
+            json_object *saves = jget(a, "saves_bytes"), *dt = jget(a, "device_total"), *fits = jget(a, "fits");
+            char change[512] = "";
+            if (ch && json_object_is_type(ch, json_type_object)) flatten_change(ch, NULL, change, sizeof change);
+            printf("  - %-44s saves %8.2f GiB, then %8.2f GiB, %s\n", change,
+                   saves ? gib(json_object_get_uint64(saves)) : 0.0, dt ? gib(json_object_get_uint64(dt)) : 0.0,
+                   fits && json_object_get_boolean(fits) ? "fits" : "does not fit");
+        }
+    }
+}
+
+static int print_table(const vramest_result *r, json_object *plan, const out_opts *o)
 {
     uint64_t total = value_or_zero(r, VRAMEST_VAL_PARAMS_TOTAL, NULL);
     uint64_t trainable = value_or_zero(r, VRAMEST_VAL_PARAMS_TRAINABLE, NULL);
@@ -430,6 +788,18 @@ static int print_table(const vramest_result *r)
     if (ok_load && load_peak) printf("  %-18s %10.3f %12.1f   (transient, while loading)\n", "load_peak",
                                      gib(load_peak), mib(load_peak));
 
+    uint64_t cap = value_or_zero(r, VRAMEST_VAL_DEVICE_CAPACITY, NULL);
+    const char **names = category_names();
+    bar_store bs;
+    if (names && !bar_from_result(&bs, r, NULL)) {
+        printf("\n");
+        vc_term_bars(stdout, names, vramest_category_count(), &bs.bar, 1, cap, plan_device(plan), o->color,
+                     o->columns);
+        bar_free(&bs);
+        print_ranks(r, names, cap, plan_device(plan), o);
+    }
+    free(names);
+
     static const struct {
         vramest_device dev;
         vramest_value total;
@@ -451,8 +821,9 @@ static int print_table(const vramest_result *r)
                (unsigned long long)tokens);
     }
 
+    print_solution(plan);
+
     int exit_code = EXIT_FITS, ok_fits;
-    uint64_t cap = value_or_zero(r, VRAMEST_VAL_DEVICE_CAPACITY, NULL);
     uint64_t fits = value_or_zero(r, VRAMEST_VAL_FITS, &ok_fits);
     if (ok_fits) {
         uint64_t dt = value_or_zero(r, VRAMEST_VAL_DEVICE_TOTAL, NULL);
@@ -476,57 +847,428 @@ static int print_table(const vramest_result *r)
     return exit_code;
 }
 
-/* The plan through the library's buffer protocol. */
-static int print_json(const vramest_result *r, const char *spec, size_t spec_len)
+/* ---- the SVG of one estimate ---- */
+
+static int svg_single(const vramest_result *r, json_object *plan, const char *model_arg, const char *path)
 {
-    size_t cap = 1 << 14, needed = 0;
-    for (int attempt = 0; attempt < 4; attempt++) {
-        char *buf = malloc(cap);
-        if (!buf) {
-            fputs("vramest: out of memory\n", stderr);
-            return EXIT_BAD;
+    char title[320], sub[512];
+    describe(plan, model_arg, 1, title, sizeof title);
+    uint64_t cap = value_or_zero(r, VRAMEST_VAL_DEVICE_CAPACITY, NULL);
+    uint64_t dt = value_or_zero(r, VRAMEST_VAL_DEVICE_TOTAL, NULL);
+    int ok_fits, ok_phase;
+    uint64_t fits = value_or_zero(r, VRAMEST_VAL_FITS, &ok_fits);
+    uint64_t phase = value_or_zero(r, VRAMEST_VAL_PEAK_PHASE, &ok_phase);
+    size_t l = 0;
+    if (ok_fits && fits)
+        l = (size_t)snprintf(sub, sizeof sub, "device_total %.2f GiB of %.2f GiB: fits (margin %.2f GiB)", gib(dt),
+                             gib(cap), gib(cap - dt));
+    else if (ok_fits)
+        l = (size_t)snprintf(sub, sizeof sub, "device_total %.2f GiB of %.2f GiB: does not fit (short by %.2f GiB)",
+                             gib(dt), gib(cap), gib(dt - cap));
+    else
+        l = (size_t)snprintf(sub, sizeof sub, "device_total %.2f GiB (no device given)", gib(dt));
+    const char *pname = ok_phase ? vramest_phase_name((vramest_phase)phase) : NULL;
+    if (pname && l < sizeof sub) l += (size_t)snprintf(sub + l, sizeof sub - l, " \u00b7 peak during %s", pname);
+    uint64_t params = value_or_zero(r, VRAMEST_VAL_PARAMS_TOTAL, NULL);
+    uint64_t trainable = value_or_zero(r, VRAMEST_VAL_PARAMS_TRAINABLE, NULL);
+    if (l < sizeof sub)
+        l += (size_t)snprintf(sub + l, sizeof sub - l, " \u00b7 %.2fB parameters, %.2fB trainable", (double)params / 1e9,
+                              (double)trainable / 1e9);
+    uint64_t host = value_or_zero(r, VRAMEST_VAL_HOST_TOTAL, NULL);
+    if (host && l < sizeof sub) snprintf(sub + l, sizeof sub - l, " \u00b7 host RAM %.2f GiB", gib(host));
+
+    const char **names = category_names();
+    uint32_t ngroups = vramest_result_rank_count(r), nbars = ngroups >= 2 ? ngroups : 1;
+    bar_store *bs = calloc(nbars, sizeof *bs);
+    vc_bar *bars = calloc(nbars, sizeof *bars);
+    size_t npts = 0;
+    vc_point *pts = plan_timeline(plan, &npts);
+    int rc = names && bs && bars ? 0 : EXIT_BAD;
+    uint32_t made = 0;
+    if (!rc && ngroups >= 2) {
+        for (; made < ngroups; made++) {
+            char label[192];
+            uint64_t ranks = 0;
+            const char *gl = vramest_result_rank_label(r, made);
+            vramest_result_rank_get(r, made, VRAMEST_RANK_COUNT, &ranks);
+            snprintf(label, sizeof label, "#%u %s (%llu rank%s)", made + 1, gl ? gl : "",
+                     (unsigned long long)ranks, ranks == 1 ? "" : "s");
+            if (bar_from_rank(&bs[made], r, made, label, cap)) break;
+            bars[made] = bs[made].bar;
         }
-        int rc = r ? vramest_result_json(r, buf, cap, &needed) : vramest_spec_plan(spec, spec_len, buf, cap, &needed);
-        if (rc == VRAMEST_OK) {
-            fputs(buf, stdout);
-            if (!*buf || buf[strlen(buf) - 1] != '\n') fputc('\n', stdout);
-            free(buf);
-            return EXIT_FITS;
-        }
-        free(buf);
-        if (rc != VRAMEST_E_BUFFER_TOO_SMALL) return lib_error(rc);
-        if (needed <= cap) break;
-        cap = needed;
+    } else if (!rc && !bar_from_result(&bs[0], r, NULL)) {
+        bars[made++] = bs[0].bar;
     }
-    fputs("vramest: internal error: the plan kept growing\n", stderr);
-    return EXIT_BAD;
+    if (!rc && made == nbars) {
+        vc_series s = {NULL, pts, npts, dt};
+        vc_chart c = {title, sub,
+                      ngroups >= 2 ? "GPU memory at the peak, per rank group" : "GPU memory at the peak (each GPU)",
+                      names, vramest_category_count(), bars, made, &s, pts ? 1 : 0, cap, plan_device(plan)};
+        rc = write_svg(path, &c);
+    } else {
+        rc = EXIT_BAD;
+    }
+    for (uint32_t i = 0; i < made; i++) bar_free(&bs[i]);
+    free(bs);
+    free(bars);
+    free(pts);
+    free(names);
+    return rc;
 }
 
-static int run_spec(const char *path, int json)
+/* Everything printed for one estimate: the table or the plan JSON, and the
+ * SVG. `spec_plan` is the plan of a whole spec (it holds a "solve" answer),
+ * NULL to take the result's. */
+static int report(const vramest_result *r, const char *spec_plan, const char *model_arg, const out_opts *o)
+{
+    char *own = NULL;
+    if (!spec_plan && !(own = plan_text(r, NULL, 0))) return EXIT_BAD;
+    const char *text = spec_plan ? spec_plan : own;
+    int rc = EXIT_FITS;
+    if (o->json && !o->svg) {
+        rc = print_plan(text);
+    } else {
+        json_object *plan = parse_plan(text);
+        if (!plan) rc = EXIT_BAD;
+        if (!rc && o->svg) rc = svg_single(r, plan, model_arg, o->svg);
+        if (!rc && strcmp(o->svg ? o->svg : "", "-")) rc = o->json ? print_plan(text) : print_table(r, plan, o);
+        json_object_put(plan);
+    }
+    free(own);
+    return rc;
+}
+
+/* ---- --compare / --compare-set ---- */
+
+typedef struct column {
+    char label[64];
+    handles h;
+    vramest_result *r;
+    char *plan;
+    json_object *pj;
+} column;
+
+static void column_free(column *c)
+{
+    vramest_result_free(c->r);
+    vramest_model_free(c->h.m);
+    vramest_precision_free(c->h.p);
+    vramest_config_free(c->h.c);
+    free(c->plan);
+    json_object_put(c->pj);
+    memset(c, 0, sizeof *c);
+}
+
+static int compare_table(column *cols, int n, const char *key, const char *model_arg, const out_opts *o)
+{
+    uint32_t ncat = vramest_category_count();
+    int cw[MAX_COLUMNS];
+    for (int i = 0; i < n; i++) {
+        int l = (int)strlen(cols[i].label) + 2;
+        cw[i] = l < 11 ? 11 : l;
+    }
+    char desc[320];
+    describe(cols[0].pj, model_arg, strcmp(key, "precision") != 0, desc, sizeof desc);
+    printf("%s: by %s (GiB)\n\n  %-18s", desc, key, "");
+    for (int i = 0; i < n; i++) printf("%*s", cw[i], cols[i].label);
+    printf("\n  %-18s", "trainable params");
+    for (int i = 0; i < n; i++) {
+        char buf[32];
+        uint64_t v = value_or_zero(cols[i].r, VRAMEST_VAL_PARAMS_TRAINABLE, NULL);
+        if (v >= 1000000000ULL)
+            snprintf(buf, sizeof buf, "%.2fB", (double)v / 1e9);
+        else if (v >= 1000000ULL)
+            snprintf(buf, sizeof buf, "%.2fM", (double)v / 1e6);
+        else
+            snprintf(buf, sizeof buf, "%llu", (unsigned long long)v);
+        printf("%*s", cw[i], buf);
+    }
+    printf("\n");
+    for (uint32_t c = 0; c < ncat; c++) {
+        uint64_t v[MAX_COLUMNS];
+        int any = 0;
+        for (int i = 0; i < n; i++) {
+            v[i] = 0;
+            vramest_result_get(cols[i].r, VRAMEST_DEV_GPU, (vramest_category)c, &v[i]);
+            any |= v[i] != 0;
+        }
+        if (!any) continue;
+        printf("  %-18s", vramest_category_name((vramest_category)c));
+        for (int i = 0; i < n; i++) printf("%*.3f", cw[i], gib(v[i]));
+        printf("\n");
+    }
+    printf("  %s\n", "------------------");
+    static const vramest_value heads[] = {VRAMEST_VAL_PEAK_ALLOCATED, VRAMEST_VAL_PEAK_RESERVED,
+                                          VRAMEST_VAL_DEVICE_TOTAL};
+    for (size_t h = 0; h < sizeof heads / sizeof heads[0]; h++) {
+        printf("  %-18s", vramest_value_name(heads[h]));
+        for (int i = 0; i < n; i++) printf("%*.3f", cw[i], gib(value_or_zero(cols[i].r, heads[h], NULL)));
+        printf("\n");
+    }
+    uint64_t host_any = 0, cap0 = value_or_zero(cols[0].r, VRAMEST_VAL_DEVICE_CAPACITY, NULL), cap_any = 0;
+    int same_cap = 1;
+    for (int i = 0; i < n; i++) {
+        uint64_t cap = value_or_zero(cols[i].r, VRAMEST_VAL_DEVICE_CAPACITY, NULL);
+        cap_any |= cap;
+        same_cap &= cap == cap0;
+        host_any |= value_or_zero(cols[i].r, VRAMEST_VAL_HOST_TOTAL, NULL);
+    }
+    if (host_any) {
+        printf("  %-18s", "host RAM");
+        for (int i = 0; i < n; i++) printf("%*.3f", cw[i], gib(value_or_zero(cols[i].r, VRAMEST_VAL_HOST_TOTAL, NULL)));
+        printf("\n");
+    }
+    printf("  %-18s", "peak phase");
+    for (int i = 0; i < n; i++) {
+        int ok;
+        uint64_t ph = value_or_zero(cols[i].r, VRAMEST_VAL_PEAK_PHASE, &ok);
+        const char *pn = ok ? vramest_phase_name((vramest_phase)ph) : NULL;
+        printf("%*s", cw[i], pn ? pn : "-");
+    }
+    printf("\n");
+    int any_fits = 0;
+    if (cap_any) {
+        printf("  %-18s", "capacity");
+        for (int i = 0; i < n; i++)
+            printf("%*.3f", cw[i], gib(value_or_zero(cols[i].r, VRAMEST_VAL_DEVICE_CAPACITY, NULL)));
+        printf("\n  %-18s", "fits");
+        for (int i = 0; i < n; i++) {
+            int ok;
+            uint64_t f = value_or_zero(cols[i].r, VRAMEST_VAL_FITS, &ok);
+            printf("%*s", cw[i], !ok ? "-" : f ? "yes" : "NO");
+            any_fits |= ok && f;
+        }
+        printf("\n");
+    } else {
+        printf("  %-18s", "fits");
+        for (int i = 0; i < n; i++) printf("%*s", cw[i], "-");
+        printf("\n");
+        any_fits = 1;
+    }
+
+    const char **names = category_names();
+    bar_store bs[MAX_COLUMNS];
+    vc_bar bars[MAX_COLUMNS];
+    int made = 0;
+    for (; names && made < n; made++) {
+        if (bar_from_result(&bs[made], cols[made].r, cols[made].label)) break;
+        bars[made] = bs[made].bar;
+    }
+    if (made == n) {
+        printf("\n");
+        vc_term_bars(stdout, names, ncat, bars, (size_t)n, same_cap ? cap0 : 0,
+                     same_cap ? plan_device(cols[0].pj) : NULL, o->color, o->columns);
+    }
+    for (int i = 0; i < made; i++) bar_free(&bs[i]);
+    free(names);
+
+    int header = 0;
+    for (int i = 0; i < n; i++) {
+        uint32_t nw = vramest_result_warning_count(cols[i].r);
+        for (uint32_t w = 0; w < nw; w++) {
+            const char *text = vramest_result_warning(cols[i].r, w);
+            if (!text) continue;
+            if (!header++) printf("\nwarnings:\n");
+            printf("  - [%s] %s\n", cols[i].label, text);
+        }
+    }
+    if (!cap_any) printf("\nfits: no device given (--device or \"device\" in the spec)\n");
+    return any_fits ? EXIT_FITS : EXIT_NOFIT;
+}
+
+static int compare_json(column *cols, int n, const char *key)
+{
+    json_object *head = json_object_new_object(), *vals = json_object_new_array();
+    if (!head || !vals) {
+        json_object_put(head);
+        json_object_put(vals);
+        fputs("vramest: out of memory\n", stderr);
+        return EXIT_BAD;
+    }
+    json_object_object_add(head, "key", json_object_new_string(key));
+    for (int i = 0; i < n; i++) json_object_array_add(vals, json_object_new_string(cols[i].label));
+    json_object_object_add(head, "values", vals);
+    printf("{\"compare\": %s, \"plans\": [", json_object_to_json_string_ext(head, JSON_C_TO_STRING_PLAIN));
+    for (int i = 0; i < n; i++) {
+        size_t l = strlen(cols[i].plan);
+        while (l && (cols[i].plan[l - 1] == '\n' || cols[i].plan[l - 1] == ' ')) l--;
+        printf("%s%.*s", i ? ", " : "", (int)l, cols[i].plan);
+    }
+    printf("]}\n");
+    json_object_put(head);
+    return EXIT_FITS;
+}
+
+static int compare_svg(column *cols, int n, const char *key, const char *model_arg, const char *path)
+{
+    char desc[320], title[400];
+    describe(cols[0].pj, model_arg, strcmp(key, "precision") != 0, desc, sizeof desc);
+    snprintf(title, sizeof title, "%s: by %s", desc, key);
+    uint64_t cap0 = value_or_zero(cols[0].r, VRAMEST_VAL_DEVICE_CAPACITY, NULL);
+    int same_cap = 1;
+    for (int i = 1; i < n; i++) same_cap &= value_or_zero(cols[i].r, VRAMEST_VAL_DEVICE_CAPACITY, NULL) == cap0;
+    const char **names = category_names();
+    bar_store bs[MAX_COLUMNS];
+    vc_bar bars[MAX_COLUMNS];
+    vc_series series[MAX_COLUMNS];
+    vc_point *pts[MAX_COLUMNS] = {0};
+    int made = 0, rc = names ? 0 : EXIT_BAD;
+    for (; !rc && made < n; made++) {
+        char label[sizeof bs[0].label];
+        if (strcmp(key, "precision"))
+            snprintf(label, sizeof label, "%.100s=%.63s", key, cols[made].label);
+        else
+            snprintf(label, sizeof label, "%.63s", cols[made].label);
+        if (bar_from_result(&bs[made], cols[made].r, label)) break;
+        bars[made] = bs[made].bar;
+        size_t np = 0;
+        pts[made] = plan_timeline(cols[made].pj, &np);
+        series[made] = (vc_series){bs[made].label, pts[made], np, 0};
+    }
+    if (!rc && made == n) {
+        char sub[160];
+        snprintf(sub, sizeof sub, "one column per %s%s", key,
+                 same_cap ? "" : "; the columns have different devices, so no capacity line is drawn");
+        vc_chart c = {title, sub, "GPU memory at the peak (each GPU)", names, vramest_category_count(), bars,
+                      (size_t)n, series, pts[0] ? (size_t)n : 0, same_cap ? cap0 : 0,
+                      same_cap ? plan_device(cols[0].pj) : NULL};
+        rc = write_svg(path, &c);
+    } else {
+        rc = EXIT_BAD;
+    }
+    for (int i = 0; i < made; i++) {
+        bar_free(&bs[i]);
+        free(pts[i]);
+    }
+    free(names);
+    return rc;
+}
+
+/* Split "a,b,c" into at most MAX_COLUMNS non-empty items (in place). */
+static int split_list(char *list, char **items, const char *what)
+{
+    int n = 0;
+    for (char *p = list;;) {
+        char *comma = strchr(p, ',');
+        if (comma) *comma = '\0';
+        if (!*p) return -usage_error("%s: an empty value in the list", what);
+        if (n == MAX_COLUMNS) return -usage_error("%s: at most %d values", what, MAX_COLUMNS);
+        if (strlen(p) >= sizeof ((column *)0)->label) return -usage_error("%s: value '%.20s...' is too long", what, p);
+        items[n++] = p;
+        if (!comma) break;
+        p = comma + 1;
+    }
+    return n;
+}
+
+/* One estimate per value: `cmp_prec` lists precision presets, `cmp_set` is
+ * "key=v1,v2,...". `base` holds the job as given; `sets` are re-applied after
+ * each preset so that --set precision options still hold. */
+static int run_compare(const handles *base, char **sets, int nsets, const char *cmp_prec, const char *cmp_set,
+                       const char *model_arg, const out_opts *o)
+{
+    char list[1024], key[128] = "precision";
+    const char *values = cmp_prec;
+    if (cmp_set) {
+        const char *eq = strchr(cmp_set, '=');
+        if (!eq || eq == cmp_set || !eq[1]) return usage_error("--compare-set expects key=v1,v2,..., got '%s'", cmp_set);
+        if ((size_t)(eq - cmp_set) >= sizeof key) return usage_error("--compare-set: the key is too long");
+        memcpy(key, cmp_set, (size_t)(eq - cmp_set));
+        key[eq - cmp_set] = '\0';
+        vramest_option opt;
+        int rc = find_option(key, &opt);
+        if (rc) return rc;
+        values = eq + 1;
+    }
+    if (strlen(values) >= sizeof list) return usage_error("--compare: the list is too long");
+    strcpy(list, values);
+    char *items[MAX_COLUMNS];
+    int n = split_list(list, items, cmp_set ? "--compare-set" : "--compare");
+    if (n < 0) return -n;
+
+    column cols[MAX_COLUMNS];
+    memset(cols, 0, sizeof cols);
+    int rc = 0;
+    for (int i = 0; !rc && i < n; i++) {
+        column *c = &cols[i];
+        snprintf(c->label, sizeof c->label, "%s", items[i]);
+        int lrc = vramest_model_clone(base->m, &c->h.m);
+        if (!lrc) lrc = vramest_config_clone(base->c, &c->h.c);
+        if (!lrc) lrc = cmp_prec ? vramest_precision_new_preset(items[i], &c->h.p) : vramest_precision_clone(base->p, &c->h.p);
+        if (lrc) {
+            rc = lib_error(lrc);
+            break;
+        }
+        if (cmp_prec)
+            for (int s = 0; !rc && s < nsets; s++) rc = set_option(&c->h, sets[s]);
+        if (!rc && cmp_set) {
+            char assignment[256];
+            snprintf(assignment, sizeof assignment, "%s=%s", key, items[i]);
+            rc = set_option(&c->h, assignment);
+        }
+        if (rc) break;
+        if ((lrc = vramest_estimate(c->h.m, c->h.p, c->h.c, &c->r))) {
+            fprintf(stderr, "vramest: %s: column %s=%s: %s\n", vramest_status_string(lrc), key, items[i],
+                    vramest_last_error_message());
+            rc = EXIT_BAD;
+            break;
+        }
+        if (!(c->plan = plan_text(c->r, NULL, 0)) || !(c->pj = parse_plan(c->plan))) rc = EXIT_BAD;
+    }
+    if (!rc && o->svg) rc = compare_svg(cols, n, key, model_arg, o->svg);
+    if (!rc && strcmp(o->svg ? o->svg : "", "-")) rc = o->json ? compare_json(cols, n, key) : compare_table(cols, n, key, model_arg, o);
+    for (int i = 0; i < n; i++) column_free(&cols[i]);
+    return rc;
+}
+
+/* ---- entry points ---- */
+
+static int run_spec(const char *path, const out_opts *o, const char *cmp_prec, const char *cmp_set)
 {
     char *spec = NULL;
     size_t len = 0;
     int rc = read_input(path, &spec, &len);
     if (rc) return rc;
-    if (json) {
-        rc = print_json(NULL, spec, len);
+    if (cmp_prec || cmp_set) {
+        handles h = {NULL, NULL, NULL};
+        int lrc = vramest_spec_parse(spec, len, &h.m, &h.p, &h.c);
+        if (lrc) {
+            rc = lib_error(lrc);
+        } else {
+            /* A question about one job has no answer per column. */
+            json_object *doc = json_tokener_parse(spec);
+            if (jget(doc, "solve"))
+                rc = usage_error("--compare cannot answer the spec's \"solve\" question: drop one of them");
+            else
+                rc = run_compare(&h, NULL, 0, cmp_prec, cmp_set, NULL, o);
+            json_object_put(doc);
+        }
+        vramest_model_free(h.m);
+        vramest_precision_free(h.p);
+        vramest_config_free(h.c);
         free(spec);
         return rc;
     }
-    /* The table needs the result handle; the plan call first makes sure the
-     * spec is answered as a whole (a "solve" question is never dropped). */
-    size_t needed = 0;
-    int lrc = vramest_spec_plan(spec, len, NULL, 0, &needed);
-    if (lrc != VRAMEST_E_BUFFER_TOO_SMALL) {
+    /* The spec's own plan: it answers a "solve" question, which the result
+     * handle cannot hold. */
+    char *plan = plan_text(NULL, spec, len);
+    if (!plan) {
         free(spec);
-        return lib_error(lrc == VRAMEST_OK ? VRAMEST_E_INTERNAL : lrc);
+        return EXIT_BAD;
+    }
+    if (o->json && !o->svg) {
+        free(spec);
+        rc = print_plan(plan);
+        free(plan);
+        return rc;
     }
     handles h = {NULL, NULL, NULL};
     vramest_result *r = NULL;
-    lrc = vramest_spec_parse(spec, len, &h.m, &h.p, &h.c);
+    int lrc = vramest_spec_parse(spec, len, &h.m, &h.p, &h.c);
     free(spec);
     if (!lrc) lrc = vramest_estimate(h.m, h.p, h.c, &r);
-    rc = lrc ? lib_error(lrc) : print_table(r);
+    rc = lrc ? lib_error(lrc) : report(r, plan, NULL, o);
+    free(plan);
     vramest_result_free(r);
     vramest_model_free(h.m);
     vramest_precision_free(h.p);
@@ -546,7 +1288,8 @@ static int load_model(const char *what, vramest_model **out)
     return 0;
 }
 
-static int run_model(const char *model, const char *precision, const char *device, char **sets, int nsets, int json)
+static int run_model(const char *model, const char *precision, const char *device, char **sets, int nsets,
+                     const out_opts *o, const char *cmp_prec, const char *cmp_set)
 {
     handles h = {NULL, NULL, NULL};
     vramest_result *r = NULL;
@@ -558,12 +1301,11 @@ static int run_model(const char *model, const char *precision, const char *devic
         if (lrc) rc = lib_error(lrc);
     }
     for (int i = 0; !rc && i < nsets; i++) rc = set_option(&h, sets[i]);
-    if (!rc) {
+    if (!rc && (cmp_prec || cmp_set)) {
+        rc = run_compare(&h, sets, nsets, cmp_prec, cmp_set, model, o);
+    } else if (!rc) {
         lrc = vramest_estimate(h.m, h.p, h.c, &r);
-        if (lrc)
-            rc = lib_error(lrc);
-        else
-            rc = json ? print_json(r, NULL, 0) : print_table(r);
+        rc = lrc ? lib_error(lrc) : report(r, NULL, model, o);
     }
     vramest_result_free(r);
     vramest_model_free(h.m);
@@ -586,6 +1328,7 @@ static const char *opt_value(int argc, char **argv, int *i, const char *opt)
 int main(int argc, char **argv)
 {
     const char *spec = NULL, *model = NULL, *precision = NULL, *device = NULL, *command = NULL;
+    const char *svg = NULL, *cmp_prec = NULL, *cmp_set = NULL;
     int json = 0, nsets = 0;
     char **sets = calloc((size_t)argc + 1, sizeof *sets);
     if (!sets) return EXIT_BAD;
@@ -610,6 +1353,12 @@ int main(int argc, char **argv)
             device = v;
         } else if ((v = opt_value(argc, argv, &i, "--set"))) {
             sets[nsets++] = (char *)v;
+        } else if ((v = opt_value(argc, argv, &i, "--svg"))) {
+            svg = v;
+        } else if ((v = opt_value(argc, argv, &i, "--compare-set"))) {
+            cmp_set = v;
+        } else if ((v = opt_value(argc, argv, &i, "--compare"))) {
+            cmp_prec = v;
         } else if (a[0] == '-' && a[1] != '\0') {
             rc = usage_error("unknown argument '%s'", a);
         } else if (!command && (!strcmp(a, "options") || !strcmp(a, "models") || !strcmp(a, "gpus"))) {
@@ -619,21 +1368,29 @@ int main(int argc, char **argv)
         }
     }
     if (rc < 0) {
-        if ((spec && !*spec) || (model && !*model) || (precision && !*precision) || (device && !*device))
+        out_opts o = {json, svg, use_color(), term_columns()};
+        if ((spec && !*spec) || (model && !*model) || (precision && !*precision) || (device && !*device) ||
+            (svg && !*svg) || (cmp_prec && !*cmp_prec) || (cmp_set && !*cmp_set))
             rc = usage_error("an option is missing its value");
-        else if (command && (spec || model || precision || device || nsets))
+        else if (command && (spec || model || precision || device || nsets || json || svg || cmp_prec || cmp_set))
             rc = usage_error("'%s' takes no other arguments", command);
         else if (command)
             rc = !strcmp(command, "options") ? cmd_options() : !strcmp(command, "models") ? cmd_models() : cmd_gpus();
+        else if (cmp_prec && cmp_set)
+            rc = usage_error("--compare and --compare-set cannot be combined: compare one thing at a time");
+        else if (cmp_prec && precision)
+            rc = usage_error("--compare gives each column its precision preset: drop --precision");
+        else if (svg && !strcmp(svg, "-") && json)
+            rc = usage_error("--svg - and --json both write to standard output: pick one");
         else if (spec && (model || precision || device || nsets))
             rc = usage_error("--spec cannot be combined with --model, --precision, --device or --set "
                              "(put them in the spec)");
         else if (spec)
-            rc = run_spec(spec, json);
+            rc = run_spec(spec, &o, cmp_prec, cmp_set);
         else if (model)
-            rc = run_model(model, precision, device, sets, nsets, json);
-        else if (precision || device || nsets)
-            rc = usage_error("--precision, --device and --set need --model");
+            rc = run_model(model, precision, device, sets, nsets, &o, cmp_prec, cmp_set);
+        else if (precision || device || nsets || svg || cmp_prec || cmp_set)
+            rc = usage_error("--precision, --device, --set, --svg and --compare need --model or --spec");
         else
             rc = usage_error("nothing to do: give --spec FILE or --model NAME");
     }

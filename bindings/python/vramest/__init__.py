@@ -477,13 +477,21 @@ def estimate(spec):
     return json.loads(_json_out(lambda buf, cap, need: _L.vramest_spec_plan(text, len(text), buf, cap, need)))
 
 
-def parse_spec(spec):
-    """A job spec as (Model, Precision, Config) handles."""
+def parse_spec(spec, model=True):
+    """A job spec as (Model, Precision, Config) handles.
+
+    With ``model=False`` the "model" member must still be present but is not
+    read, and the first element is None: a scheduler that caches parsed models
+    by their spec text reads only each job's precision and workload."""
     text = _s(spec if isinstance(spec, (str, bytes)) else json.dumps(spec))
     m, p, c = _lib.ModelP(), _lib.PrecisionP(), _lib.ConfigP()
-    _check(_L.vramest_spec_parse(text, len(text), ctypes.byref(m), ctypes.byref(p), ctypes.byref(c)))
+    _check(_L.vramest_spec_parse(text, len(text), ctypes.byref(m) if model else None, ctypes.byref(p),
+                                 ctypes.byref(c)))
     objs = []
     for cls, ptr in ((Model, m), (Precision, p), (Config, c)):
+        if cls is Model and not model:
+            objs.append(None)
+            continue
         obj = cls.__new__(cls)
         obj._adopt(ptr)
         objs.append(obj)

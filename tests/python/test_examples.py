@@ -1,0 +1,167 @@
+"""The Python examples (bindings/python/examples) run as a user would run
+them: as subprocesses, with a small job spec or JSON Lines on stdin. Where
+meson passes the C twins (VRAMEST_LAUNCHER, VRAMEST_SCHEDULER), the output
+must be the same line for line."""
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+import vramest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+EXAMPLES = os.path.join(ROOT, "bindings", "python", "examples")
+GIB = 1024.0 ** 3
+
+
+def env():
+    e = dict(os.environ)
+    e["PYTHONPATH"] = os.pathsep.join([os.path.join(ROOT, "bindings", "python")] +
+                                      ([e["PYTHONPATH"]] if e.get("PYTHONPATH") else []))
+    return e
+
+
+def run(script, args=(), stdin=None):
+    return subprocess.run([sys.executable, os.path.join(EXAMPLES, script)] + list(args), input=stdin,
+                          capture_output=True, text=True, env=env(), timeout=120)
+
+
+JOB = {"model": "llama-2-7b", "precision": "bf16",
+       "workload": {"mode": "train", "batch_size": 64, "seq_len": 1024, "gradient_checkpointing": "full"},
+       "device": "A100-80GB"}
+
+
+@pytest.fixture
+def job_file(tmp_path):
+    def write(spec):
+        path = tmp_path / "job.json"
+        path.write_text(json.dumps(spec))
+        return str(path)
+    return write
+
+
+# ---------------------------------------------------------------- launcher
+
+
+def test_launcher_picks_the_solver_answer_and_runs_the_command(job_file):
+    best, _ = vramest.solve_max(*vramest.parse_spec(JOB), key="batch_size")
+    assert 1 <= best < 64
+    probe = "import os, sys; print('child', os.environ['MICRO_BATCH_SIZE'], sys.argv[1])"
+    out = run("launcher.py", ["--spec", job_file(JOB), "--", sys.executable, "-c", probe, "{}"])
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0].startswith("micro-batch %d: the largest that fits is %d" % (best, best))
+    assert "does not fit, using the largest" in lines[0]
+    assert lines[1] == "child %d %d" % (best, best)
+
+
+def test_launcher_keeps_a_batch_that_fits_and_passes_the_exit_status(job_file):
+    spec = dict(JOB, workload=dict(JOB["workload"], batch_size=2))
+    out = run("launcher.py", ["--spec", job_file(spec), "--", sys.executable, "-c", "raise SystemExit(7)"])
+    assert out.returncode == 7, out.stderr
+    assert out.stdout.startswith("micro-batch 2: ")
+    # From stdin, without a command.
+    out = run("launcher.py", ["--spec", "-"], stdin=json.dumps(spec))
+    assert out.returncode == 0 and out.stdout.startswith("micro-batch 2: ")
+
+
+def test_launcher_refusals(job_file):
+    out = run("launcher.py", ["--spec", job_file({"model": "llama-3.1-70b", "workload": {"mode": "train"},
+                                                  "device": "A100-40GB"})])
+    assert out.returncode == 1
+    assert "does not fit even at batch_size 1" in out.stderr
+    out = run("launcher.py", ["--spec", job_file({"model": "llama-2-7b", "workload": {"batchsize": 2}})])
+    assert out.returncode == 2 and "batch_size" in out.stderr  # the library's "did you mean"
+    out = run("launcher.py", ["--spec", job_file({"model": "llama-2-7b"})])
+    assert out.returncode == 2 and "device" in out.stderr
+    assert run("launcher.py", []).returncode == 2
+    assert run("launcher.py", ["--spec", "/nonexistent.json"]).returncode == 2
+
+
+def test_launcher_matches_the_c_launcher(job_file):
+    c = os.environ.get("VRAMEST_LAUNCHER")
+    if not c:
+        pytest.skip("VRAMEST_LAUNCHER not set (meson sets it)")
+    path = job_file(JOB)
+    py = run("launcher.py", ["--spec", path])
+    cc = subprocess.run([c, "--spec", path], capture_output=True, text=True, timeout=60)
+    assert (py.returncode, py.stdout) == (cc.returncode, cc.stdout)
+
+
+# ---------------------------------------------------------------- scheduler
+
+ARCH = {"model_type": "llama", "hidden_size": 512, "num_hidden_layers": 4, "num_attention_heads": 8,
+        "intermediate_size": 1024, "vocab_size": 1000}
+JOBS = [
+    {"id": "a", "spec": {"model": "llama-2-7b", "precision": "bf16", "workload": {"mode": "infer"},
+                         "device": "A100-80GB"}},
+    {"model": "llama-2-7b", "precision": "fp32", "workload": {"mode": "train"}, "device": "A100-40GB"},
+    "# a comment line",
+    {"id": "c", "spec": {"model": "llama-2-7b", "precision": "nf4", "device": "RTX4090-24GB"}},
+    {"id": "d", "spec": {"model": "gpt2", "workload": {"batch_size": 0}, "device": "A100-80GB"}},
+    {"id": "e", "spec": {"model": "no-such-model", "device": "A100-80GB"}},
+    {"id": "e2", "spec": {"model": "no-such-model", "device": "A100-80GB"}},
+    {"id": "f", "spec": {"model": "gpt2"}},
+    "not json",
+    {"id": "h", "spec": {"precision": "bf16"}},
+    {"id": "i", "spec": {"model": {"arch": ARCH}, "device": {"memory_gib": 1}}},
+    {"id": "j", "spec": {"model": "gpt2", "workload": {"mode": "train", "batch_size": 8}, "device": "V100-16GB"}},
+]
+
+
+def jsonl(jobs):
+    return "".join((j if isinstance(j, str) else json.dumps(j)) + "\n" for j in jobs)
+
+
+def test_scheduler_verdicts():
+    out = run("scheduler.py", stdin=jsonl(JOBS))
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert len(lines) == 11
+    verdict = {line.split()[1]: line for line in lines}
+    assert verdict["a"].startswith("accept a needs ")
+    assert verdict["line-2"].startswith("reject line-2 needs ") and "short by" in verdict["line-2"]
+    assert verdict["c"].startswith("accept c ")
+    assert "out of range" in verdict["d"] and "batch_size" in verdict["d"]
+    assert verdict["e"].startswith("reject e model: ") and "no-such-model" in verdict["e"]
+    assert verdict["e2"].endswith(verdict["e"][len("reject e "):])  # the cached error
+    assert "no device" in verdict["f"]
+    assert verdict["line-8"] == "reject line-8 malformed JSON line"
+    assert verdict["h"] == 'reject h the job spec has no "model"'
+    assert verdict["i"].startswith("accept i ") and "of 1.00 GiB" in verdict["i"]
+    assert verdict["j"].startswith("reject j needs ")
+    # The figures are the library's.
+    plan = vramest.estimate(JOBS[0]["spec"])
+    assert "needs %.2f GiB of %.2f GiB" % (plan["gpu"]["device_total"] / GIB, 80.0) in verdict["a"]
+
+
+def test_scheduler_parses_each_model_once():
+    jobs = [{"id": str(i), "spec": {"model": "llama-2-7b" if i % 2 else {"arch": ARCH},
+                                    "workload": {"mode": "infer", "batch_size": 1 + i},
+                                    "device": "A100-80GB"}} for i in range(40)]
+    out = run("scheduler.py", stdin=jsonl(jobs))
+    assert out.returncode == 0, out.stderr
+    assert len(out.stdout.splitlines()) == 40
+    assert all(line.startswith("accept ") for line in out.stdout.splitlines())
+    assert "40 jobs, 2 models parsed" in out.stderr
+
+
+def test_scheduler_matches_the_c_scheduler():
+    c = os.environ.get("VRAMEST_SCHEDULER")
+    if not c:
+        pytest.skip("VRAMEST_SCHEDULER not set (meson sets it)")
+    text = jsonl(JOBS)
+    py = run("scheduler.py", stdin=text)
+    cc = subprocess.run([c], input=text, capture_output=True, text=True, timeout=60)
+    assert (py.returncode, py.stdout) == (cc.returncode, cc.stdout)
+
+
+def test_parse_spec_without_the_model():
+    model, precision, config = vramest.parse_spec({"model": "llama-2-7b", "workload": {"batch_size": 3}},
+                                                  model=False)
+    assert model is None and config.get("batch_size") == 3
+    with pytest.raises(vramest.IncompleteModel):
+        vramest.parse_spec({"workload": {}}, model=False)  # "model" must still be there
