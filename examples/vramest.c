@@ -727,8 +727,9 @@ static void print_solution(json_object *plan)
         const char *key = jstr(sol, "key"), *reason = jstr(sol, "reason");
         json_object *val = jget(sol, "value");
         if (val && json_object_is_type(val, json_type_int))
-            printf("\nsolution: %s = %lld (the %s value that fits the device)\n", key ? key : "?",
-                   (long long)json_object_get_int64(val), key && !strcmp(key, "gpus") ? "smallest" : "largest");
+            printf("\nsolution: %s = %lld (the %s value that fits the device; the figures above are at it)\n",
+                   key ? key : "?", (long long)json_object_get_int64(val),
+                   key && !strcmp(key, "gpus") ? "smallest" : "largest");
         else
             printf("\nsolution: no %s fits%s%s\n", key ? key : "value", reason ? ": " : "", reason ? reason : "");
     }
@@ -1223,6 +1224,34 @@ static int run_compare(const handles *base, char **sets, int nsets, const char *
 
 /* ---- entry points ---- */
 
+/* A spec's plan describes the job at the answer to its "solve" question
+ * (the largest batch that fits, the GPU layout found); the table and the
+ * chart must describe the same job, so the answer goes into the handles. */
+static int at_solution(handles *h, const char *plan_json)
+{
+    json_object *plan = parse_plan(plan_json);
+    if (!plan) return EXIT_BAD;
+    json_object *value = jget(plan, "solution.value");
+    const char *key = jstr(plan, "solution.key");
+    int rc = 0;
+    if (key && value && json_object_is_type(value, json_type_int)) {
+        /* The smallest GPU count comes with the layout that reached it. */
+        static const char *const layout[] = {"gpus", "tp", "pp", "dp", "cp"};
+        int gpus = !strcmp(key, "gpus");
+        for (size_t i = 0; !rc && i < (gpus ? sizeof layout / sizeof layout[0] : 1); i++) {
+            char path[64], assignment[128];
+            snprintf(path, sizeof path, "settings.parallel.%s", layout[i]);
+            json_object *v = gpus ? jget(plan, path) : value;
+            if (!v || !json_object_is_type(v, json_type_int)) continue;
+            snprintf(assignment, sizeof assignment, "%s=%lld", gpus ? layout[i] : key,
+                     (long long)json_object_get_int64(v));
+            rc = set_option(h, assignment);
+        }
+    }
+    json_object_put(plan);
+    return rc;
+}
+
 static int run_spec(const char *path, const out_opts *o, const char *cmp_prec, const char *cmp_set)
 {
     char *spec = NULL;
@@ -1266,8 +1295,9 @@ static int run_spec(const char *path, const out_opts *o, const char *cmp_prec, c
     vramest_result *r = NULL;
     int lrc = vramest_spec_parse(spec, len, &h.m, &h.p, &h.c);
     free(spec);
-    if (!lrc) lrc = vramest_estimate(h.m, h.p, h.c, &r);
-    rc = lrc ? lib_error(lrc) : report(r, plan, NULL, o);
+    if (!lrc) rc = at_solution(&h, plan);
+    if (!lrc && !rc) lrc = vramest_estimate(h.m, h.p, h.c, &r);
+    if (!rc) rc = lrc ? lib_error(lrc) : report(r, plan, NULL, o);
     free(plan);
     vramest_result_free(r);
     vramest_model_free(h.m);

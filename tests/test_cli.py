@@ -311,6 +311,26 @@ class Cli(unittest.TestCase):
         self.assertBadInput(self.spec({"model": PRESET, "solve": {"max": "batch_size"}}, "--compare", "fp16"),
                             "solve")
 
+    def test_table_and_chart_describe_the_plan_of_a_solve_spec(self):
+        # The plan is at the answer (the largest batch, the GPU layout found);
+        # so are the table and the SVG.
+        for spec in ({"model": PRESET, "precision": "bf16", "workload": {"mode": "train", "seq_len": 512},
+                      "device": "A100-80GB", "solve": {"max": "batch_size"}},
+                     {"model": "llama-2-13b", "precision": "bf16", "workload": {"mode": "train"},
+                      "parallel": {"zero_stage": 3}, "device": "A100-40GB", "solve": {"max": "gpus"}}):
+            plan = self.plan(spec)
+            self.assertIsInstance(plan["solution"]["value"], int)
+            out = self.spec(spec)
+            self.assertRegex(out.stdout, r"device_total +%.3f " % (plan["gpu"]["device_total"] / 2**30))
+            fd, svg = tempfile.mkstemp(suffix=".svg")
+            os.close(fd)
+            try:
+                self.spec(spec, "--svg", svg)
+                with open(svg, encoding="utf-8") as f:
+                    self.assertIn("device_total %.2f GiB" % (plan["gpu"]["device_total"] / 2**30), f.read())
+            finally:
+                os.unlink(svg)
+
     def test_solution_and_advice_in_the_table(self):
         out = self.spec({"model": PRESET, "precision": "bf16", "workload": {"mode": "train", "seq_len": 512},
                          "device": "A100-80GB", "solve": {"max": "batch_size"}})
