@@ -14,6 +14,8 @@
 #   VT_SOURCE_ROOT   the source tree (bindings/python is copied from it)
 #   VT_PYTHON        the python3 to build the venv with (see below)
 #   VT_VERSION       the project version
+#   CC, PKG_CONFIG, VT_EXTRA_CFLAGS
+#                    to build the guide's C quick start (skipped without them)
 #   VT_HOST_LD_PRELOAD, VT_HOST_ASAN_OPTIONS
 #                    sanitizer runtimes for a python3 loading an
 #                    instrumented library (empty in a plain build)
@@ -106,6 +108,37 @@ check() {
 }
 check "VRAMEST_LIBRARY" VRAMEST_LIBRARY="$libdir/libvramest.so.${VT_VERSION%%.*}"
 check "LD_LIBRARY_PATH" LD_LIBRARY_PATH="$libdir"
+
+# The guide's quick starts, as printed there: the C program built with
+# nothing but pkg-config's flags, the Python one run with the installed copy.
+guide=$VT_SOURCE_ROOT/docs/guide.md
+snippet() {  # the fenced block that follows the line "<!-- test: NAME ..."
+    awk -v name="$1" '
+        index($0, "<!-- test: " name " ") == 1 { want = 1; next }
+        want && /^```/ { if (inside) exit; inside = 1; next }
+        inside { print }' "$guide"
+}
+snippet app.c > "$tmp/app.c"
+snippet quick.py > "$tmp/quick.py"
+[ -s "$tmp/app.c" ] && [ -s "$tmp/quick.py" ] || fail "docs/guide.md lost its <!-- test: --> quick starts"
+if [ -n "${PKG_CONFIG:-}" ] && [ -n "${CC:-}" ]; then
+    pc=$(find "$destdir" -name vramest.pc -path '*/pkgconfig/*' | head -n 1)
+    prefix=$(sed -n 's/^prefix=//p' "$pc")
+    pkgconf() {
+        PKG_CONFIG_PATH=$(dirname "$pc") "$PKG_CONFIG" --define-variable=prefix="$destdir$prefix" "$@"
+    }
+    # shellcheck disable=SC2046,SC2086
+    $CC -std=c11 -Wall -Wextra -Werror ${VT_EXTRA_CFLAGS:-} -o "$tmp/app" "$tmp/app.c" \
+        $(pkgconf --cflags --libs vramest) || fail "the guide's C quick start does not build"
+    status=0
+    out=$(LD_LIBRARY_PATH=$libdir "$tmp/app") || status=$?
+    [ "$status" -le 1 ] && echo "$out" | grep -q "^device_total .* GiB: " \
+        || fail "the guide's C quick start: exit $status, output: $out"
+    echo "guide app.c: $(echo "$out" | tail -n 2 | tr '\n' ' ')"
+fi
+(cd "$tmp" && env -u PYTHONPATH -u VRAMEST_LIBRARY "${host_env[@]}" LD_LIBRARY_PATH="$libdir" "$py" quick.py \
+    > "$tmp/quick.out") || fail "the guide's Python quick start: $(cat "$tmp/quick.out")"
+grep -q "out of range" "$tmp/quick.out" || fail "the guide's Python quick start printed: $(cat "$tmp/quick.out")"
 
 # The documented one-liner, verbatim.
 (cd "$tmp" && env -u PYTHONPATH "${host_env[@]}" LD_LIBRARY_PATH="$libdir" "$tmp/venv/bin/python3" -c \
