@@ -72,11 +72,11 @@ static void spec_of(json_object *cfg, char *buf, size_t cap)
     json_object *ck;
     int ckpt = json_object_object_get_ex(cfg, "checkpointing", &ck) && json_object_get_boolean(ck);
     const char *opt = !strcmp(gets(cfg, "optimizer", "adamw"), "sgd") ? "sgd_momentum" : "adamw";
-    char lt[64] = "";
+    char lt[192] = "";
     if (lora) {
         /* measure.py matches a leaf name, name + "_proj" or name - "_proj". */
         const char *t = gets(cfg, "lora_targets", "q,v");
-        char names[48] = "";
+        char names[96] = "";
         size_t o = 0;
         for (const char *q = t; *q; q++) {
             if (*q == ',') continue;

@@ -229,6 +229,16 @@ static int attention(vx_ab *a, int hin_local, const vx_part *P, int cross, int k
     }
     int merged;
     if (c->attn == VX_KERN_EAGER) {
+        /* Selective recompute (Megatron's core-attention checkpoint): q, k,
+         * v stay; the scores, probabilities and masks are recomputed in
+         * backward, where they exist again for one layer at a time. */
+        int sel = c->ckpt == VX_GC_SELECTIVE && a->tp->save;
+        uint16_t nn0 = a->tp->nn;
+        if (sel) {
+            int keep[3] = {q, kk, vv};
+            vx_tape_keep(a->tp, keep, 3);
+            a->tp->save = 0;
+        }
         int qq = q, own_q = 0;
         if (st.qk_copy) {
             qq = vx_op_copy(a, q), own_q = 1;
@@ -284,6 +294,13 @@ static int attention(vx_ab *a, int hin_local, const vx_part *P, int cross, int k
         if (own_v == 2) DROP(vv);
         merged = vx_op_copy(a, out);
         DROP(out);
+        if (sel) {
+            a->tp->save = 1;
+            /* The recomputed core in backward: scores, fp32 and cast
+             * probabilities, dropout output and mask. */
+            uint64_t per = 4u + (uint64_t)qeb * 2u + (c->p_attn > 0 ? (uint64_t)c->mask_b : 0u);
+            if (a->tp->nn > nn0 + 1) a->tp->n[a->tp->nn - 2].tmp = vx_sat_add(a->tp->n[a->tp->nn - 2].tmp, vx_sat_mul(S, per));
+        }
     } else {
         int flash = c->attn != VX_KERN_SDPA_MEM;
         uint64_t lse_len = flash ? s : vx_round_up(s, 32);
@@ -535,39 +552,15 @@ static int layer(vx_ab *a, int X, const vx_part *P, int cross)
     return Y;
 }
 
-int vx_act_layer(const vx_act_cfg *c, const vx_part *part, int cross, int save, int keep_wg, int hold_saved,
-                 vx_prog *out)
+int vx_act_layer(const vx_act_cfg *c, const vx_part *part, int cross, vx_prog *out)
 {
     vx_tape tp;
-    vx_tape_init(&tp, c->cpu, 1, save);
-    tp.keep_wg = (uint8_t)keep_wg;
-    tp.hold_saved = (uint8_t)hold_saved;
+    vx_tape_init(&tp, c->cpu, 1, 1);
     vx_ab a = {.tp = &tp, .c = c, .gb = part->gb ? part->gb : 2, .cat = VX_TC_ACT};
-    memset(out, 0, sizeof *out);
-    int eb = c->amp ? 4 : c->cb;
-    if (c->qlora) eb = 4;
-    uint64_t rows = c->Nh;
-    int X = vx_tape_new(&tp, rows * (uint64_t)c->h, eb, VX_TC_ACT, c->rg_stream);
-    out->x_bytes = tp.tot;
-    vx_tape_reset_peak(&tp);
+    int eb = (c->amp || c->qlora) ? 4 : c->cb;
+    int X = vx_tape_new(&tp, c->Nh * (uint64_t)c->h, eb, VX_TC_ACT, c->rg_stream);
     int Y = layer(&a, X, part, cross);
-    out->fwd_peak = tp.peak;
-    memcpy(out->fwd_pk, tp.pk, sizeof out->fwd_pk);
-    int x_saved = tp.t[X].saves > 0;
-    vx_tape_drop(&tp, X);
-    out->y_bytes = tp.t[tp.t[Y].root].abytes;
-    out->saved = tp.tot >= out->y_bytes ? tp.tot - out->y_bytes : 0;
-    memcpy(out->saved_cat, tp.live, sizeof out->saved_cat);
-    out->saved_cat[VX_TC_ACT] -= out->saved_cat[VX_TC_ACT] >= out->y_bytes ? out->y_bytes : 0;
-    out->held_out = x_saved; /* reused: 1 when the layer saves its input */
-    vx_tape_drop(&tp, Y);
-    vx_tape_backward(&tp, Y);
-    out->bwd_peak = tp.peak;
-    memcpy(out->bwd_pk, tp.pk, sizeof out->bwd_pk);
-    out->bwd_end = tp.tot;
-    out->wgrad = vx_sat_add(tp.live[VX_TC_GRAD], tp.live[VX_TC_ADAPT]);
-    out->wgrad_cat[VX_TC_GRAD] = tp.live[VX_TC_GRAD];
-    out->wgrad_cat[VX_TC_ADAPT] = tp.live[VX_TC_ADAPT];
+    vx_prog_finish(&tp, X, Y, 1, out);
     if (tp.err) return vx_fail(VRAMEST_E_INTERNAL, "train: layer program exceeded the tape (%d tensors, %d nodes)",
                                (int)tp.nt, (int)tp.nn);
     return VRAMEST_OK;

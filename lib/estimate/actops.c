@@ -1,5 +1,7 @@
 /* The op helpers of the layer programs: what each PyTorch op allocates and
  * which tensors its autograd node saves (research note §3, §6-§8). */
+#include <string.h>
+
 #include "estimate/actops.h"
 
 int vx_op_new(vx_ab *a, uint64_t elems, int eb, int rg)
@@ -340,4 +342,35 @@ int vx_op_sp_scatter(vx_ab *a, int y)
     vx_tape_node(a->tp, &ns);
     vx_op_drop(a, y);
     return z;
+}
+
+void vx_prog_finish(vx_tape *tp, int x, int y, int drop_y, vx_prog *out)
+{
+    memset(out, 0, sizeof *out);
+    out->x_bytes = x >= 0 ? tp->t[x].abytes : 0;
+    out->fwd_peak = tp->peak;
+    memcpy(out->fwd_pk, tp->pk, sizeof out->fwd_pk);
+    out->fwd_ns_peak = tp->peak_ns;
+    memcpy(out->fwd_ns_pk, tp->pk_ns, sizeof out->fwd_ns_pk);
+    if (x >= 0) {
+        out->held_out = tp->t[x].saves > 0;
+        vx_tape_drop(tp, x);
+    }
+    int yr = tp->t[y].root;
+    out->y_bytes = tp->t[yr].abytes;
+    int ycat = tp->t[yr].cat;
+    out->saved = tp->tot >= out->y_bytes ? tp->tot - out->y_bytes : 0;
+    memcpy(out->saved_cat, tp->live, sizeof out->saved_cat);
+    out->saved_cat[ycat] -= out->saved_cat[ycat] >= out->y_bytes ? out->y_bytes : 0;
+    /* The consumer of y (the next layer) has dropped it by backward; a
+     * loss stays referenced until backward returns. */
+    if (drop_y) vx_tape_drop(tp, y);
+    vx_tape_backward(tp, tp->t[y].rg ? y : -1);
+    if (!drop_y) vx_tape_drop(tp, y);
+    out->bwd_peak = tp->peak;
+    memcpy(out->bwd_pk, tp->pk, sizeof out->bwd_pk);
+    out->bwd_acc_peak = tp->peak_acc;
+    memcpy(out->bwd_acc_pk, tp->pk_acc, sizeof out->bwd_acc_pk);
+    memcpy(out->wgrad_cat, tp->wkept, sizeof out->wgrad_cat);
+    out->wgrad = tp->wkept_tot;
 }

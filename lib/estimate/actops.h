@@ -58,6 +58,11 @@ int vx_op_rmsnorm(vx_ab *a, int x, uint64_t rows, int kind, int trainable, uint6
 int vx_op_sp_gather(vx_ab *a, int x) VX_HIDDEN;
 int vx_op_sp_scatter(vx_ab *a, int y) VX_HIDDEN;
 
+/* After a program's forward (input x held by the caller, or -1; output y):
+ * fill `out` with its forward peaks and saved set, run its backward from
+ * y and record the backward peaks and kept parameter gradients. */
+void vx_prog_finish(vx_tape *tp, int x, int y, int drop_y, vx_prog *out) VX_HIDDEN;
+
 static inline int vx_op_rg(const vx_ab *a, int id)
 {
     return id >= 0 && a->tp->t[id].rg;

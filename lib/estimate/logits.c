@@ -95,28 +95,13 @@ static int embed_prog(vx_ab *a, const vx_train_model *tm)
     return vx_op_sp_scatter(a, x);
 }
 
-int vx_act_embed(const vx_act_cfg *c, const vx_train_model *tm, int keep_wg, vx_prog *out)
+int vx_act_embed(const vx_act_cfg *c, const vx_train_model *tm, vx_prog *out)
 {
     vx_tape tp;
     vx_tape_init(&tp, c->cpu, 1, 1);
-    tp.keep_wg = (uint8_t)keep_wg;
     vx_ab a = {.tp = &tp, .c = c, .gb = tm->dec.gb ? tm->dec.gb : 2, .cat = VX_TC_ACT};
-    memset(out, 0, sizeof *out);
-    vx_tape_reset_peak(&tp);
     int y = embed_prog(&a, tm);
-    out->fwd_peak = tp.peak;
-    memcpy(out->fwd_pk, tp.pk, sizeof out->fwd_pk);
-    out->y_bytes = tp.t[tp.t[y].root].abytes;
-    out->saved = tp.tot >= out->y_bytes ? tp.tot - out->y_bytes : 0;
-    memcpy(out->saved_cat, tp.live, sizeof out->saved_cat);
-    out->saved_cat[VX_TC_ACT] -= out->saved_cat[VX_TC_ACT] >= out->y_bytes ? out->y_bytes : 0;
-    vx_tape_drop(&tp, y);
-    vx_tape_backward(&tp, tp.t[y].rg ? y : -1);
-    out->bwd_peak = tp.peak;
-    memcpy(out->bwd_pk, tp.pk, sizeof out->bwd_pk);
-    out->bwd_end = tp.tot;
-    out->wgrad = vx_sat_add(tp.live[VX_TC_GRAD], tp.live[VX_TC_ADAPT]);
-    out->wgrad_cat[VX_TC_GRAD] = tp.live[VX_TC_GRAD];
+    vx_prog_finish(&tp, -1, y, 1, out);
     if (tp.err) return vx_fail(VRAMEST_E_INTERNAL, "train: embedding program exceeded the tape");
     return VRAMEST_OK;
 }
@@ -238,35 +223,18 @@ static int head_prog(vx_ab *a, int X, const vx_train_model *tm, int upcast, int 
     return loss;
 }
 
-int vx_act_head(const vx_act_cfg *c, const vx_train_model *tm, int upcast, int shift, int held, int keep_wg,
-                vx_prog *out)
+int vx_act_head(const vx_act_cfg *c, const vx_train_model *tm, int upcast, int shift, int held, vx_prog *out)
 {
     vx_tape tp;
     vx_tape_init(&tp, c->cpu, 1, 1);
-    tp.keep_wg = (uint8_t)keep_wg;
     vx_ab a = {.tp = &tp, .c = c, .gb = tm->dec.gb ? tm->dec.gb : 2, .cat = VX_TC_ACT};
-    memset(out, 0, sizeof *out);
     int X = vx_tape_new(&tp, c->Nh * (uint64_t)c->h, stream_bytes(c), VX_TC_ACT, 1);
-    out->x_bytes = tp.tot;
-    vx_tape_reset_peak(&tp);
     int held_id = -1;
     int loss = head_prog(&a, X, tm, upcast, shift, held, &held_id);
-    out->fwd_peak = tp.peak;
-    memcpy(out->fwd_pk, tp.pk, sizeof out->fwd_pk);
-    out->held_out = held_id >= 0 ? tp.t[tp.t[held_id].root].abytes : 0;
-    vx_tape_drop(&tp, X);
-    out->y_bytes = tp.t[tp.t[loss].root].abytes;
-    out->saved = tp.tot >= out->y_bytes ? tp.tot - out->y_bytes : 0;
-    memcpy(out->saved_cat, tp.live, sizeof out->saved_cat);
-    vx_tape_backward(&tp, loss);
-    vx_tape_drop(&tp, loss);
-    out->bwd_peak = tp.peak;
-    memcpy(out->bwd_pk, tp.pk, sizeof out->bwd_pk);
-    vx_tape_drop(&tp, held_id);
-    out->bwd_end = tp.tot;
-    out->wgrad = vx_sat_add(tp.live[VX_TC_GRAD], tp.live[VX_TC_ADAPT]);
-    out->wgrad_cat[VX_TC_GRAD] = tp.live[VX_TC_GRAD];
-    out->wgrad_cat[VX_TC_ADAPT] = tp.live[VX_TC_ADAPT];
+    uint64_t held_bytes = held_id >= 0 ? tp.t[tp.t[held_id].root].abytes : 0;
+    /* The loss is the program's output; backward starts from it. */
+    vx_prog_finish(&tp, X, loss, 0, out);
+    out->held_out = held_bytes;
     if (tp.err) return vx_fail(VRAMEST_E_INTERNAL, "train: head program exceeded the tape");
     return VRAMEST_OK;
 }

@@ -13,8 +13,7 @@
 
 static unsigned dtype_size_or(int dt, unsigned dflt)
 {
-    unsigned s = vx_dtype_size(dt);
-    return s ? s : dflt;
+    return vx_train_dsize(dt, dflt);
 }
 
 void vx_opt_tensor_state(int optimizer, int state_dtype, uint64_t elems, int cpu, vx_opt_state *out)

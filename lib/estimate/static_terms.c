@@ -100,8 +100,8 @@ int vx_train_static(vx_ctx *x, const vx_shard *sh, const vx_train_knobs *k, vx_t
     if (x->pv->gradients == VRAMEST_DTYPE_AUTO && rp->master_dtype == VRAMEST_DTYPE_FP32 &&
         cv->framework == VX_FW_MEGATRON)
         gd = VRAMEST_DTYPE_FP32;
-    unsigned gb = vx_dtype_size(gd) ? vx_dtype_size(gd) : 4;
-    unsigned sb = vx_dtype_size(sd) ? vx_dtype_size(sd) : 4;
+    unsigned gb = vx_train_dsize(gd, 4);
+    unsigned sb = vx_train_dsize(sd, 4);
     int master = rp->master_dtype == VRAMEST_DTYPE_FP32;
     int64_t dg = vx_shard_divisor(sh, VRAMEST_CAT_GRADIENTS), ds = vx_shard_divisor(sh, VRAMEST_CAT_OPTIMIZER_STATES);
     int64_t dm = vx_shard_divisor(sh, VRAMEST_CAT_MASTER_WEIGHTS), dw = vx_shard_divisor(sh, VRAMEST_CAT_WEIGHTS);
@@ -117,18 +117,26 @@ int vx_train_static(vx_ctx *x, const vx_shard *sh, const vx_train_knobs *k, vx_t
     for (const vx_tensor *t; (t = vx_tensor_iter_next(&it));) {
         uint64_t e_tot = vx_tensor_elems(t);
         uint64_t e = vx_shard_tensor_elems(sh, x, t);
-        int quant = vx_tensor_quantized(x, t);
-        int dt = vx_tensor_storage_dtype(x, t);
-        uint64_t bytes = scale(vx_tensor_gpu_bytes(x, t), e, e_tot);
+        /* One pass over the policy's allocations of the group: bytes,
+         * whether the method quantizes it, and its storage dtype. */
+        vx_piece pc[VX_MAX_PIECES];
+        size_t np = vx_tensor_pieces(x, t, pc);
+        uint64_t gpu = 0;
+        int quant = 0, dt = np ? pc[0].dtype : VRAMEST_DTYPE_FP32;
+        for (size_t i = 0; i < np; i++) {
+            gpu = vx_sat_add(gpu, vx_sat_mul(pc[i].bytes, pc[i].count));
+            if (!is_float_dt(pc[i].dtype) && (t->kind == VX_TK_MATRIX || t->kind == VX_TK_EMBED)) quant = 1;
+        }
+        if (quant && x->rp.quant_method != VX_QM_GGUF) dt = vx_policy_weight_dtype(x);
+        uint64_t bytes = scale(gpu, e, e_tot);
         /* prepare_model_for_kbit_training upcasts every 16-bit parameter that
          * is not quantized (norms, embeddings, lm_head) to fp32. */
         int upcast = ft == VX_FT_QLORA && !quant && is_float_dt(dt) && dt != VRAMEST_DTYPE_FP32 && t->trainable_default;
         if (upcast) {
-            bytes = vx_sat_mul(bytes, 4 / (vx_dtype_size(dt) ? vx_dtype_size(dt) : 2));
+            bytes = vx_sat_mul(bytes, 4 / vx_train_dsize(dt, 2));
             dt = VRAMEST_DTYPE_FP32;
         }
-        unsigned wb = quant ? (unsigned)(vx_dtype_size(rp->compute_dtype) ? vx_dtype_size(rp->compute_dtype) : 2)
-                            : (vx_dtype_size(dt) ? vx_dtype_size(dt) : 4);
+        unsigned wb = quant ? vx_train_dsize(rp->compute_dtype, 2) : vx_train_dsize(dt, 4);
         uint64_t copies_tot = (uint64_t)(t->n_layers > 0 ? t->n_layers : 1) * (uint64_t)(t->n_per_layer > 0 ? t->n_per_layer : 1);
         uint64_t copies = e_tot ? vx_ceil_div(vx_sat_mul(copies_tot, e), e_tot) : 0;
         if (tp > 1 && copies) copies = vx_ceil_div(vx_sat_mul(copies_tot, vx_sat_mul(e, (uint64_t)tp)), e_tot);

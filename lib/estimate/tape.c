@@ -4,8 +4,16 @@
  * tape turns that into live bytes per category, a forward peak, and - by
  * walking the recorded nodes in reverse, as the autograd engine does for a
  * sequential graph - a backward peak. Sizes are closed forms of b, s, h,
- * heads...; a program has a few dozen ops, so a run costs nanoseconds per op
- * and needs no allocation.
+ * heads...; a program has a few dozen ops and needs no allocation.
+ *
+ * One run answers four questions at once:
+ *   forward, saved tensors kept (the normal case)         peak / pk
+ *   forward under checkpointing (saved tensors dropped     peak_ns / pk_ns
+ *     when Python drops them: nothing is kept)
+ *   backward keeping new parameter gradients (the first    peak / pk
+ *     micro-batch: AccumulateGrad steals the buffer)        (after backward)
+ *   backward summing them into existing .grad (later       peak_acc / pk_acc
+ *     micro-batches, or ZeRO-2/3 reducing them away)
  *
  * Memory semantics (research note §3):
  * - a storage is alive while Python holds a reference to it or to a view of
@@ -15,79 +23,103 @@
  *   the forward direction (its backward), except for views, adds and
  *   clones, which hand the incoming gradient on; a second gradient arriving
  *   at the same tensor is summed in place (InputBuffer::accumulate), so it
- *   is a transient;
- * - parameter gradients are kept (first micro-batch: AccumulateGrad steals
- *   the buffer) or summed into the existing .grad (accumulation: transient). */
+ *   is a transient. */
 #include <string.h>
 
 #include "estimate/train.h"
 
 void vx_tape_init(vx_tape *tp, int cpu, int grad, int save)
 {
+    memset(tp, 0, offsetof(vx_tape, t));
     tp->cpu = (uint8_t)cpu;
     tp->grad = (uint8_t)grad;
     tp->save = (uint8_t)save;
-    tp->err = 0;
-    tp->keep_wg = 1;
-    tp->hold_saved = 0;
-    tp->nt = tp->nn = 0;
-    tp->tot = tp->peak = 0;
-    for (int c = 0; c < VX_TC_N; c++) tp->live[c] = tp->pk[c] = 0;
 }
 
-static uint64_t rounded(const vx_tape *tp, uint64_t bytes)
+static inline uint64_t rounded(const vx_tape *tp, uint64_t bytes)
 {
-    if (!bytes) return 0;
-    return tp->cpu ? bytes : vx_alloc_round(bytes);
+    if (!bytes || tp->cpu) return bytes;
+    return bytes <= 512 ? 512 : (bytes + 511) & ~(uint64_t)511;
 }
 
-static void bump(vx_tape *tp)
+static inline void bump_fwd(vx_tape *tp)
 {
     if (tp->tot > tp->peak) {
         tp->peak = tp->tot;
         memcpy(tp->pk, tp->live, sizeof tp->pk);
     }
+    if (tp->tot_ns > tp->peak_ns) {
+        tp->peak_ns = tp->tot_ns;
+        memcpy(tp->pk_ns, tp->live_ns, sizeof tp->pk_ns);
+    }
 }
 
-static void add_live(vx_tape *tp, int cat, uint64_t b)
+static inline void bump_bwd(vx_tape *tp)
 {
-    tp->live[cat] = vx_sat_add(tp->live[cat], b);
-    tp->tot = vx_sat_add(tp->tot, b);
+    uint64_t keep = tp->tot + tp->wkept_tot;
+    if (keep > tp->peak) {
+        tp->peak = keep;
+        for (int c = 0; c < VX_TC_N; c++) tp->pk[c] = tp->live[c] + tp->wkept[c];
+    }
+    if (tp->tot > tp->peak_acc) {
+        tp->peak_acc = tp->tot;
+        memcpy(tp->pk_acc, tp->live, sizeof tp->pk_acc);
+    }
 }
 
-static void sub_live(vx_tape *tp, int cat, uint64_t b)
+static inline void add_live(vx_tape *tp, int cat, uint64_t b)
+{
+    tp->live[cat] += b;
+    tp->tot += b;
+}
+
+static inline void sub_live(vx_tape *tp, int cat, uint64_t b)
 {
     tp->live[cat] = tp->live[cat] >= b ? tp->live[cat] - b : 0;
     tp->tot = tp->tot >= b ? tp->tot - b : 0;
 }
 
-void vx_tape_reset_peak(vx_tape *tp)
+static inline void sub_ns(vx_tape *tp, int cat, uint64_t b)
 {
-    tp->peak = tp->tot;
+    tp->live_ns[cat] = tp->live_ns[cat] >= b ? tp->live_ns[cat] - b : 0;
+    tp->tot_ns = tp->tot_ns >= b ? tp->tot_ns - b : 0;
+}
+
+void vx_tape_begin_backward(vx_tape *tp)
+{
+    tp->bwd = 1;
+    tp->peak = tp->peak_acc = tp->tot;
     memcpy(tp->pk, tp->live, sizeof tp->pk);
+    memcpy(tp->pk_acc, tp->live, sizeof tp->pk_acc);
 }
 
 int vx_tape_new(vx_tape *tp, uint64_t elems, int eb, int cat, int rg)
 {
     if (tp->nt >= VX_TAPE_T) {
         tp->err = 1;
-        return tp->nt ? 0 : -1;
+        return tp->nt - 1;
     }
     int id = tp->nt++;
     vx_tt *t = &tp->t[id];
+    uint64_t b = rounded(tp, elems * (uint64_t)eb);
     t->elems = elems;
-    t->eb = (uint8_t)eb;
-    t->cat = (uint8_t)cat;
-    t->rg = (uint8_t)(rg && tp->grad);
+    t->abytes = b;
+    t->gbytes = 0;
     t->root = (int16_t)id;
     t->save_as = -1;
     t->holds = 1;
     t->saves = 0;
+    t->eb = (uint8_t)eb;
+    t->cat = (uint8_t)cat;
+    t->rg = (uint8_t)(rg && tp->grad);
     t->hasg = 0;
-    t->gbytes = 0;
-    t->abytes = rounded(tp, vx_sat_mul(elems, (uint64_t)eb));
-    add_live(tp, cat, t->abytes);
-    bump(tp);
+    t->ns_dead = 0;
+    tp->live[cat] += b;
+    tp->tot += b;
+    tp->live_ns[cat] += b;
+    tp->tot_ns += b;
+    if (tp->bwd) bump_bwd(tp);
+    else bump_fwd(tp);
     return id;
 }
 
@@ -123,10 +155,17 @@ int vx_tape_view(vx_tape *tp, int base, uint64_t elems)
     return id;
 }
 
+/* Release a root when nothing references it; in the checkpointed-forward
+ * accounting, saved references do not count. */
 static void maybe_free(vx_tape *tp, int root)
 {
     vx_tt *r = &tp->t[root];
-    if (!r->holds && !r->saves && r->abytes) {
+    if (r->holds || !r->abytes) return;
+    if (!r->ns_dead) {
+        sub_ns(tp, r->cat, r->abytes);
+        r->ns_dead = 1;
+    }
+    if (!r->saves) {
         sub_live(tp, r->cat, r->abytes);
         r->abytes = 0;
     }
@@ -148,9 +187,13 @@ void vx_tape_drop(vx_tape *tp, int id)
 void vx_tape_transient(vx_tape *tp, uint64_t bytes, int cat)
 {
     uint64_t b = rounded(tp, bytes);
-    add_live(tp, cat, b);
-    bump(tp);
+    tp->live[cat] += b;
+    tp->tot += b;
+    tp->live_ns[cat] += b;
+    tp->tot_ns += b;
+    bump_fwd(tp);
     sub_live(tp, cat, b);
+    sub_ns(tp, cat, b);
 }
 
 int vx_tape_node(vx_tape *tp, const vx_node_spec *ns)
@@ -193,14 +236,30 @@ int vx_tape_node(vx_tape *tp, const vx_node_spec *ns)
     return 1;
 }
 
+void vx_tape_keep(vx_tape *tp, const int *ids, int n)
+{
+    if (!tp->grad || !tp->save) return;
+    if (tp->nn >= VX_TAPE_N) {
+        tp->err = 1;
+        return;
+    }
+    vx_tn *nd = &tp->n[tp->nn++];
+    memset(nd, 0, sizeof *nd);
+    for (int i = 0; i < n && nd->nsv < 5; i++) {
+        if (ids[i] < 0) continue;
+        nd->sv[nd->nsv++] = (int16_t)ids[i];
+        tp->t[tp->t[ids[i]].root].saves++;
+    }
+}
+
 /* Gradient storage for tensor `id`: a new buffer of its own size. */
 static void give_grad(vx_tape *tp, int id, uint64_t *transient)
 {
     vx_tt *t = &tp->t[id];
-    uint64_t b = rounded(tp, vx_sat_mul(t->elems, t->eb));
+    uint64_t b = rounded(tp, t->elems * (uint64_t)t->eb);
     if (t->hasg) {
         /* Summed into the gradient already there: alive only for the add. */
-        *transient = vx_sat_add(*transient, b);
+        *transient += b;
         return;
     }
     t->hasg = 1;
@@ -210,13 +269,14 @@ static void give_grad(vx_tape *tp, int id, uint64_t *transient)
 
 void vx_tape_backward(vx_tape *tp, int out)
 {
+    vx_tape_begin_backward(tp);
     if (out >= 0) {
         vx_tt *o = &tp->t[out];
         o->hasg = 1;
-        o->gbytes = rounded(tp, vx_sat_mul(o->elems, o->eb));
+        o->gbytes = rounded(tp, o->elems * (uint64_t)o->eb);
         add_live(tp, o->cat, o->gbytes);
+        bump_bwd(tp);
     }
-    vx_tape_reset_peak(tp);
     for (int k = tp->nn - 1; k >= 0; k--) {
         vx_tn *n = &tp->n[k];
         int has = 0;
@@ -249,16 +309,20 @@ void vx_tape_backward(vx_tape *tp, int out)
                     give_grad(tp, n->in[i], &trans);
                 }
             }
+            /* Parameter gradients: transient here; kept ones are carried in
+             * wkept for the first-micro-batch accounting. */
             uint64_t wg = rounded(tp, n->wg), wtmp = rounded(tp, n->wtmp), tmp = rounded(tp, n->tmp);
-            add_live(tp, n->wcat, wg);
-            add_live(tp, n->wcat, wtmp);
+            add_live(tp, n->wcat, wg + wtmp);
             add_live(tp, VX_TC_WORK, tmp);
             add_live(tp, VX_TC_ACT, trans);
-            bump(tp);
+            bump_bwd(tp);
             sub_live(tp, VX_TC_WORK, tmp);
-            sub_live(tp, n->wcat, wtmp);
+            sub_live(tp, n->wcat, wg + wtmp);
             sub_live(tp, VX_TC_ACT, trans);
-            if (!tp->keep_wg || n->wsum) sub_live(tp, n->wcat, wg);
+            if (!n->wsum && wg) {
+                tp->wkept[n->wcat] += wg;
+                tp->wkept_tot += wg;
+            }
             for (int i = 0; i < n->nout; i++) {
                 vx_tt *o = &tp->t[n->out[i]];
                 if (o->hasg) {
@@ -268,16 +332,6 @@ void vx_tape_backward(vx_tape *tp, int out)
                 }
             }
         }
-        if (tp->hold_saved) continue;
-        for (int i = 0; i < n->nsv; i++) {
-            int r = tp->t[n->sv[i]].root;
-            if (tp->t[r].saves) tp->t[r].saves--;
-            maybe_free(tp, r);
-        }
-    }
-    if (!tp->hold_saved) return;
-    for (int k = tp->nn - 1; k >= 0; k--) {
-        vx_tn *n = &tp->n[k];
         for (int i = 0; i < n->nsv; i++) {
             int r = tp->t[n->sv[i]].root;
             if (tp->t[r].saves) tp->t[r].saves--;

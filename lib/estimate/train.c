@@ -17,6 +17,7 @@
  * the later micro-batches run with the gradients already allocated). The
  * peak is the largest point; the categories of the result are the breakdown
  * at that instant. */
+#include <stdio.h>
 #include <string.h>
 
 #include "api/config.h"
@@ -100,10 +101,10 @@ static void point(vx_step *st, const vx_mem *m, int phase, int layer, const char
 /* A stack of identical layers. */
 typedef struct vx_stack {
     int64_t n;
-    vx_prog save, nosave, acc; /* forward with saves (and first-micro-batch backward), checkpointed forward,
-                                  backward accumulating into existing gradients */
+    int64_t first;             /* index of its first layer in the model's stack */
+    const char *name;          /* "layer", "encoder layer", "decoder layer" */
+    vx_prog p;                 /* one layer: forward (saved / checkpointed) and backward (keeping / summing) */
     int ckpt;
-    uint64_t ckpt_extra;       /* bytes a checkpoint keeps besides the input (RNG state on the CPU) */
     uint64_t kept[VX_TC_N];    /* per layer kept through forward */
 } vx_stack;
 
@@ -216,19 +217,14 @@ static int run_stack(const vx_act_cfg *c, const vx_part *p, int cross, int64_t n
     st->n = n;
     if (n <= 0) return VRAMEST_OK;
     st->ckpt = c->ckpt == VX_GC_FULL;
-    /* torch 1.13's non-reentrant checkpoint keeps every recomputed tensor
-     * until the layer's backward is over; torch 2.x drops each on unpack. */
-    int hold = 0;
-    int rc = vx_act_layer(c, p, cross, 1, 1, hold, &st->save);
-    if (!rc) rc = vx_act_layer(c, p, cross, 1, 0, hold, &st->acc);
-    if (!rc && st->ckpt) rc = vx_act_layer(c, p, cross, 0, 1, 0, &st->nosave);
+    int rc = vx_act_layer(c, p, cross, &st->p);
     if (rc) return rc;
     if (st->ckpt) {
         /* A checkpointed layer keeps its input (and, non-reentrant on the
          * CPU, the CPU RNG state: a 5056-byte ByteTensor). */
-        st->kept[VX_TC_ACT] = st->save.x_bytes + (c->cpu ? 5056 : 0);
+        st->kept[VX_TC_ACT] = st->p.x_bytes + (c->cpu ? 5056 : 0);
     } else {
-        memcpy(st->kept, st->save.saved_cat, sizeof st->kept);
+        memcpy(st->kept, st->p.saved_cat, sizeof st->kept);
     }
     return VRAMEST_OK;
 }
@@ -236,18 +232,23 @@ static int run_stack(const vx_act_cfg *c, const vx_part *p, int cross, int64_t n
 /* A stack whose first layer may receive a residual stream that does not
  * require grad (frozen embeddings, no input-require-grads hook): that layer
  * saves only what its trainable parameters need. */
-static int add_stacks(const vx_act_cfg *c, const vx_part *p, int cross, int64_t n, int rg_first, vx_stack *stk,
-                      int *nstk)
+static int add_stacks(const vx_act_cfg *c, const vx_part *p, int cross, int64_t n, int rg_first, int64_t first,
+                      const char *name, vx_stack *stk, int *nstk)
 {
     int rc;
     if (n <= 0) return VRAMEST_OK;
     if (!rg_first) {
         vx_act_cfg c0 = *c;
         c0.rg_stream = 0;
-        if ((rc = run_stack(&c0, p, cross, 1, &stk[(*nstk)++]))) return rc;
-        n--;
+        vx_stack *k = &stk[(*nstk)++];
+        if ((rc = run_stack(&c0, p, cross, 1, k))) return rc;
+        k->first = first, k->name = name;
+        n--, first++;
     }
-    return run_stack(c, p, cross, n, &stk[(*nstk)++]);
+    vx_stack *k = &stk[(*nstk)++];
+    rc = run_stack(c, p, cross, n, k);
+    k->first = first, k->name = name;
+    return rc;
 }
 
 static uint64_t kept_total(const vx_stack *st)
@@ -278,22 +279,26 @@ static void forward(vx_step *st, const vx_mem *base, const vx_prog *emb, const v
     for (int s = 0; s < nstk; s++) {
         const vx_stack *k = &stk[s];
         if (k->n <= 0) continue;
-        const vx_prog *f = k->ckpt ? &k->nosave : &k->save;
+        const uint64_t *fpk = k->ckpt ? k->p.fwd_ns_pk : k->p.fwd_pk;
         /* The peak of a stack's forward is in its last layer. */
         m = *base;
         add_cat(&m, VRAMEST_CAT_ACTIVATIONS, fwd_extra);
         add_tc(&m, carried, 1);
         add_tc(&m, k->kept, (uint64_t)(k->n - 1));
-        add_tc(&m, f->fwd_pk, 1);
+        add_tc(&m, fpk, 1);
         if (record && k->n > 2) {
             vx_mem mid = *base;
             add_cat(&mid, VRAMEST_CAT_ACTIVATIONS, fwd_extra);
             add_tc(&mid, carried, 1);
             add_tc(&mid, k->kept, (uint64_t)(k->n / 2));
-            add_tc(&mid, f->fwd_pk, 1);
-            point(st, &mid, VRAMEST_PHASE_FORWARD, (int)(k->n / 2), s ? "decoder layer" : "layer", 1);
+            add_tc(&mid, fpk, 1);
+            char lb[32];
+            snprintf(lb, sizeof lb, "%s %lld", k->name, (long long)(k->first + k->n / 2));
+            point(st, &mid, VRAMEST_PHASE_FORWARD, (int)(k->first + k->n / 2), lb, 1);
         }
-        point(st, &m, VRAMEST_PHASE_FORWARD, (int)(k->n - 1), s ? "decoder last layer" : "last layer", record);
+        char lb[32];
+        snprintf(lb, sizeof lb, "%s %lld", k->name, (long long)(k->first + k->n - 1));
+        point(st, &m, VRAMEST_PHASE_FORWARD, (int)(k->first + k->n - 1), lb, record);
         for (int i = 0; i < VX_TC_N; i++) carried[i] = vx_sat_add(carried[i], vx_sat_mul(k->kept[i], (uint64_t)k->n));
     }
     if (head) {
@@ -326,14 +331,14 @@ static void backward(vx_step *st, const vx_mem *base, const vx_prog *emb, const 
         add_cat(&m, VRAMEST_CAT_GRADIENTS, g);
         add_cat(&m, VRAMEST_CAT_ADAPTER, ag);
         add_tc(&m, below, 1);
-        add_tc(&m, head->bwd_pk, 1);
+        add_tc(&m, keep ? head->bwd_pk : head->bwd_acc_pk, 1);
         point(st, &m, VRAMEST_PHASE_BACKWARD, -1, "loss and logits backward", record);
         if (keep) g = vx_sat_add(g, head->wgrad_cat[VX_TC_GRAD]), ag = vx_sat_add(ag, head->wgrad_cat[VX_TC_ADAPT]);
     }
     for (int s = nstk - 1; s >= 0; s--) {
         const vx_stack *k = &stk[s];
         if (k->n <= 0) continue;
-        const vx_prog *b = keep ? &k->save : &k->acc;
+        const vx_prog *b = &k->p;
         for (int i = 0; i < VX_TC_N; i++) {
             uint64_t tot = vx_sat_mul(k->kept[i], (uint64_t)k->n);
             below[i] = below[i] >= tot ? below[i] - tot : 0;
@@ -341,19 +346,19 @@ static void backward(vx_step *st, const vx_mem *base, const vx_prog *emb, const 
         /* Layer j (0-based, processed from n-1 down): below + j*kept. The
          * layer's own peak: recompute (checkpointed) or backward. */
         uint64_t lp[VX_TC_N];
-        memcpy(lp, b->bwd_pk, sizeof lp);
+        memcpy(lp, keep ? b->bwd_pk : b->bwd_acc_pk, sizeof lp);
         uint64_t lpt = 0;
         for (int i = 0; i < VX_TC_N; i++) lpt += lp[i];
         if (k->ckpt) {
-            uint64_t rec = vx_sat_add(k->save.fwd_peak, k->save.y_bytes);
-            if (!k->save.held_out) lpt = vx_sat_add(lpt, k->save.x_bytes), lp[VX_TC_ACT] += k->save.x_bytes;
+            uint64_t rec = vx_sat_add(b->fwd_peak, b->y_bytes);
+            if (!b->held_out) lpt = vx_sat_add(lpt, b->x_bytes), lp[VX_TC_ACT] += b->x_bytes;
             if (rec > lpt) {
-                memcpy(lp, k->save.fwd_pk, sizeof lp);
-                lp[VX_TC_ACT] = vx_sat_add(lp[VX_TC_ACT], k->save.y_bytes);
+                memcpy(lp, b->fwd_pk, sizeof lp);
+                lp[VX_TC_ACT] = vx_sat_add(lp[VX_TC_ACT], b->y_bytes);
             }
         }
         uint64_t per_w = keep ? b->wgrad_cat[VX_TC_GRAD] : 0, per_a = keep ? b->wgrad_cat[VX_TC_ADAPT] : 0;
-        for (int end = 0; end < 2; end++) {
+        for (int end = 0; end < (k->n > 1 ? 2 : 1); end++) {
             int64_t j = end ? 0 : k->n - 1;
             uint64_t done = (uint64_t)(k->n - 1 - j);
             m = *base;
@@ -371,7 +376,9 @@ static void backward(vx_step *st, const vx_mem *base, const vx_prog *emb, const 
                 }
                 add_cat(&m, tc_cat[i], v);
             }
-            point(st, &m, VRAMEST_PHASE_BACKWARD, (int)j, end ? "first layer" : "last layer", record);
+            char lb[32];
+            snprintf(lb, sizeof lb, "%s %lld", k->name, (long long)(k->first + j));
+            point(st, &m, VRAMEST_PHASE_BACKWARD, (int)(k->first + j), lb, record);
         }
         g = vx_sat_add(g, vx_sat_mul(per_w, (uint64_t)k->n));
         ag = vx_sat_add(ag, vx_sat_mul(per_a, (uint64_t)k->n));
@@ -381,7 +388,7 @@ static void backward(vx_step *st, const vx_mem *base, const vx_prog *emb, const 
         add_cat(&m, VRAMEST_CAT_ACTIVATIONS, vx_sat_add(bwd_extra, held));
         add_cat(&m, VRAMEST_CAT_GRADIENTS, g);
         add_cat(&m, VRAMEST_CAT_ADAPTER, ag);
-        add_tc(&m, emb->bwd_pk, 1);
+        add_tc(&m, keep ? emb->bwd_pk : emb->bwd_acc_pk, 1);
         point(st, &m, VRAMEST_PHASE_BACKWARD, -1, "embedding backward", record);
     }
 }
@@ -406,21 +413,15 @@ static int train_rank(vx_ctx *x, const vx_shard *sh)
     int grads_on_gpu = vx_shard_offload_device(sh, VRAMEST_CAT_GRADIENTS) == VRAMEST_DEV_GPU;
 
     /* Programs. */
-    vx_prog emb_k, emb_a, head_k, head_a;
+    vx_prog emb_k, head_k;
     int first = sh->first_stage, last = sh->last_stage;
     int legacy = k->hf_legacy > 0;
     int upcast = legacy && is_llama_family(s->family);
     int head_kind = tm.head;
     int shift = (k->shift_copy >= 0 ? k->shift_copy : legacy) && head_kind == VX_HEAD_CAUSAL_LM;
     int held = k->logits_held >= 0 ? k->logits_held : cv->framework == VX_FW_PYTORCH;
-    if (first) {
-        if ((rc = vx_act_embed(&c, &tm, 1, &emb_k)) || (rc = vx_act_embed(&c, &tm, 0, &emb_a))) return rc;
-    }
-    if (last) {
-        if ((rc = vx_act_head(&c, &tm, upcast, shift, held, 1, &head_k)) ||
-            (rc = vx_act_head(&c, &tm, upcast, shift, held, 0, &head_a)))
-            return rc;
-    }
+    if (first && (rc = vx_act_embed(&c, &tm, &emb_k))) return rc;
+    if (last && (rc = vx_act_head(&c, &tm, upcast, shift, held, &head_k))) return rc;
     vx_stack stk[6];
     int nstk = 0;
     /* The residual stream entering the first layer requires grad when the
@@ -430,8 +431,9 @@ static int train_rank(vx_ctx *x, const vx_shard *sh)
     if (s->enc_dec) {
         int64_t ne = sh->pp > 1 ? (int64_t)vx_ceil_div((uint64_t)s->enc_layers * (uint64_t)sh->stage_layers, (uint64_t)s->layers)
                                 : s->enc_layers;
-        if ((rc = add_stacks(&c, &tm.enc, 0, ne, rg_first, stk, &nstk))) return rc;
-        if ((rc = add_stacks(&c, &tm.dec, 1, sh->stage_layers, rg_first, stk, &nstk))) return rc;
+        if ((rc = add_stacks(&c, &tm.enc, 0, ne, rg_first, 0, "encoder layer", stk, &nstk))) return rc;
+        if ((rc = add_stacks(&c, &tm.dec, 1, sh->stage_layers, rg_first, sh->first_layer, "decoder layer", stk, &nstk)))
+            return rc;
     } else {
         const vx_part *P = s->encoder_only ? &tm.enc : &tm.dec;
         int64_t n = sh->stage_layers;
@@ -447,20 +449,26 @@ static int train_rank(vx_ctx *x, const vx_shard *sh)
             cf.rg_stream = 0;
             cf.ckpt = VX_GC_NONE;
             if ((rc = run_stack(&cf, &fp, 0, frozen, &stk[nstk]))) return rc;
+            stk[nstk].first = sh->first_layer, stk[nstk].name = "frozen layer";
             memset(stk[nstk].kept, 0, sizeof stk[nstk].kept);
-            memset(stk[nstk].save.bwd_pk, 0, sizeof stk[nstk].save.bwd_pk);
-            memset(stk[nstk].acc.bwd_pk, 0, sizeof stk[nstk].acc.bwd_pk);
-            memset(stk[nstk].save.wgrad_cat, 0, sizeof stk[nstk].save.wgrad_cat);
+            memset(stk[nstk].p.bwd_pk, 0, sizeof stk[nstk].p.bwd_pk);
+            memset(stk[nstk].p.bwd_acc_pk, 0, sizeof stk[nstk].p.bwd_acc_pk);
+            memset(stk[nstk].p.wgrad_cat, 0, sizeof stk[nstk].p.wgrad_cat);
             nstk++;
             n -= frozen;
             rg_first = 0;
         }
-        if ((rc = add_stacks(&c, P, 0, n, rg_first, stk, &nstk))) return rc;
+        if ((rc = add_stacks(&c, P, 0, n, rg_first, sh->first_layer + (sh->stage_layers - n), "layer", stk, &nstk)))
+            return rc;
     }
 
     /* What lives through the step. */
     vx_par_buffers pb;
-    vx_parallel_buffers(x, sh, UINT64_MAX, &pb);
+    memset(&pb, 0, sizeof pb);
+    /* One GPU without ZeRO, FSDP or offload has no parallel buffers. */
+    if (sh->world > 1 || sh->zero_stage > 0 || sh->fsdp != VX_FSDP_NONE || sh->offload_params || sh->offload_optimizer ||
+        sh->ep > 1)
+        vx_parallel_buffers(x, sh, UINT64_MAX, &pb);
     vx_mem base;
     memset(&base, 0, sizeof base);
     int wdev = vx_shard_offload_device(sh, VRAMEST_CAT_WEIGHTS);
@@ -546,14 +554,14 @@ static int train_rank(vx_ctx *x, const vx_shard *sh)
     if (sharded_grads) {
         /* Sharded gradient partitions exist from the start; the full-size
          * gradients are reduced away as they appear. */
-        backward(&st, &bb, first ? &emb_a : NULL, stk, nstk, last ? &head_a : NULL, bwd_extra, G, AG, 0, 1);
+        backward(&st, &bb, first ? &emb_k : NULL, stk, nstk, last ? &head_k : NULL, bwd_extra, G, AG, 0, 1);
     } else if (later) {
         if (ga > 1 && !grads_always) {
             st.tl_on = 0;
             backward(&st, &bb, first ? &emb_k : NULL, stk, nstk, last ? &head_k : NULL, bwd_extra, 0, 0, 1, 0);
             st.tl_on = 1;
         }
-        backward(&st, &bb, first ? &emb_a : NULL, stk, nstk, last ? &head_a : NULL, bwd_extra, G, AG, 0, 1);
+        backward(&st, &bb, first ? &emb_k : NULL, stk, nstk, last ? &head_k : NULL, bwd_extra, G, AG, 0, 1);
     } else {
         backward(&st, &bb, first ? &emb_k : NULL, stk, nstk, last ? &head_k : NULL, bwd_extra, 0, 0, 1, 1);
     }
@@ -632,8 +640,18 @@ static int train_rank(vx_ctx *x, const vx_shard *sh)
     if (!k->cpu) {
         vx_alloc_in ai = {.peak_alloc = st.best.total, .cpu = 0};
         ai.act_peak = vx_sat_add(pk->c[VRAMEST_CAT_ACTIVATIONS], pk->c[VRAMEST_CAT_LOGITS]);
-        uint64_t lg = c.N * (uint64_t)c.V * 4;
-        ai.largest_act = last ? lg : c.N * (uint64_t)c.h * (uint64_t)c.cb;
+        /* The largest single transient: the logits in the widest dtype the
+         * loss holds them in, eager attention scores (fp32 when upcast), or
+         * a dense embedding gradient. */
+        uint64_t t = vx_sat_mul(c.Nh * (uint64_t)c.h, (uint64_t)(c.amp ? 4 : c.cb));
+        if (last) {
+            int lb = (upcast || c.amp || !legacy || c.cb == 4) ? 4 : c.cb;
+            t = vx_max_u64(t, vx_sat_mul(c.N * (uint64_t)c.V, (uint64_t)lb));
+        }
+        if (c.attn == VX_KERN_EAGER)
+            t = vx_max_u64(t, vx_sat_mul(c.b * (uint64_t)c.a * c.s * (uint64_t)c.skv, 4));
+        if (first && tm.embed.trainable) t = vx_max_u64(t, tm.embed.wgrad);
+        ai.largest_act = vx_alloc_round(t);
         uint64_t res, lo, hi;
         vx_alloc_reserve(&ai, &res, &lo, &hi);
         vx_result_add(r, VRAMEST_DEV_GPU, VRAMEST_CAT_ALLOCATOR, res, lo, hi, VRAMEST_PROV_EMPIRICAL);
@@ -644,6 +662,33 @@ static int train_rank(vx_ctx *x, const vx_shard *sh)
     return VRAMEST_OK;
 }
 
+/* The programs multiply sizes without checks: refuse a job whose largest
+ * products (attention scores, logits, MLP activations, parameters) do not
+ * fit comfortably in 64 bits, so nothing can wrap. */
+static int check_sizes(const vx_ctx *x)
+{
+    const vx_config_values *cv = x->cv;
+    const vx_shape *s = x->s;
+    uint64_t n, t;
+    const uint64_t lim = (uint64_t)1 << 58;
+    uint64_t b = (uint64_t)cv->batch_size, q = (uint64_t)cv->seq_len + (uint64_t)(cv->prefix_len > 0 ? cv->prefix_len : 0);
+    uint64_t wide = (uint64_t)(s->vocab > s->ffn ? s->vocab : s->ffn);
+    if (wide < (uint64_t)s->hidden) wide = (uint64_t)s->hidden;
+    if ((uint64_t)(s->experts_per_tok > 0 ? s->experts_per_tok : 1) * (uint64_t)(s->moe_ffn > 0 ? s->moe_ffn : 1) > wide)
+        wide = (uint64_t)(s->experts_per_tok > 0 ? s->experts_per_tok : 1) * (uint64_t)s->moe_ffn;
+    int ok = vx_mul(b, q, &n) && vx_mul(n, wide, &t) && t < lim && vx_mul(n, q, &t) &&
+             vx_mul(t, (uint64_t)(s->heads > 0 ? s->heads : 1), &t) && t < lim &&
+             vx_mul(n, (uint64_t)(s->experts > 0 ? s->experts : 1) * 8, &t) && t < lim &&
+             s->params_total < lim / 16;
+    if (!ok)
+        return vx_fail(VRAMEST_E_OVERFLOW,
+                       "train: batch_size %lld x seq_len %lld with this model (hidden %lld, vocab %lld, heads %lld) "
+                       "gives tensors beyond 2^58 elements",
+                       (long long)cv->batch_size, (long long)cv->seq_len, (long long)s->hidden, (long long)s->vocab,
+                       (long long)s->heads);
+    return VRAMEST_OK;
+}
+
 int vx_estimate_train_ex(vx_ctx *x, const vx_train_knobs *k)
 {
     const vx_config_values *cv = x->cv;
@@ -651,6 +696,8 @@ int vx_estimate_train_ex(vx_ctx *x, const vx_train_knobs *k)
     if (cv->batch_size < 1 || cv->seq_len < 1)
         return vx_fail(VRAMEST_E_RANGE, "train: batch_size %lld and seq_len %lld must be >= 1",
                        (long long)cv->batch_size, (long long)cv->seq_len);
+    int rc0 = check_sizes(x);
+    if (rc0) return rc0;
     if (cv->finetune == VX_FT_LORA || cv->finetune == VX_FT_QLORA) {
         int rc = vx_lora_check(x);
         if (rc) return rc;

@@ -42,6 +42,22 @@ typedef struct vx_train_knobs {
 
 void vx_train_knobs_default(vx_train_knobs *k) VX_HIDDEN;
 
+/* Bytes per element of a plain dtype, `dflt` for blocked / policy ones:
+ * the float dtypes without the table search (hot in per-tensor loops). */
+static inline unsigned vx_train_dsize(int dt, unsigned dflt)
+{
+    switch (dt) {
+    case VRAMEST_DTYPE_FP32: return 4;
+    case VRAMEST_DTYPE_FP16:
+    case VRAMEST_DTYPE_BF16: return 2;
+    case VRAMEST_DTYPE_FP64: return 8;
+    default: {
+        unsigned s = vx_dtype_size(dt);
+        return s ? s : dflt;
+    }
+    }
+}
+
 /* ---- the model as the step sees it ---- */
 
 /* One nn.Linear (or embedding / norm group) of a layer, on this rank. */
@@ -138,6 +154,7 @@ typedef struct vx_tt {
     uint16_t holds;  /* Python references (on the root) */
     uint16_t saves;  /* saved-for-backward references (on the root) */
     uint8_t eb, cat, rg, hasg;
+    uint8_t ns_dead; /* freed in the checkpointed-forward accounting */
 } vx_tt;
 
 typedef struct vx_tn {
@@ -154,13 +171,14 @@ typedef struct vx_tn {
 typedef struct vx_tape {
     uint8_t cpu;     /* no allocator rounding */
     uint8_t grad;    /* autograd records nodes */
-    uint8_t save;    /* saved tensors are retained (0: checkpointed forward) */
+    uint8_t save;    /* saved tensors are retained */
     uint8_t err;     /* ran out of slots */
-    uint8_t keep_wg; /* backward: parameter gradients stay (first micro-batch) or are accumulated */
-    uint8_t hold_saved; /* backward: saved tensors stay until the program's backward ends (torch 1.13's
-                           non-reentrant checkpoint keeps every recomputed tensor in its storage list) */
+    uint8_t bwd;     /* in backward */
     uint16_t nt, nn;
-    uint64_t live[VX_TC_N], tot, peak, pk[VX_TC_N];
+    uint64_t live[VX_TC_N], tot, peak, pk[VX_TC_N];       /* saves kept; backward keeping new grads */
+    uint64_t live_ns[VX_TC_N], tot_ns, peak_ns, pk_ns[VX_TC_N]; /* forward under checkpointing */
+    uint64_t peak_acc, pk_acc[VX_TC_N];                   /* backward summing into existing grads */
+    uint64_t wkept[VX_TC_N], wkept_tot;                   /* new parameter gradients so far */
     vx_tt t[VX_TAPE_T];
     vx_tn n[VX_TAPE_N];
 } vx_tape;
@@ -171,7 +189,7 @@ int vx_tape_view(vx_tape *tp, int base, uint64_t elems) VX_HIDDEN;
 /* A view without the pass-through node (the caller records its own). */
 int vx_tape_view_raw(vx_tape *tp, int base, uint64_t elems) VX_HIDDEN;
 void vx_tape_drop(vx_tape *tp, int id) VX_HIDDEN;
-void vx_tape_reset_peak(vx_tape *tp) VX_HIDDEN;
+void vx_tape_begin_backward(vx_tape *tp) VX_HIDDEN;
 /* A transient allocation inside a forward op (kernel scratch). */
 void vx_tape_transient(vx_tape *tp, uint64_t bytes, int cat) VX_HIDDEN;
 /* Record one autograd node. Inputs that do not require grad are dropped from
@@ -183,6 +201,9 @@ typedef struct vx_node_spec {
     uint64_t wg, wtmp, tmp;
 } vx_node_spec;
 int vx_tape_node(vx_tape *tp, const vx_node_spec *ns) VX_HIDDEN;
+/* Keep tensors alive until backward reaches this point (a checkpoint's
+ * inputs): a node with saved tensors and nothing else. */
+void vx_tape_keep(vx_tape *tp, const int *ids, int n) VX_HIDDEN;
 /* Run backward from `out` (its gradient allocated first) down the tape. */
 void vx_tape_backward(vx_tape *tp, int out) VX_HIDDEN;
 static inline uint64_t vx_tape_bytes(const vx_tape *tp, int id)
@@ -230,25 +251,26 @@ typedef struct vx_prog {
     uint64_t saved_cat[VX_TC_N];
     uint64_t fwd_peak;       /* max live during forward, input included */
     uint64_t fwd_pk[VX_TC_N];
-    uint64_t bwd_peak;       /* max live during backward, its saved tensors and incoming gradient included */
+    uint64_t fwd_ns_peak;    /* the same under checkpointing (nothing saved) */
+    uint64_t fwd_ns_pk[VX_TC_N];
+    uint64_t bwd_peak;       /* max live during backward keeping new parameter gradients; its saved
+                                tensors and the incoming gradient included */
     uint64_t bwd_pk[VX_TC_N];
-    uint64_t bwd_end;        /* live at the end of backward (the input's gradient, kept parameter grads) */
-    uint64_t wgrad;          /* parameter gradient bytes it produces (kept) */
+    uint64_t bwd_acc_peak;   /* the same summing them into existing gradients */
+    uint64_t bwd_acc_pk[VX_TC_N];
+    uint64_t wgrad;          /* parameter gradient bytes it keeps (first micro-batch) */
     uint64_t wgrad_cat[VX_TC_N];
-    uint64_t held_out;       /* bytes of outputs the caller keeps through backward (logits) */
+    uint64_t held_out;       /* layer: 1 when it saves its input; head: logits kept through backward */
 } vx_prog;
 
 /* One decoder/encoder layer class. `part` the layer's linears; `cross` 1 for a
- * T5 decoder layer (cross-attention over s_enc encoder tokens); `save` 0 runs
- * the checkpointed forward (nothing kept); `keep_wg` 0 accumulates gradients
- * into existing ones. */
-int vx_act_layer(const vx_act_cfg *c, const vx_part *part, int cross, int save, int keep_wg, int hold_saved,
-                 vx_prog *out) VX_HIDDEN;
+ * T5 decoder layer (cross-attention over s_enc encoder tokens). */
+int vx_act_layer(const vx_act_cfg *c, const vx_part *part, int cross, vx_prog *out) VX_HIDDEN;
 /* Embeddings (token, position, type, their norm and dropout, OPT project_in). */
-int vx_act_embed(const vx_act_cfg *c, const vx_train_model *tm, int keep_wg, vx_prog *out) VX_HIDDEN;
+int vx_act_embed(const vx_act_cfg *c, const vx_train_model *tm, vx_prog *out) VX_HIDDEN;
 /* The final norm, the head and the loss. `upcast`: logits.float() in the
  * model; `shift`: shifted-logits copy; `held`: the caller keeps the logits. */
-int vx_act_head(const vx_act_cfg *c, const vx_train_model *tm, int upcast, int shift, int held, int keep_wg,
+int vx_act_head(const vx_act_cfg *c, const vx_train_model *tm, int upcast, int shift, int held,
                 vx_prog *out) VX_HIDDEN;
 
 /* ---- allocator.c ---- */
