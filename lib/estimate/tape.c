@@ -67,6 +67,8 @@ static inline void bump_bwd(vx_tape *tp)
     }
 }
 
+/* Every subtraction undoes an earlier addition of the same bytes, so
+ * these never wrap. */
 static inline void add_live(vx_tape *tp, int cat, uint64_t b)
 {
     tp->live[cat] += b;
@@ -75,8 +77,8 @@ static inline void add_live(vx_tape *tp, int cat, uint64_t b)
 
 static inline void sub_live(vx_tape *tp, int cat, uint64_t b)
 {
-    tp->live[cat] = tp->live[cat] >= b ? tp->live[cat] - b : 0;
-    tp->tot = tp->tot >= b ? tp->tot - b : 0;
+    tp->live[cat] -= b;
+    tp->tot -= b;
 }
 
 static inline void sub_ns(vx_tape *tp, int cat, uint64_t b)
@@ -146,6 +148,14 @@ int vx_tape_view_raw(vx_tape *tp, int base, uint64_t elems)
 
 int vx_tape_view(vx_tape *tp, int base, uint64_t elems)
 {
+    if (base < 0) return -1;
+    if (elems == tp->t[base].elems) {
+        /* A same-shape alias (a no-op cast, dropout with p = 0, a transpose
+         * back): the same tensor for memory and gradient, one more reference. */
+        tp->t[base].holds++;
+        if (tp->t[base].root != base) tp->t[tp->t[base].root].holds++;
+        return base;
+    }
     int id = vx_tape_view_raw(tp, base, elems);
     if (id >= 0 && id != base && tp->t[base].rg) {
         /* A view's gradient is the base's (a view of it). */

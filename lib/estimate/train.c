@@ -17,7 +17,6 @@
  * the later micro-batches run with the gradients already allocated). The
  * peak is the largest point; the categories of the result are the breakdown
  * at that instant. */
-#include <stdio.h>
 #include <string.h>
 
 #include "api/config.h"
@@ -71,7 +70,6 @@ typedef struct vx_peak {
     vx_mem at;
     uint64_t total;
     int phase;
-    char label[32];
 } vx_peak;
 
 typedef struct vx_step {
@@ -87,7 +85,6 @@ static void point(vx_step *st, const vx_mem *m, int phase, int layer, const char
         st->best.at = *m;
         st->best.total = t;
         st->best.phase = phase;
-        vx_strlcpy(st->best.label, label, sizeof st->best.label);
     }
     if (record && st->tl_on && st->r->n_timeline < VX_MAX_TIMELINE) {
         vx_timeline_point *p = &st->r->timeline[st->r->n_timeline++];
@@ -292,13 +289,9 @@ static void forward(vx_step *st, const vx_mem *base, const vx_prog *emb, const v
             add_tc(&mid, carried, 1);
             add_tc(&mid, k->kept, (uint64_t)(k->n / 2));
             add_tc(&mid, fpk, 1);
-            char lb[32];
-            snprintf(lb, sizeof lb, "%s %lld", k->name, (long long)(k->first + k->n / 2));
-            point(st, &mid, VRAMEST_PHASE_FORWARD, (int)(k->first + k->n / 2), lb, 1);
+            point(st, &mid, VRAMEST_PHASE_FORWARD, (int)(k->first + k->n / 2), k->name, 1);
         }
-        char lb[32];
-        snprintf(lb, sizeof lb, "%s %lld", k->name, (long long)(k->first + k->n - 1));
-        point(st, &m, VRAMEST_PHASE_FORWARD, (int)(k->first + k->n - 1), lb, record);
+        point(st, &m, VRAMEST_PHASE_FORWARD, (int)(k->first + k->n - 1), k->name, record);
         for (int i = 0; i < VX_TC_N; i++) carried[i] = vx_sat_add(carried[i], vx_sat_mul(k->kept[i], (uint64_t)k->n));
     }
     if (head) {
@@ -376,9 +369,7 @@ static void backward(vx_step *st, const vx_mem *base, const vx_prog *emb, const 
                 }
                 add_cat(&m, tc_cat[i], v);
             }
-            char lb[32];
-            snprintf(lb, sizeof lb, "%s %lld", k->name, (long long)(k->first + j));
-            point(st, &m, VRAMEST_PHASE_BACKWARD, (int)(k->first + j), lb, record);
+            point(st, &m, VRAMEST_PHASE_BACKWARD, (int)(k->first + j), k->name, record);
         }
         g = vx_sat_add(g, vx_sat_mul(per_w, (uint64_t)k->n));
         ag = vx_sat_add(ag, vx_sat_mul(per_a, (uint64_t)k->n));

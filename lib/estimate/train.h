@@ -142,8 +142,8 @@ int vx_lora_check(vx_ctx *x) VX_HIDDEN;
 
 /* ---- the tape (tape.c) ---- */
 enum { VX_TC_ACT = 0, VX_TC_LOGITS = 1, VX_TC_WORK = 2, VX_TC_GRAD = 3, VX_TC_ADAPT = 4, VX_TC_N = 5 };
-#define VX_TAPE_T 160
-#define VX_TAPE_N 128
+#define VX_TAPE_T 320
+#define VX_TAPE_N 256
 
 typedef struct vx_tt {
     uint64_t elems;  /* logical elements */
