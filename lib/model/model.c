@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "api/config.h"
+#include "estimate/estimate.h" /* vx_checkpoint_bytes */
 #include "model/model.h"
 
 #define H_MODEL VRAMEST_HANDLE_MODEL
@@ -70,6 +71,7 @@ int vx_model_rebuild(struct vramest_model *m)
         for (size_t i = 0; i < m->n_file_inv && rc == VRAMEST_OK; i++)
             rc = vx_inv_push(&m->inv, &m->n_inv, &m->cap_inv, &m->file_inv[i]);
     }
+    m->checkpoint_bytes = rc == VRAMEST_OK ? vx_checkpoint_bytes(m) : 0;
     if (rc != VRAMEST_OK) {
         m->n_inv = 0;
         vx_strlcpy(m->status_msg, vramest_last_error_message(), sizeof m->status_msg);

@@ -126,6 +126,8 @@ struct vramest_model {
     size_t n_file_inv, cap_file_inv;
     int has_file_inv;
     uint64_t file_total_bytes; /* sum of tensor data bytes in the files */
+    uint64_t checkpoint_bytes; /* vx_checkpoint_bytes(): the model alone decides it, so
+                                  rebuild computes it once instead of every estimate */
 };
 
 /* Rebuild shape + inventory from the options (and file tensors). Sets

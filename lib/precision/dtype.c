@@ -141,6 +141,9 @@ static const vx_dtype_info table[] = {
 
 const vx_dtype_info *vx_dtype(int id)
 {
+    /* The plain torch dtypes (ids 0..16) sit at their own index: the
+     * per-tensor loops of an estimate skip the search for them. */
+    if (id >= 0 && (size_t)id < N_TABLE && table[id].id == id) return &table[id];
     size_t lo = 0, hi = N_TABLE;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
