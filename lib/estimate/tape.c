@@ -34,12 +34,14 @@ void vx_tape_init(vx_tape *tp, int cpu, int grad, int save)
     tp->cpu = (uint8_t)cpu;
     tp->grad = (uint8_t)grad;
     tp->save = (uint8_t)save;
+    tp->rmask = cpu ? 0 : 511;
 }
 
+/* The caching allocator's 512-B rounding (none on the CPU): 0 stays 0 and
+ * 1..512 become 512, without branches (every tensor and gradient passes here). */
 static inline uint64_t rounded(const vx_tape *tp, uint64_t bytes)
 {
-    if (!bytes || tp->cpu) return bytes;
-    return bytes <= 512 ? 512 : (bytes + 511) & ~(uint64_t)511;
+    return (bytes + tp->rmask) & ~tp->rmask;
 }
 
 static inline void bump_fwd(vx_tape *tp)
@@ -167,7 +169,7 @@ int vx_tape_view(vx_tape *tp, int base, uint64_t elems)
 
 /* Release a root when nothing references it; in the checkpointed-forward
  * accounting, saved references do not count. */
-static void maybe_free(vx_tape *tp, int root)
+static inline void maybe_free(vx_tape *tp, int root)
 {
     vx_tt *r = &tp->t[root];
     if (r->holds || !r->abytes) return;
@@ -209,35 +211,43 @@ void vx_tape_transient(vx_tape *tp, uint64_t bytes, int cat)
 int vx_tape_node(vx_tape *tp, const vx_node_spec *ns)
 {
     if (!tp->grad) return 0;
-    int any = ns->wg > 0;
-    for (int i = 0; i < ns->nin; i++)
-        if (ns->in[i] >= 0 && tp->t[ns->in[i]].rg) any = 1;
-    if (!any) return 0;
-    for (int i = 0; i < ns->nout; i++)
-        if (ns->out[i] >= 0) tp->t[ns->out[i]].rg = 1;
-    if (tp->nn >= VX_TAPE_N) {
-        tp->err = 1;
-        return 0;
-    }
-    vx_tn *n = &tp->n[tp->nn++];
-    n->nin = n->nout = n->nsv = 0;
-    n->pass = 0;
+    /* Inputs are compacted straight into the next slot (or a scratch node
+     * when the tape is full, to keep the rg marking below): one pass decides
+     * whether a node exists at all. */
+    vx_tn scratch;
+    vx_tn *n = tp->nn < VX_TAPE_N ? &tp->n[tp->nn] : &scratch;
+    uint8_t nin = 0, pass = 0;
     for (int i = 0; i < ns->nin; i++) {
         int id = ns->in[i];
         if (id < 0 || !tp->t[id].rg) continue;
-        if (ns->pass & (1u << i)) n->pass |= (uint8_t)(1u << n->nin);
-        n->in[n->nin++] = (int16_t)id;
+        if (ns->pass & (1u << i)) pass |= (uint8_t)(1u << nin);
+        n->in[nin++] = (int16_t)id;
     }
+    if (!nin && !ns->wg) return 0;
+    uint8_t nout = 0;
     for (int i = 0; i < ns->nout; i++)
-        if (ns->out[i] >= 0) n->out[n->nout++] = ns->out[i];
+        if (ns->out[i] >= 0) {
+            tp->t[ns->out[i]].rg = 1;
+            n->out[nout++] = ns->out[i];
+        }
+    if (n == &scratch) {
+        tp->err = 1;
+        return 0;
+    }
+    tp->nn++;
+    n->nin = nin;
+    n->nout = nout;
+    n->pass = pass;
+    uint8_t nsv = 0;
     if (tp->save)
         for (int i = 0; i < ns->nsv; i++) {
             int id = ns->sv[i];
             if (id < 0) continue;
             if (tp->t[id].save_as >= 0) id = tp->t[id].save_as;
-            n->sv[n->nsv++] = (int16_t)id;
+            n->sv[nsv++] = (int16_t)id;
             tp->t[tp->t[id].root].saves++;
         }
+    n->nsv = nsv;
     n->wg = ns->wg;
     n->wcat = ns->wcat;
     n->wsum = ns->wsum;

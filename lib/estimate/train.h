@@ -175,6 +175,7 @@ typedef struct vx_tape {
     uint8_t err;     /* ran out of slots */
     uint8_t bwd;     /* in backward */
     uint16_t nt, nn;
+    uint64_t rmask;  /* allocator rounding: 511 (512-B blocks on CUDA), 0 on the CPU */
     uint64_t live[VX_TC_N], tot, peak, pk[VX_TC_N];       /* saves kept; backward keeping new grads */
     uint64_t live_ns[VX_TC_N], tot_ns, peak_ns, pk_ns[VX_TC_N]; /* forward under checkpointing */
     uint64_t peak_acc, pk_acc[VX_TC_N];                   /* backward summing into existing grads */
