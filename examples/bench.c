@@ -3,7 +3,7 @@
  * fails only when a call fails.
  *
  *   estimate (load)   vramest_estimate on a cached preset model, mode=load
- *   estimate (train)  the same model, a training step with AdamW
+ *   estimate (train)  the same model, a training step with AdamW (full, then LoRA)
  *   config.json       vramest_model_parse of a Llama config.json from memory
  *   spec plan         vramest_spec_plan of a small preset spec (parse + estimate + JSON)
  *   estimate infer    generation with a KV cache
@@ -169,6 +169,11 @@ int main(void)
     vramest_config_set_i64(b.cfg, VRAMEST_CFG_SEQ_LEN, 2048);
     snprintf(label, sizeof label, "estimate %s train", preset);
     failed |= bench(label, do_estimate, &b);
+
+    vramest_config_set_str(b.cfg, VRAMEST_CFG_FINETUNE, "lora");
+    snprintf(label, sizeof label, "estimate %s train lora", preset);
+    failed |= bench(label, do_estimate, &b);
+    vramest_config_reset(b.cfg, VRAMEST_CFG_FINETUNE);
 
     failed |= bench("parse llama config.json", do_parse, &b);
 
