@@ -7,6 +7,7 @@
 
 #include "api/config.h"
 #include "estimate/estimate.h"
+#include "precision/policy.h"
 
 static int refuse_unmodelled(const vx_precision_values *pv, const vx_config_values *cv)
 {
@@ -81,6 +82,10 @@ int vx_estimate_into(const struct vramest_model *model, const struct vramest_pre
     default: rc = vx_fail(VRAMEST_E_INTERNAL, "vramest_estimate: mode %lld", (long long)cfg->v.mode);
     }
     if (rc) return rc;
+    /* Every mode: what the policy could not do as asked, and the policy as
+     * resolved for this model (the plan echoes concrete dtypes, not "auto"). */
+    vx_precision_notes(&x, r);
+    vx_precision_echo(&x, &r->prec);
     vx_runtime_terms(&x);
     vx_result_finish(r);
     return VRAMEST_OK;

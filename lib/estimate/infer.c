@@ -296,8 +296,6 @@ static int hf_generate(vx_ctx *x, const vx_shard *sh)
     if (vx_sat_add(base, pk->total) == UINT64_MAX)
         return vx_fail(VRAMEST_E_OVERFLOW, "infer: batch_size %lld x beams %lld x %llu tokens overflows 64-bit bytes",
                        (long long)cv->batch_size, (long long)cv->beams, (unsigned long long)ctx_len);
-    vx_precision_notes(x, r);
-    vx_precision_echo(x, &r->prec);
     return VRAMEST_OK;
 }
 

@@ -79,8 +79,6 @@ static int load_rank(vx_ctx *x, const vx_shard *sh)
     r->val[VRAMEST_VAL_PEAK_PHASE] = VRAMEST_PHASE_LOAD;
     timeline(r, "weights", alloc);
     if (transient) timeline(r, "quantize largest matrix", r->val[VRAMEST_VAL_LOAD_PEAK]);
-    vx_precision_notes(x, r);
-    vx_precision_echo(x, &r->prec);
     return VRAMEST_OK;
 }
 

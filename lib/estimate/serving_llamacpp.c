@@ -189,7 +189,5 @@ int vx_serving_llamacpp(vx_ctx *x, const vx_shard *sh)
         p->allocated = vx_sat_add(vx_sat_add(w_gpu, kv_gpu), vx_sat_add(c_gpu, scratch));
         vx_strlcpy(p->label, "context created", sizeof p->label);
     }
-    vx_precision_notes(x, r);
-    vx_precision_echo(x, &r->prec);
     return VRAMEST_OK;
 }

@@ -210,7 +210,5 @@ int vx_serving_vllm(vx_ctx *x, const vx_shard *sh)
         p->allocated = vx_sat_add(vx_sat_add(w, act), cublas);
         vx_strlcpy(p->label, "profile run", sizeof p->label);
     }
-    vx_precision_notes(x, r);
-    vx_precision_echo(x, &r->prec);
     return VRAMEST_OK;
 }
