@@ -554,7 +554,7 @@ static int read_header(vx_fileset *fs, rd *r, kv **kvs_out, size_t *n_kv_out, ti
         if (t->ndim > GGUF_MAX_DIMS)
             return vx_fail(VRAMEST_E_PARSE, "%s: tensor '%s' at byte %llu has %u dimensions (at most %u)", what, shown,
                            (unsigned long long)t->at, t->ndim, GGUF_MAX_DIMS);
-        uint64_t elems = 1;
+        uint64_t elems = 1, extent = 1;
         for (uint32_t d = 0; d < t->ndim; d++) {
             if ((rc = rd_u64(r, &t->ne[d], "a dimension"))) return rc;
             if (t->ne[d] > (uint64_t)VX_MAX_DIM)
@@ -563,6 +563,13 @@ static int read_header(vx_fileset *fs, rd *r, kv **kvs_out, size_t *n_kv_out, ti
                                (int64_t)t->ne[d] < 0 ? "negative as int64" : "too large", (long long)VX_MAX_DIM);
             if (!vx_mul(elems, t->ne[d], &elems))
                 return vx_fail(VRAMEST_E_OVERFLOW, "%s: tensor '%s' at byte %llu has more than 2^64 elements", what,
+                               shown, (unsigned long long)t->at);
+            /* Dims become int64 and are multiplied together (a 4-D tensor
+             * folds two into one): their product must fit one, a zero
+             * dimension aside (2^32 x (2^31+1) one-byte elements fit a
+             * uint64 only; with a zero dimension the product is the same). */
+            if (!vx_mul(extent, t->ne[d] ? t->ne[d] : 1, &extent) || extent > (uint64_t)INT64_MAX)
+                return vx_fail(VRAMEST_E_OVERFLOW, "%s: tensor '%s' at byte %llu spans more than 2^63 elements", what,
                                shown, (unsigned long long)t->at);
         }
         uint64_t type_at = r->pos;
@@ -682,7 +689,7 @@ int vx_gguf_read(vx_fileset *fs, const uint8_t *data, size_t len, uint64_t file_
             raw.dims[0] = (int64_t)t->ne[t->ndim - 1];
             raw.dims[1] = (int64_t)t->ne[t->ndim - 2];
             raw.dims[2] = (int64_t)t->ne[0];
-            if (t->ndim == 4) raw.dims[1] *= (int64_t)t->ne[1]; /* bounded by the element count */
+            if (t->ndim == 4) raw.dims[1] *= (int64_t)t->ne[1]; /* bounded by the extent <= INT64_MAX */
         }
         if ((rc = vx_fileset_push(fs, &raw))) goto out;
     }

@@ -125,7 +125,7 @@ static int read_entry(vx_jscan *j, arena *a, const char *name, uint64_t at, vx_r
     }
     bool has_dtype = false, has_shape = false, has_off = false;
     const st_dtype *dt = NULL;
-    uint64_t elems = 1;
+    uint64_t elems = 1, extent = 1;
     uint64_t off[2] = {0, 0};
     t->ndim = 0;
     t->dims[0] = t->dims[1] = t->dims[2] = 1;
@@ -167,12 +167,20 @@ static int read_entry(vx_jscan *j, arena *a, const char *name, uint64_t at, vx_r
                     return vx_fail(VRAMEST_E_OVERFLOW,
                                    "%s: the shape of tensor '%s' (entry at byte %llu) has more than 2^64 elements",
                                    j->what, name, (unsigned long long)at);
+                /* Dims are int64, and products of them are formed below and
+                 * downstream: their product must fit one, a zero dimension
+                 * aside (2^32 x (2^31+1) one-byte elements fit a uint64 only;
+                 * [0, 2^32, 2^31+1] has no elements but the same product). */
+                if (!vx_mul(extent, dim ? dim : 1, &extent) || extent > (uint64_t)INT64_MAX)
+                    return vx_fail(VRAMEST_E_OVERFLOW,
+                                   "%s: the shape of tensor '%s' (entry at byte %llu) spans more than 2^63 elements",
+                                   j->what, name, (unsigned long long)at);
                 if (d < 2)
                     t->dims[d] = (int64_t)dim;
                 else if (d == 2)
                     t->dims[2] = (int64_t)dim;
                 else
-                    t->dims[2] *= (int64_t)dim; /* bounded by elems, which fits */
+                    t->dims[2] *= (int64_t)dim; /* bounded by extent <= INT64_MAX */
                 if (t->ndim < 255) t->ndim++;
             }
         } else if (strcmp(field, "data_offsets") == 0) {
