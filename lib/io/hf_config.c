@@ -11,6 +11,7 @@
 #include <json-c/json.h>
 
 #include "io/hf_config.h"
+#include "io/jsonlimit.h"
 
 #define H_MODEL VRAMEST_HANDLE_MODEL
 #define MAX_CONFIG_BYTES VX_MAX_SPEC_BYTES /* a config.json is a few KiB */
@@ -268,6 +269,8 @@ static int parse_root(const char *buf, size_t len, json_object **out)
     if (start == len) return vx_fail(VRAMEST_E_PARSE, "config.json: empty input");
     if (buf[start] != '{')
         return vx_fail(VRAMEST_E_PARSE, "config.json: byte %zu: the top-level value must be an object", start);
+    int lrc = vx_json_check_size(buf, len, "config.json");
+    if (lrc) return lrc;
 
     json_tokener *tok = json_tokener_new_ex(VX_MAX_JSON_DEPTH);
     if (!tok) return vx_fail(VRAMEST_E_NOMEM, "config.json: out of memory");

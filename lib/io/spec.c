@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "io/files.h"
+#include "io/jsonlimit.h"
 #include "io/spec.h"
 #include "solve/solve.h"
 
@@ -638,6 +639,8 @@ static int parse_json(const char *json, size_t len, json_object **out)
     /* A byte-order mark is what some editors save; it is not JSON, but
      * rejecting it would only confuse. */
     size_t skip = len >= 3 && memcmp(json, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
+    int lrc = vx_json_check_size(json, len, "spec");
+    if (lrc) return lrc;
     struct json_tokener *tok = json_tokener_new_ex(VX_MAX_JSON_DEPTH);
     if (!tok) return vx_fail(VRAMEST_E_NOMEM, "spec: out of memory");
     json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
