@@ -191,3 +191,31 @@ Test(solve, advice_is_ordered_and_each_change_saves_memory)
     vramest_precision_free(p);
     vramest_config_free(c);
 }
+
+/* A hostile spec (100,000 layers) must not make a solve run for minutes:
+ * the GPU search tries a bounded set of layouts (heads' divisors for tp,
+ * 1, 2, 3, 4, 6, 8, ... up to 1024 for pp, doubling + bisection for dp). */
+Test(solve, hostile_depth_is_bounded, .timeout = 60)
+{
+    vramest_model *m = NULL;
+    cr_assert_eq(vramest_model_new(&m), VRAMEST_OK);
+    cr_assert_eq(vramest_model_set_str(m, VRAMEST_MODEL_MODEL_TYPE, "llama"), VRAMEST_OK);
+    cr_assert_eq(vramest_model_set_i64(m, VRAMEST_MODEL_HIDDEN_SIZE, 4096), VRAMEST_OK);
+    cr_assert_eq(vramest_model_set_i64(m, VRAMEST_MODEL_NUM_HIDDEN_LAYERS, 100000), VRAMEST_OK);
+    cr_assert_eq(vramest_model_set_i64(m, VRAMEST_MODEL_NUM_ATTENTION_HEADS, 32), VRAMEST_OK);
+    cr_assert_eq(vramest_model_set_i64(m, VRAMEST_MODEL_INTERMEDIATE_SIZE, 11008), VRAMEST_OK);
+    cr_assert_eq(vramest_model_set_i64(m, VRAMEST_MODEL_VOCAB_SIZE, 32000), VRAMEST_OK);
+    vramest_config *c = train_cfg("T4");
+    int64_t gpus = 0;
+    cr_assert_eq(vramest_solve_min_gpus(m, NULL, c, 65536, &gpus), VRAMEST_E_DOES_NOT_FIT);
+    cr_assert_eq(vramest_config_set_i64(c, VRAMEST_CFG_ZERO_STAGE, 3), VRAMEST_OK);
+    int rc = vramest_solve_min_gpus(m, NULL, c, 65536, &gpus);
+    cr_assert(rc == VRAMEST_OK || rc == VRAMEST_E_DOES_NOT_FIT, "%s", vramest_last_error_message());
+    size_t needed = 0;
+    rc = vramest_advise_json(m, NULL, c, NULL, 0, &needed);
+    cr_assert(rc == VRAMEST_E_BUFFER_TOO_SMALL || rc == VRAMEST_OK, "%s", vramest_last_error_message());
+    /* pp is bounded: the per-stage layout costs O(pp^2) */
+    cr_assert_eq(vramest_config_set_i64(c, VRAMEST_CFG_PP, 65536), VRAMEST_E_RANGE);
+    vramest_model_free(m);
+    vramest_config_free(c);
+}

@@ -6,7 +6,9 @@
  * All sizes are bytes, reported as `uint64_t`. All counts are `uint64_t` or
  * `int64_t`. Every fallible function returns `int`: ::VRAMEST_OK (0) or a negative
  * ::vramest_status whose value never changes; outputs go through trailing
- * pointer arguments, which are written only on success.
+ * pointer arguments. On failure a handle output (`**out`) is set to NULL and
+ * other outputs are left unchanged, except a `needed` size, which is set
+ * with ::VRAMEST_E_NEED_MORE_DATA and ::VRAMEST_E_BUFFER_TOO_SMALL.
  *
  * The header is "ctypes-friendly by construction": signatures use only
  * fixed-width integers, `double`, `size_t`, NUL-terminated UTF-8

@@ -96,7 +96,8 @@ const vx_option_def vx_config_options[] = {
 
     I64(VRAMEST_CFG_GPUS, "gpus", "parallel", 1, 1e7, 1, gpus, true, "world size (GPUs in the job)"),
     I64(VRAMEST_CFG_TP, "tp", "parallel", 1, 65536, 1, tp, true, "tensor-parallel size"),
-    I64(VRAMEST_CFG_PP, "pp", "parallel", 1, 65536, 1, pp, true, "pipeline-parallel size"),
+    I64(VRAMEST_CFG_PP, "pp", "parallel", 1, 4096, 1, pp, true,
+        "pipeline-parallel size (at most 4096 stages: the per-stage layout costs O(pp^2) to evaluate)"),
     I64(VRAMEST_CFG_DP, "dp", "parallel", 0, 1e7, 0, dp, true, "data-parallel size (0 = gpus / (tp*pp*cp))"),
     I64(VRAMEST_CFG_EP, "ep", "parallel", 1, 65536, 1, ep, true, "expert-parallel size (MoE)"),
     I64(VRAMEST_CFG_ZERO_STAGE, "zero_stage", "parallel", 0, 3, 0, zero_stage, true, "DeepSpeed ZeRO stage (0-3)"),

@@ -127,40 +127,98 @@ VRAMEST_API int vramest_solve_max(const vramest_model *model, const vramest_prec
     return vx_solve_max(model, prec, cfg, key, out_value, out_bytes);
 }
 
-/* Grow one layout dimension (tp, pp or dp) with the others as configured;
- * the first world size that fits is the answer. */
+/* Estimate with one layout dimension (tp, pp or dp) at `k` and the others
+ * as configured. *fits = -1 when the model cannot take that layout (tp not
+ * dividing the heads, pp beyond the layers): skipped, not an error. */
+static int fit_dim(const struct vramest_model *m, const struct vramest_precision *p, const struct vramest_config *cfg,
+                   vramest_option dim, int64_t k, int64_t max_gpus, struct vramest_config *c, int *fits)
+{
+    const vx_config_values *v = &cfg->v;
+    int64_t tp = dim == VRAMEST_CFG_TP ? k : v->tp, pp = dim == VRAMEST_CFG_PP ? k : v->pp;
+    int64_t dp = dim == VRAMEST_CFG_DP ? k : (v->dp ? v->dp : 1);
+    uint64_t gpus;
+    *fits = -1;
+    if (!vx_mul((uint64_t)tp, (uint64_t)pp, &gpus) || !vx_mul(gpus, (uint64_t)(v->cp * dp), &gpus) ||
+        gpus > (uint64_t)max_gpus)
+        return VRAMEST_E_RANGE;
+    *c = *cfg;
+    int rc = vx_opt_set_i64(&c->v, c->set_bits, VRAMEST_HANDLE_CONFIG, dim, k);
+    if (!rc) rc = vx_opt_set_i64(&c->v, c->set_bits, VRAMEST_HANDLE_CONFIG, VRAMEST_CFG_DP, dp);
+    if (!rc) rc = vx_opt_set_i64(&c->v, c->set_bits, VRAMEST_HANDLE_CONFIG, VRAMEST_CFG_GPUS, (int64_t)gpus);
+    if (rc) return rc;
+    struct vramest_result r;
+    rc = vx_fit_at(m, p, c, &r, fits);
+    if (rc == VRAMEST_E_CONFLICT || rc == VRAMEST_E_RANGE || rc == VRAMEST_E_INVALID_MODEL) {
+        *fits = -1;
+        return VRAMEST_OK;
+    }
+    return rc;
+}
+
+/* Grow one layout dimension until the job fits. The candidates are bounded
+ * so that a hostile spec cannot make a solve run for minutes: tp over the
+ * divisors of the attention heads, pp over 1, 2, 3, 4, 6, 8, 12, ... (the
+ * splits people run) up to the layers, and dp — where ZeRO/FSDP make memory
+ * fall monotonically with more ranks — by doubling, then bisection. */
 static int try_dim(const struct vramest_model *m, const struct vramest_precision *p, const struct vramest_config *cfg,
                    vramest_option dim, int64_t max_gpus, int64_t *out_gpus, struct vramest_config *out_cfg, int *found)
 {
-    const vx_config_values *v = &cfg->v;
-    struct vramest_config c = *cfg;
-    struct vramest_result r;
+    struct vramest_config c;
+    int fits = 0, rc;
     *found = 0;
-    for (int64_t k = 1;; k++) {
-        int64_t tp = dim == VRAMEST_CFG_TP ? k : v->tp, pp = dim == VRAMEST_CFG_PP ? k : v->pp;
-        int64_t dp = dim == VRAMEST_CFG_DP ? k : (v->dp ? v->dp : 1);
-        uint64_t gpus;
-        if (!vx_mul((uint64_t)tp, (uint64_t)pp, &gpus) || !vx_mul(gpus, (uint64_t)(v->cp * dp), &gpus) ||
-            gpus > (uint64_t)max_gpus)
-            return VRAMEST_OK;
-        int rc = vx_opt_set_i64(&c.v, c.set_bits, VRAMEST_HANDLE_CONFIG, dim, k);
-        if (!rc) rc = vx_opt_set_i64(&c.v, c.set_bits, VRAMEST_HANDLE_CONFIG, VRAMEST_CFG_DP, dp);
-        if (!rc) rc = vx_opt_set_i64(&c.v, c.set_bits, VRAMEST_HANDLE_CONFIG, VRAMEST_CFG_GPUS, (int64_t)gpus);
-        /* A layout the model cannot take (tp not dividing heads, pp beyond the
-         * layers) is skipped, not an error: a larger size may be valid. */
-        if (rc == VRAMEST_E_RANGE) return VRAMEST_OK;
+    if (dim == VRAMEST_CFG_DP) {
+        int64_t lo = 0, hi = 1; /* lo: largest known not to fit (0 = none), hi: candidate */
+        for (;;) {
+            rc = fit_dim(m, p, cfg, dim, hi, max_gpus, &c, &fits);
+            if (rc == VRAMEST_E_RANGE) break; /* beyond max_gpus: try the bound below */
+            if (rc) return rc;
+            if (fits == 1) break;
+            lo = hi;
+            if (hi > INT64_MAX / 2) return VRAMEST_OK;
+            hi *= 2;
+        }
+        if (fits != 1) { /* the doubling overshot max_gpus: bisect up to the largest dp allowed */
+            int64_t per = cfg->v.tp * cfg->v.pp * cfg->v.cp;
+            hi = max_gpus / (per > 0 ? per : 1);
+            if (hi <= lo || fit_dim(m, p, cfg, dim, hi, max_gpus, &c, &fits) || fits != 1) return VRAMEST_OK;
+        }
+        while (hi - lo > 1) {
+            int64_t mid = lo + (hi - lo) / 2;
+            if ((rc = fit_dim(m, p, cfg, dim, mid, max_gpus, &c, &fits))) return rc;
+            if (fits == 1)
+                hi = mid;
+            else
+                lo = mid;
+        }
+        if ((rc = fit_dim(m, p, cfg, dim, hi, max_gpus, &c, &fits))) return rc;
+        *out_gpus = c.v.gpus;
+        if (out_cfg) *out_cfg = c;
+        *found = fits == 1;
+        return VRAMEST_OK;
+    }
+    const vx_shape *s = &m->shape;
+    /* Real pipelines stop well before 1024 stages; the bound keeps a solve
+     * over a hostile 100,000-layer spec to a few dozen estimates. */
+    int64_t depth = s->layers + s->enc_layers;
+    int64_t limit = dim == VRAMEST_CFG_TP ? s->heads : (depth < 1024 ? depth : 1024);
+    for (int64_t k = 1; k <= limit;) {
+        rc = fit_dim(m, p, cfg, dim, k, max_gpus, &c, &fits);
+        if (rc == VRAMEST_E_RANGE) return VRAMEST_OK; /* the world size passed max_gpus */
         if (rc) return rc;
-        int fits = 0;
-        rc = vx_fit_at(m, p, &c, &r, &fits);
-        if (rc == VRAMEST_E_CONFLICT || rc == VRAMEST_E_RANGE || rc == VRAMEST_E_INVALID_MODEL) continue;
-        if (rc) return rc;
-        if (fits) {
-            *out_gpus = (int64_t)gpus;
+        if (fits == 1) {
+            *out_gpus = c.v.gpus;
             if (out_cfg) *out_cfg = c;
             *found = 1;
             return VRAMEST_OK;
         }
+        if (dim == VRAMEST_CFG_TP) { /* next divisor of the heads */
+            do k++;
+            while (k <= limit && s->heads % k);
+        } else { /* 1, 2, 3, 4, 6, 8, 12, 16, 24, ... */
+            k = k < 2 ? 2 : (k & (k - 1)) == 0 ? k + k / 2 : k + k / 3;
+        }
     }
+    return VRAMEST_OK;
 }
 
 int vx_solve_min_gpus(const struct vramest_model *model, const struct vramest_precision *prec,
