@@ -123,6 +123,18 @@ static void model_summary(vx_jw *w, const struct vramest_result *r)
     vx_jw_put(w, "}", 1);
 }
 
+/* "host" / "nvme": their categories and total. */
+static void offload_device(vx_jw *w, const struct vramest_result *r, int dev, int total, int *first)
+{
+    vx_jw_key(w, vx_device_names[dev], first);
+    vx_jw_put(w, "{", 1);
+    categories(w, r, dev);
+    int g = 0;
+    vx_jw_key(w, "total", &g);
+    vx_jw_u64(w, r->val[total]);
+    vx_jw_put(w, "}", 1);
+}
+
 static void write_plan(vx_jw *w, const struct vramest_result *r, const char *extra)
 {
     int f = 1;
@@ -153,20 +165,8 @@ static void write_plan(vx_jw *w, const struct vramest_result *r, const char *ext
     vx_jw_u64(w, r->val[VRAMEST_VAL_LOAD_PEAK]);
     vx_jw_put(w, "}", 1);
 
-    vx_jw_key(w, "host", &f);
-    vx_jw_put(w, "{", 1);
-    categories(w, r, VRAMEST_DEV_HOST);
-    g = 0;
-    vx_jw_key(w, "total", &g);
-    vx_jw_u64(w, r->val[VRAMEST_VAL_HOST_TOTAL]);
-    vx_jw_put(w, "}", 1);
-    vx_jw_key(w, "nvme", &f);
-    vx_jw_put(w, "{", 1);
-    categories(w, r, VRAMEST_DEV_NVME);
-    g = 0;
-    vx_jw_key(w, "total", &g);
-    vx_jw_u64(w, r->val[VRAMEST_VAL_NVME_TOTAL]);
-    vx_jw_put(w, "}", 1);
+    offload_device(w, r, VRAMEST_DEV_HOST, VRAMEST_VAL_HOST_TOTAL, &f);
+    offload_device(w, r, VRAMEST_DEV_NVME, VRAMEST_VAL_NVME_TOTAL, &f);
 
     vx_jw_key(w, "fits", &f);
     if (r->val_ok[VRAMEST_VAL_FITS]) {
