@@ -623,6 +623,36 @@ Test(files, conflict_config_vs_tensors_leaves_model_unchanged)
     free(f);
 }
 
+/* A config.json read after a whole checkpoint must match its layers both
+ * ways; after a shard it may only be larger (the other shards hold the rest). */
+Test(files, config_after_whole_checkpoint_checks_fewer_layers_too)
+{
+    tiny s;
+    tiny_llama(&s, TL);
+    size_t hl, fl;
+    uint8_t *f = st_build(s.t, s.n, &hl, &fl, NULL);
+    vramest_model *m = new_model();
+    cr_assert_eq(parse_mem(m, VRAMEST_SRC_SAFETENSORS_HEADER, f, hl, NULL), VRAMEST_OK, "%s", msg());
+    char more[1024], same[1024]; /* tiny_config() returns one static buffer */
+    snprintf(more, sizeof more, "%s", tiny_config(TL + 2));
+    snprintf(same, sizeof same, "%s", tiny_config(TL));
+    cr_assert_eq(vramest_model_parse(m, VRAMEST_SRC_HF_CONFIG_JSON, more, strlen(more), NULL), VRAMEST_E_CONFLICT);
+    assert_msg("num_hidden_layers");
+    cr_assert_eq(vramest_model_parse(m, VRAMEST_SRC_HF_CONFIG_JSON, same, strlen(same), NULL), VRAMEST_OK, "%s", msg());
+    vramest_model_free(m);
+    free(f);
+
+    /* the first shard of a larger model: no final norm, no lm_head */
+    tiny_llama(&s, TL);
+    s.n -= 2;
+    f = st_build(s.t, s.n, &hl, &fl, NULL);
+    m = new_model();
+    cr_assert_eq(parse_mem(m, VRAMEST_SRC_SAFETENSORS_HEADER, f, hl, NULL), VRAMEST_OK, "%s", msg());
+    cr_assert_eq(vramest_model_parse(m, VRAMEST_SRC_HF_CONFIG_JSON, more, strlen(more), NULL), VRAMEST_OK, "%s", msg());
+    vramest_model_free(m);
+    free(f);
+}
+
 /* ---- MoE grouping, buffers, other layouts ---------------------------------------------- */
 
 Test(files, moe_experts_grouped_per_layer)

@@ -204,6 +204,8 @@ static int apply_fileset(struct vramest_model *m, vx_fileset *fs, int whole, con
             f.vocab_from = "tokenizer.ggml.tokens";
         }
         if ((rc = reconcile(m, &f, &st, had ? &old : NULL, whole != WHOLE_YES, true))) return rc;
+        /* Parts added to what was read before are not known to complete it. */
+        m->file_inv_whole = whole == WHOLE_YES && !had;
     } else if (fs->has_index && !m->has_file_inv) {
         /* Names without shapes: layers and experts only, and the index's total. */
         vx_index_facts(fs, &f);
@@ -238,11 +240,11 @@ static int apply_config(struct vramest_model *s, const char *buf, size_t len)
     int rc = vx_parse_hf_config(s, buf, len);
     if (rc) return rc;
     if (s->has_file_inv) {
-        /* Whether the tensors held are the whole model is not known here:
-         * more layers than the config's is a conflict, fewer is not. */
+        /* Tensors of a whole checkpoint must show exactly the config's
+         * layers; a shard may show fewer, never more. */
         vx_file_facts f;
         vx_file_facts_of(s->file_inv, s->n_file_inv, &f);
-        if ((rc = reconcile(s, &f, NULL, NULL, true, false))) return rc;
+        if ((rc = reconcile(s, &f, NULL, NULL, !s->file_inv_whole, false))) return rc;
     }
     return VRAMEST_OK;
 }

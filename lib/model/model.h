@@ -126,6 +126,7 @@ struct vramest_model {
     size_t n_file_inv, cap_file_inv;
     int has_file_inv;
     uint64_t file_total_bytes; /* sum of tensor data bytes in the files */
+    int file_inv_whole;        /* 1: the file tensors are a whole checkpoint (not a shard) */
     uint64_t checkpoint_bytes; /* vx_checkpoint_bytes(): the model alone decides it, so
                                   rebuild computes it once instead of every estimate */
 };
