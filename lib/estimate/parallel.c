@@ -14,6 +14,7 @@
  *   down-projections and heads other than the LM head are replicated. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "estimate/parallel.h"
@@ -884,39 +885,27 @@ void vx_parallel_buffers(const vx_ctx *x, const vx_shard *sh, uint64_t trainable
 
 /* ---- several ranks ---- */
 
+/* What one rank's estimate writes: the figures block of the result (the
+ * categories, bands, provenance and values, contiguous from `cat` to
+ * `n_warn`) and the timeline up to its count. */
+#define VX_FIG_BEGIN offsetof(struct vramest_result, cat)
+#define VX_FIG_END offsetof(struct vramest_result, n_warn)
 typedef struct rank_snap {
-    uint64_t cat[VX_NDEV][VX_NCAT], lo[VX_NDEV][VX_NCAT], hi[VX_NDEV][VX_NCAT];
-    uint8_t prov[VX_NDEV][VX_NCAT];
-    uint64_t val[VX_NVAL], val_low[VX_NVAL], val_high[VX_NVAL];
-    uint8_t val_ok[VX_NVAL];
+    unsigned char figures[VX_FIG_END - VX_FIG_BEGIN];
     uint32_t n_timeline;
     vx_timeline_point timeline[VX_MAX_TIMELINE];
 } rank_snap;
 
 static void snap_save(rank_snap *d, const struct vramest_result *r)
 {
-    memcpy(d->cat, r->cat, sizeof d->cat);
-    memcpy(d->lo, r->cat_low, sizeof d->lo);
-    memcpy(d->hi, r->cat_high, sizeof d->hi);
-    memcpy(d->prov, r->prov, sizeof d->prov);
-    memcpy(d->val, r->val, sizeof d->val);
-    memcpy(d->val_low, r->val_low, sizeof d->val_low);
-    memcpy(d->val_high, r->val_high, sizeof d->val_high);
-    memcpy(d->val_ok, r->val_ok, sizeof d->val_ok);
+    memcpy(d->figures, (const unsigned char *)r + VX_FIG_BEGIN, sizeof d->figures);
     d->n_timeline = r->n_timeline;
     memcpy(d->timeline, r->timeline, r->n_timeline * sizeof r->timeline[0]);
 }
 
 static void snap_load(struct vramest_result *r, const rank_snap *d)
 {
-    memcpy(r->cat, d->cat, sizeof d->cat);
-    memcpy(r->cat_low, d->lo, sizeof d->lo);
-    memcpy(r->cat_high, d->hi, sizeof d->hi);
-    memcpy(r->prov, d->prov, sizeof d->prov);
-    memcpy(r->val, d->val, sizeof d->val);
-    memcpy(r->val_low, d->val_low, sizeof d->val_low);
-    memcpy(r->val_high, d->val_high, sizeof d->val_high);
-    memcpy(r->val_ok, d->val_ok, sizeof d->val_ok);
+    memcpy((unsigned char *)r + VX_FIG_BEGIN, d->figures, sizeof d->figures);
     r->n_timeline = d->n_timeline;
     memcpy(r->timeline, d->timeline, d->n_timeline * sizeof r->timeline[0]);
 }

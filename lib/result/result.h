@@ -33,6 +33,8 @@ typedef struct vx_rank_group {
 
 struct vramest_result {
     uint32_t magic;
+    /* The figures, cat .. val_ok, stay contiguous: a rank group's estimate is
+     * saved and restored as one block (parallel.c). */
     uint64_t cat[VX_NDEV][VX_NCAT];
     uint64_t cat_low[VX_NDEV][VX_NCAT];
     uint64_t cat_high[VX_NDEV][VX_NCAT];
