@@ -552,10 +552,11 @@ static int layer(vx_ab *a, int X, const vx_part *P, int cross)
     return Y;
 }
 
-int vx_act_layer(const vx_act_cfg *c, const vx_part *part, int cross, vx_prog *out)
+int vx_act_layer(const vx_act_cfg *c, const vx_part *part, int cross, struct vx_tlog *log, vx_prog *out)
 {
     vx_tape tp;
     vx_tape_init(&tp, c->cpu, 1, 1);
+    tp.log = log;
     vx_ab a = {.tp = &tp, .c = c, .gb = part->gb ? part->gb : 2, .cat = VX_TC_ACT};
     int eb = (c->amp || c->qlora) ? 4 : c->cb;
     int X = vx_tape_new(&tp, c->Nh * (uint64_t)c->h, eb, VX_TC_ACT, c->rg_stream);

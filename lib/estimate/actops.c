@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "estimate/actops.h"
+#include "estimate/progcache.h"
 
 int vx_op_new(vx_ab *a, uint64_t elems, int eb, int rg)
 {
@@ -346,14 +347,20 @@ int vx_op_sp_scatter(vx_ab *a, int y)
 
 void vx_prog_finish(vx_tape *tp, int x, int y, int drop_y, vx_prog *out)
 {
+    vx_tlog *log = tp->log;
     memset(out, 0, sizeof *out);
     out->x_bytes = x >= 0 ? tp->t[x].abytes : 0;
     out->fwd_peak = tp->peak;
     memcpy(out->fwd_pk, tp->pk, sizeof out->fwd_pk);
     out->fwd_ns_peak = tp->peak_ns;
     memcpy(out->fwd_ns_pk, tp->pk_ns, sizeof out->fwd_ns_pk);
+    if (log) {
+        vx_tlog_push(log, VX_EV_SNAPF, 0, 0);
+        vx_tlog_push(log, VX_EV_VALX, 0, x >= 0 && tp->t[x].abytes ? tp->t[x].elems * (uint64_t)tp->t[x].eb : 0);
+    }
     if (x >= 0) {
         out->held_out = tp->t[x].saves > 0;
+        if (log) vx_tlog_push(log, VX_EV_HELDFLAG, 0, out->held_out);
         vx_tape_drop(tp, x);
     }
     int yr = tp->t[y].root;
@@ -362,6 +369,10 @@ void vx_prog_finish(vx_tape *tp, int x, int y, int drop_y, vx_prog *out)
     out->saved = tp->tot >= out->y_bytes ? tp->tot - out->y_bytes : 0;
     memcpy(out->saved_cat, tp->live, sizeof out->saved_cat);
     out->saved_cat[ycat] -= out->saved_cat[ycat] >= out->y_bytes ? out->y_bytes : 0;
+    if (log) {
+        vx_tlog_push(log, VX_EV_VALY, ycat, out->y_bytes ? tp->t[yr].elems * (uint64_t)tp->t[yr].eb : 0);
+        vx_tlog_push(log, VX_EV_SNAPSAVED, 0, 0);
+    }
     /* The consumer of y (the next layer) has dropped it by backward; a
      * loss stays referenced until backward returns. */
     if (drop_y) vx_tape_drop(tp, y);
@@ -373,4 +384,5 @@ void vx_prog_finish(vx_tape *tp, int x, int y, int drop_y, vx_prog *out)
     memcpy(out->bwd_acc_pk, tp->pk_acc, sizeof out->bwd_acc_pk);
     memcpy(out->wgrad_cat, tp->wkept, sizeof out->wgrad_cat);
     out->wgrad = tp->wkept_tot;
+    if (log) vx_tlog_push(log, VX_EV_END, 0, 0);
 }

@@ -11,6 +11,7 @@
 
 #include "api/config.h"
 #include "estimate/actops.h"
+#include "estimate/progcache.h"
 
 #define NEW(e, eb, rg) vx_op_new(a, (e), (eb), (rg))
 #define DROP(x) vx_op_drop(a, (x))
@@ -95,10 +96,11 @@ static int embed_prog(vx_ab *a, const vx_train_model *tm)
     return vx_op_sp_scatter(a, x);
 }
 
-int vx_act_embed(const vx_act_cfg *c, const vx_train_model *tm, vx_prog *out)
+int vx_act_embed(const vx_act_cfg *c, const vx_train_model *tm, struct vx_tlog *log, vx_prog *out)
 {
     vx_tape tp;
     vx_tape_init(&tp, c->cpu, 1, 1);
+    tp.log = log;
     vx_ab a = {.tp = &tp, .c = c, .gb = tm->dec.gb ? tm->dec.gb : 2, .cat = VX_TC_ACT};
     int y = embed_prog(&a, tm);
     vx_prog_finish(&tp, -1, y, 1, out);
@@ -223,18 +225,23 @@ static int head_prog(vx_ab *a, int X, const vx_train_model *tm, int upcast, int 
     return loss;
 }
 
-int vx_act_head(const vx_act_cfg *c, const vx_train_model *tm, int upcast, int shift, int held, vx_prog *out)
+int vx_act_head(const vx_act_cfg *c, const vx_train_model *tm, int upcast, int shift, int held, struct vx_tlog *log,
+                vx_prog *out)
 {
     vx_tape tp;
     vx_tape_init(&tp, c->cpu, 1, 1);
+    tp.log = log;
     vx_ab a = {.tp = &tp, .c = c, .gb = tm->dec.gb ? tm->dec.gb : 2, .cat = VX_TC_ACT};
     int X = vx_tape_new(&tp, c->Nh * (uint64_t)c->h, stream_bytes(c), VX_TC_ACT, 1);
     int held_id = -1;
     int loss = head_prog(&a, X, tm, upcast, shift, held, &held_id);
-    uint64_t held_bytes = held_id >= 0 ? tp.t[tp.t[held_id].root].abytes : 0;
+    const vx_tt *hr = held_id >= 0 ? &tp.t[tp.t[held_id].root] : NULL;
+    uint64_t held_bytes = hr ? hr->abytes : 0;
+    uint64_t held_raw = hr && hr->abytes ? hr->elems * (uint64_t)hr->eb : 0;
     /* The loss is the program's output; backward starts from it. */
     vx_prog_finish(&tp, X, loss, 0, out);
     out->held_out = held_bytes;
+    if (log) vx_tlog_push(log, VX_EV_HELD, 0, held_raw);
     if (tp.err) return vx_fail(VRAMEST_E_INTERNAL, "train: head program exceeded the tape");
     return VRAMEST_OK;
 }

@@ -26,7 +26,13 @@
  *   is a transient. */
 #include <string.h>
 
-#include "estimate/train.h"
+#include "estimate/progcache.h"
+
+/* Compile log: raw (unrounded) bytes of every counter change. */
+#define TLOG(tp, op, cat, raw) \
+    do { \
+        if ((tp)->log) vx_tlog_push((tp)->log, (op), (cat), (raw)); \
+    } while (0)
 
 void vx_tape_init(vx_tape *tp, int cpu, int grad, int save)
 {
@@ -91,6 +97,7 @@ static inline void sub_ns(vx_tape *tp, int cat, uint64_t b)
 
 void vx_tape_begin_backward(vx_tape *tp)
 {
+    TLOG(tp, VX_EV_BEGINB, 0, 0);
     tp->bwd = 1;
     tp->peak = tp->peak_acc = tp->tot;
     memcpy(tp->pk, tp->live, sizeof tp->pk);
@@ -105,10 +112,11 @@ int vx_tape_new(vx_tape *tp, uint64_t elems, int eb, int cat, int rg)
     }
     int id = tp->nt++;
     vx_tt *t = &tp->t[id];
-    uint64_t b = rounded(tp, elems * (uint64_t)eb);
+    uint64_t raw = elems * (uint64_t)eb, b = rounded(tp, raw);
     t->elems = elems;
     t->abytes = b;
     t->gbytes = 0;
+    t->graw = 0;
     t->root = (int16_t)id;
     t->save_as = -1;
     t->holds = 1;
@@ -122,6 +130,9 @@ int vx_tape_new(vx_tape *tp, uint64_t elems, int eb, int cat, int rg)
     tp->tot += b;
     tp->live_ns[cat] += b;
     tp->tot_ns += b;
+    TLOG(tp, VX_EV_ADD, cat, raw);
+    TLOG(tp, VX_EV_ADDNS, cat, raw);
+    TLOG(tp, tp->bwd ? VX_EV_BUMPB : VX_EV_BUMPF, 0, 0);
     if (tp->bwd) bump_bwd(tp);
     else bump_fwd(tp);
     return id;
@@ -144,6 +155,7 @@ int vx_tape_view_raw(vx_tape *tp, int base, uint64_t elems)
     t->saves = 0;
     t->hasg = 0;
     t->gbytes = 0;
+    t->graw = 0;
     tp->t[b->root].holds++;
     return id;
 }
@@ -174,10 +186,12 @@ static inline void maybe_free(vx_tape *tp, int root)
     vx_tt *r = &tp->t[root];
     if (r->holds || !r->abytes) return;
     if (!r->ns_dead) {
+        TLOG(tp, VX_EV_SUBNS, r->cat, r->elems * (uint64_t)r->eb);
         sub_ns(tp, r->cat, r->abytes);
         r->ns_dead = 1;
     }
     if (!r->saves) {
+        TLOG(tp, VX_EV_SUB, r->cat, r->elems * (uint64_t)r->eb);
         sub_live(tp, r->cat, r->abytes);
         r->abytes = 0;
     }
@@ -206,6 +220,13 @@ void vx_tape_transient(vx_tape *tp, uint64_t bytes, int cat)
     bump_fwd(tp);
     sub_live(tp, cat, b);
     sub_ns(tp, cat, b);
+    if (tp->log) {
+        vx_tlog_push(tp->log, VX_EV_ADD, cat, bytes);
+        vx_tlog_push(tp->log, VX_EV_ADDNS, cat, bytes);
+        vx_tlog_push(tp->log, VX_EV_BUMPF, 0, 0);
+        vx_tlog_push(tp->log, VX_EV_SUB, cat, bytes);
+        vx_tlog_push(tp->log, VX_EV_SUBNS, cat, bytes);
+    }
 }
 
 int vx_tape_node(vx_tape *tp, const vx_node_spec *ns)
@@ -273,17 +294,20 @@ void vx_tape_keep(vx_tape *tp, const int *ids, int n)
 }
 
 /* Gradient storage for tensor `id`: a new buffer of its own size. */
-static void give_grad(vx_tape *tp, int id, uint64_t *transient)
+static void give_grad(vx_tape *tp, int id, uint64_t *transient, uint64_t *traw, int *ntraw)
 {
     vx_tt *t = &tp->t[id];
-    uint64_t b = rounded(tp, t->elems * (uint64_t)t->eb);
+    uint64_t raw = t->elems * (uint64_t)t->eb, b = rounded(tp, raw);
     if (t->hasg) {
         /* Summed into the gradient already there: alive only for the add. */
         *transient += b;
+        traw[(*ntraw)++] = raw;
         return;
     }
     t->hasg = 1;
     t->gbytes = b;
+    t->graw = raw;
+    TLOG(tp, VX_EV_ADD, t->cat, raw);
     add_live(tp, t->cat, b);
 }
 
@@ -293,8 +317,11 @@ void vx_tape_backward(vx_tape *tp, int out)
     if (out >= 0) {
         vx_tt *o = &tp->t[out];
         o->hasg = 1;
-        o->gbytes = rounded(tp, o->elems * (uint64_t)o->eb);
+        o->graw = o->elems * (uint64_t)o->eb;
+        o->gbytes = rounded(tp, o->graw);
         add_live(tp, o->cat, o->gbytes);
+        TLOG(tp, VX_EV_ADD, o->cat, o->graw);
+        TLOG(tp, VX_EV_BUMPB, 0, 0);
         bump_bwd(tp);
     }
     for (int k = tp->nn - 1; k >= 0; k--) {
@@ -302,7 +329,8 @@ void vx_tape_backward(vx_tape *tp, int out)
         int has = 0;
         for (int i = 0; i < n->nout; i++) has |= tp->t[n->out[i]].hasg;
         if (has) {
-            uint64_t trans = 0;
+            uint64_t trans = 0, traw[3];
+            int ntraw = 0;
             /* The incoming gradient (of the first output) may be handed on. */
             vx_tt *o0 = &tp->t[n->out[0]];
             int handed = 0;
@@ -314,19 +342,24 @@ void vx_tape_backward(vx_tape *tp, int out)
                         if (!handed && o0->hasg) {
                             /* Moves: the storage now belongs to the input's gradient. */
                             in->gbytes = o0->gbytes;
+                            in->graw = o0->graw;
                             if (in->cat != o0->cat) {
+                                TLOG(tp, VX_EV_SUB, o0->cat, o0->graw);
+                                TLOG(tp, VX_EV_ADD, in->cat, o0->graw);
                                 sub_live(tp, o0->cat, o0->gbytes);
                                 add_live(tp, in->cat, o0->gbytes);
                             }
                             o0->gbytes = 0;
+                            o0->graw = 0;
                             handed = 1;
                         } else {
                             in->gbytes = 0; /* the same tensor, shared */
+                            in->graw = 0;
                         }
                     }
                     /* else: summed in place into the existing gradient */
                 } else {
-                    give_grad(tp, n->in[i], &trans);
+                    give_grad(tp, n->in[i], &trans, traw, &ntraw);
                 }
             }
             /* Parameter gradients: transient here; kept ones are carried in
@@ -339,15 +372,30 @@ void vx_tape_backward(vx_tape *tp, int out)
             sub_live(tp, VX_TC_WORK, tmp);
             sub_live(tp, n->wcat, wg + wtmp);
             sub_live(tp, VX_TC_ACT, trans);
+            if (tp->log) {
+                vx_tlog *l = tp->log;
+                vx_tlog_push(l, VX_EV_ADD, n->wcat, n->wg);
+                vx_tlog_push(l, VX_EV_ADD, n->wcat, n->wtmp);
+                vx_tlog_push(l, VX_EV_ADD, VX_TC_WORK, n->tmp);
+                for (int i = 0; i < ntraw; i++) vx_tlog_push(l, VX_EV_ADD, VX_TC_ACT, traw[i]);
+                vx_tlog_push(l, VX_EV_BUMPB, 0, 0);
+                vx_tlog_push(l, VX_EV_SUB, n->wcat, n->wg);
+                vx_tlog_push(l, VX_EV_SUB, n->wcat, n->wtmp);
+                vx_tlog_push(l, VX_EV_SUB, VX_TC_WORK, n->tmp);
+                for (int i = 0; i < ntraw; i++) vx_tlog_push(l, VX_EV_SUB, VX_TC_ACT, traw[i]);
+            }
             if (!n->wsum && wg) {
+                TLOG(tp, VX_EV_WKEEP, n->wcat, n->wg);
                 tp->wkept[n->wcat] += wg;
                 tp->wkept_tot += wg;
             }
             for (int i = 0; i < n->nout; i++) {
                 vx_tt *o = &tp->t[n->out[i]];
                 if (o->hasg) {
+                    TLOG(tp, VX_EV_SUB, o->cat, o->graw);
                     sub_live(tp, o->cat, o->gbytes);
                     o->gbytes = 0;
+                    o->graw = 0;
                     o->hasg = 0;
                 }
             }

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "api/config.h"
+#include "estimate/progcache.h"
 #include "estimate/train.h"
 
 void vx_train_knobs_default(vx_train_knobs *k)
@@ -208,13 +209,14 @@ static void build_cfg(const vx_ctx *x, const vx_shard *sh, const vx_train_knobs 
     c->repeat_kv = c->attn != VX_KERN_FLASH2 && c->legacy;
 }
 
-static int run_stack(const vx_act_cfg *c, const vx_part *p, int cross, int64_t n, vx_stack *st)
+static int run_stack(vx_pcache *pcache, const vx_act_cfg *c, const vx_part *p, int cross, int64_t n, vx_stack *st)
 {
     memset(st, 0, sizeof *st);
     st->n = n;
     if (n <= 0) return VRAMEST_OK;
     st->ckpt = c->ckpt == VX_GC_FULL;
-    int rc = vx_act_layer(c, p, cross, &st->p);
+    vx_prog_call call = {.kind = VX_PK_LAYER, .c = c, .part = p, .cross = cross};
+    int rc = vx_prog_eval(pcache, &call, &st->p);
     if (rc) return rc;
     if (st->ckpt) {
         /* A checkpointed layer keeps its input (and, non-reentrant on the
@@ -229,8 +231,8 @@ static int run_stack(const vx_act_cfg *c, const vx_part *p, int cross, int64_t n
 /* A stack whose first layer may receive a residual stream that does not
  * require grad (frozen embeddings, no input-require-grads hook): that layer
  * saves only what its trainable parameters need. */
-static int add_stacks(const vx_act_cfg *c, const vx_part *p, int cross, int64_t n, int rg_first, int64_t first,
-                      const char *name, vx_stack *stk, int *nstk)
+static int add_stacks(vx_pcache *pcache, const vx_act_cfg *c, const vx_part *p, int cross, int64_t n, int rg_first,
+                      int64_t first, const char *name, vx_stack *stk, int *nstk)
 {
     int rc;
     if (n <= 0) return VRAMEST_OK;
@@ -238,12 +240,12 @@ static int add_stacks(const vx_act_cfg *c, const vx_part *p, int cross, int64_t 
         vx_act_cfg c0 = *c;
         c0.rg_stream = 0;
         vx_stack *k = &stk[(*nstk)++];
-        if ((rc = run_stack(&c0, p, cross, 1, k))) return rc;
+        if ((rc = run_stack(pcache, &c0, p, cross, 1, k))) return rc;
         k->first = first, k->name = name;
         n--, first++;
     }
     vx_stack *k = &stk[(*nstk)++];
-    rc = run_stack(c, p, cross, n, k);
+    rc = run_stack(pcache, c, p, cross, n, k);
     k->first = first, k->name = name;
     return rc;
 }
@@ -391,7 +393,7 @@ static int train_rank(vx_ctx *x, const vx_shard *sh)
     const vx_shape *s = x->s;
     struct vramest_result *r = x->r;
     vx_train_model tm;
-    int rc = vx_train_static(x, sh, k, &tm);
+    int rc = vx_train_static_cached(x->m->pcache, x, sh, k, &tm);
     if (rc) return rc;
     vx_act_cfg c;
     build_cfg(x, sh, k, &tm, &c);
@@ -411,8 +413,11 @@ static int train_rank(vx_ctx *x, const vx_shard *sh)
     int head_kind = tm.head;
     int shift = (k->shift_copy >= 0 ? k->shift_copy : legacy) && head_kind == VX_HEAD_CAUSAL_LM;
     int held = k->logits_held >= 0 ? k->logits_held : cv->framework == VX_FW_PYTORCH;
-    if (first && (rc = vx_act_embed(&c, &tm, &emb_k))) return rc;
-    if (last && (rc = vx_act_head(&c, &tm, upcast, shift, held, &head_k))) return rc;
+    vx_pcache *pc = x->m->pcache;
+    vx_prog_call emb_call = {.kind = VX_PK_EMBED, .c = &c, .tm = &tm};
+    vx_prog_call head_call = {.kind = VX_PK_HEAD, .c = &c, .tm = &tm, .upcast = upcast, .shift = shift, .held = held};
+    if (first && (rc = vx_prog_eval(pc, &emb_call, &emb_k))) return rc;
+    if (last && (rc = vx_prog_eval(pc, &head_call, &head_k))) return rc;
     vx_stack stk[6];
     int nstk = 0;
     /* The residual stream entering the first layer requires grad when the
@@ -422,8 +427,8 @@ static int train_rank(vx_ctx *x, const vx_shard *sh)
     if (s->enc_dec) {
         int64_t ne = sh->pp > 1 ? (int64_t)vx_ceil_div((uint64_t)s->enc_layers * (uint64_t)sh->stage_layers, (uint64_t)s->layers)
                                 : s->enc_layers;
-        if ((rc = add_stacks(&c, &tm.enc, 0, ne, rg_first, 0, "encoder layer", stk, &nstk))) return rc;
-        if ((rc = add_stacks(&c, &tm.dec, 1, sh->stage_layers, rg_first, sh->first_layer, "decoder layer", stk, &nstk)))
+        if ((rc = add_stacks(pc, &c, &tm.enc, 0, ne, rg_first, 0, "encoder layer", stk, &nstk))) return rc;
+        if ((rc = add_stacks(pc, &c, &tm.dec, 1, sh->stage_layers, rg_first, sh->first_layer, "decoder layer", stk, &nstk)))
             return rc;
     } else {
         const vx_part *P = s->encoder_only ? &tm.enc : &tm.dec;
@@ -439,7 +444,7 @@ static int train_rank(vx_ctx *x, const vx_shard *sh)
             vx_act_cfg cf = c;
             cf.rg_stream = 0;
             cf.ckpt = VX_GC_NONE;
-            if ((rc = run_stack(&cf, &fp, 0, frozen, &stk[nstk]))) return rc;
+            if ((rc = run_stack(pc, &cf, &fp, 0, frozen, &stk[nstk]))) return rc;
             stk[nstk].first = sh->first_layer, stk[nstk].name = "frozen layer";
             memset(stk[nstk].kept, 0, sizeof stk[nstk].kept);
             memset(stk[nstk].p.bwd_pk, 0, sizeof stk[nstk].p.bwd_pk);
@@ -449,7 +454,7 @@ static int train_rank(vx_ctx *x, const vx_shard *sh)
             n -= frozen;
             rg_first = 0;
         }
-        if ((rc = add_stacks(&c, P, 0, n, rg_first, sh->first_layer + (sh->stage_layers - n), "layer", stk, &nstk)))
+        if ((rc = add_stacks(pc, &c, P, 0, n, rg_first, sh->first_layer + (sh->stage_layers - n), "layer", stk, &nstk)))
             return rc;
     }
 

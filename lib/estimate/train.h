@@ -149,6 +149,7 @@ typedef struct vx_tt {
     uint64_t elems;  /* logical elements */
     uint64_t abytes; /* bytes allocated for the storage (0 for a view) */
     uint64_t gbytes; /* bytes of this tensor's gradient alive in backward */
+    uint64_t graw;   /* the same before allocator rounding (the compile log's unit) */
     int16_t root;    /* the tensor owning the storage (itself unless a view) */
     int16_t save_as; /* saving this tensor keeps that one instead (sequence-parallel all-gathers) */
     uint16_t holds;  /* Python references (on the root) */
@@ -180,6 +181,7 @@ typedef struct vx_tape {
     uint64_t live_ns[VX_TC_N], tot_ns, peak_ns, pk_ns[VX_TC_N]; /* forward under checkpointing */
     uint64_t peak_acc, pk_acc[VX_TC_N];                   /* backward summing into existing grads */
     uint64_t wkept[VX_TC_N], wkept_tot;                   /* new parameter gradients so far */
+    struct vx_tlog *log;     /* NULL, or every counter change is logged (progcache.c compiles it) */
     vx_tt t[VX_TAPE_T];
     vx_tn n[VX_TAPE_N];
 } vx_tape;
@@ -264,15 +266,16 @@ typedef struct vx_prog {
     uint64_t held_out;       /* layer: 1 when it saves its input; head: logits kept through backward */
 } vx_prog;
 
-/* One decoder/encoder layer class. `part` the layer's linears; `cross` 1 for a
+/* The programs take `log` = NULL, or a compile log (progcache.h).
+ * One decoder/encoder layer class. `part` the layer's linears; `cross` 1 for a
  * T5 decoder layer (cross-attention over s_enc encoder tokens). */
-int vx_act_layer(const vx_act_cfg *c, const vx_part *part, int cross, vx_prog *out) VX_HIDDEN;
+int vx_act_layer(const vx_act_cfg *c, const vx_part *part, int cross, struct vx_tlog *log, vx_prog *out) VX_HIDDEN;
 /* Embeddings (token, position, type, their norm and dropout, OPT project_in). */
-int vx_act_embed(const vx_act_cfg *c, const vx_train_model *tm, vx_prog *out) VX_HIDDEN;
+int vx_act_embed(const vx_act_cfg *c, const vx_train_model *tm, struct vx_tlog *log, vx_prog *out) VX_HIDDEN;
 /* The final norm, the head and the loss. `upcast`: logits.float() in the
  * model; `shift`: shifted-logits copy; `held`: the caller keeps the logits. */
 int vx_act_head(const vx_act_cfg *c, const vx_train_model *tm, int upcast, int shift, int held,
-                vx_prog *out) VX_HIDDEN;
+                struct vx_tlog *log, vx_prog *out) VX_HIDDEN;
 
 /* ---- allocator.c ---- */
 typedef struct vx_alloc_in {

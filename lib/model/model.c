@@ -9,6 +9,7 @@
 
 #include "api/config.h"
 #include "estimate/estimate.h" /* vx_checkpoint_bytes */
+#include "estimate/progcache.h"
 #include "model/model.h"
 
 #define H_MODEL VRAMEST_HANDLE_MODEL
@@ -55,6 +56,7 @@ int vx_model_rebuild(struct vramest_model *m)
     vx_strlcpy(saved, vramest_last_error_message(), sizeof saved);
 
     m->n_inv = 0;
+    vx_pcache_reset(m->pcache);
     int rc = vx_shape_resolve(m, &m->shape);
     if (rc == VRAMEST_OK) rc = vx_inventory_build(&m->a, &m->shape, &m->inv, &m->n_inv, &m->cap_inv);
     if (rc == VRAMEST_OK) {
@@ -101,6 +103,7 @@ VRAMEST_API int vramest_model_new(vramest_model **out)
     vramest_model *m = malloc(sizeof *m);
     if (!m) return vx_fail(VRAMEST_E_NOMEM, "vramest_model_new: out of memory");
     model_init(m);
+    m->pcache = vx_pcache_new();
     vx_model_rebuild(m); /* records "model_type is not set" */
     *out = m;
     return VRAMEST_OK;
@@ -127,9 +130,11 @@ VRAMEST_API int vramest_model_clone(const vramest_model *model, vramest_model **
     vramest_model *m = malloc(sizeof *m);
     if (!m) return vx_fail(VRAMEST_E_NOMEM, "vramest_model_clone: out of memory");
     memcpy(m, model, sizeof *m);
+    m->pcache = vx_pcache_new(); /* a clone compiles its own */
     if ((rc = dup_tensors(model->inv, model->n_inv, &m->inv, &m->cap_inv)) ||
         (rc = dup_tensors(model->file_inv, model->n_file_inv, &m->file_inv, &m->cap_file_inv))) {
         free(m->inv);
+        vx_pcache_free(m->pcache);
         m->magic = VX_MAGIC_DEAD;
         free(m);
         return rc;
@@ -144,7 +149,9 @@ VRAMEST_API void vramest_model_free(vramest_model *model)
     model->magic = VX_MAGIC_DEAD;
     free(model->inv);
     free(model->file_inv);
+    vx_pcache_free(model->pcache);
     model->inv = model->file_inv = NULL;
+    model->pcache = NULL;
     free(model);
 }
 

@@ -129,6 +129,10 @@ struct vramest_model {
     int file_inv_whole;        /* 1: the file tensors are a whole checkpoint (not a shard) */
     uint64_t checkpoint_bytes; /* vx_checkpoint_bytes(): the model alone decides it, so
                                   rebuild computes it once instead of every estimate */
+    /* Compiled training programs of this model (estimate/progcache.h):
+     * filled by estimates (thread-safe), emptied by every rebuild; NULL when
+     * it could not be allocated (estimates then replay the programs). */
+    struct vx_pcache *pcache;
 };
 
 /* Rebuild shape + inventory from the options (and file tensors). Sets

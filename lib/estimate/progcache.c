@@ -1,0 +1,665 @@
+/* Compiled training programs and their cache (see progcache.h). */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/config.h"
+#include "estimate/progcache.h"
+
+#define VX_PC_SLOTS 128    /* distinct byte polynomials of one program */
+#define VX_PC_CANDS 64     /* surviving peak candidates of one kind */
+#define VX_PC_TERMS 16384  /* (category, slot, count) terms of one program */
+#define VX_PC_ENTRIES 64   /* compiled programs per model handle */
+#define VX_PC_LIMIT ((int64_t)1 << 62)
+/* Kernels round s up (flash attention's 128-row tiles, mem-efficient's 32):
+ * on one residue class of s modulo this, every size is a polynomial. */
+#define VX_PC_SMOD 128
+
+enum { PK_F = 0, PK_FN, PK_BK, PK_BA, PK_N };
+
+/* Bytes as a polynomial in Newton form around (b0, s0):
+ *   p = a0 + a1 v + a2 w + u (e0 + e1 v + e2 w),  u = b - b0, v = s - s0,
+ *   w = v (v - 1) / 2. */
+typedef struct vx_poly {
+    int64_t a0, a1, a2, e0, e1, e2;
+} vx_poly;
+
+typedef struct vx_term {
+    uint8_t cat, slot;
+    int16_t n;
+} vx_term;
+
+typedef struct vx_span {
+    uint16_t first, count;
+} vx_span;
+
+/* A compiled program. Spans index `term`. */
+typedef struct vx_cprog {
+    uint8_t bfix, sfix;   /* b (s) is 1 in this class, not a variable */
+    int64_t s0;           /* the class's smallest s (s = s0 + VX_PC_SMOD * v) */
+    uint8_t held_is_bytes;
+    uint8_t ycat;
+    uint16_t nslot, nterm;
+    int16_t xslot, yslot, hslot; /* -1: zero */
+    uint64_t held_flag;
+    uint64_t rmask;
+    uint16_t ncand[PK_N];
+    vx_span cand[PK_N][VX_PC_CANDS];
+    vx_span saved, wkept;
+    vx_poly slot[VX_PC_SLOTS];
+    vx_term term[]; /* nterm */
+} vx_cprog;
+
+/* ---- running a program ---- */
+
+int vx_prog_run(const vx_prog_call *pc, vx_tlog *log, vx_prog *out)
+{
+    switch (pc->kind) {
+    case VX_PK_EMBED: return vx_act_embed(pc->c, pc->tm, log, out);
+    case VX_PK_HEAD: return vx_act_head(pc->c, pc->tm, pc->upcast, pc->shift, pc->held, log, out);
+    default: return vx_act_layer(pc->c, pc->part, pc->cross, log, out);
+    }
+}
+
+/* ---- polynomials ---- */
+
+static int poly_eval(const vx_poly *p, int64_t u, int64_t v, uint64_t *out)
+{
+    __int128 w = (__int128)v * (v - 1) / 2;
+    __int128 r = (__int128)p->a0 + (__int128)p->a1 * v + (__int128)p->a2 * w +
+                 (__int128)u * ((__int128)p->e0 + (__int128)p->e1 * v + (__int128)p->e2 * w);
+    if (r < 0 || r >= VX_PC_LIMIT) return 0;
+    *out = (uint64_t)r;
+    return 1;
+}
+
+/* Positive wherever the form is used (u, v >= 0): every coefficient of the
+ * expansion in u^i v^j is >= 0 and the constant is > 0. */
+static int poly_positive(const vx_poly *p)
+{
+    /* 2p = 2a0 + (2a1 - a2) v + a2 v^2 + u (2e0 + (2e1 - e2) v + e2 v^2) */
+    return p->a0 > 0 && 2 * p->a1 - p->a2 >= 0 && p->a2 >= 0 && p->e0 >= 0 && 2 * p->e1 - p->e2 >= 0 &&
+           p->e2 >= 0;
+}
+
+static int poly_zero(const vx_poly *p)
+{
+    return !p->a0 && !p->a1 && !p->a2 && !p->e0 && !p->e1 && !p->e2;
+}
+
+/* ---- probes ---- */
+
+/* The grid: u in {0, 1} (b variable), v in {0, 1, 2} (s variable). */
+#define NGRID 6
+/* Checks beyond the grid: far and odd sizes, so a size-dependent branch of a
+ * program (a broadcast that flips, a max of two shapes) shows up as a log
+ * that differs; the caller's own size is added as the last one. */
+static const int64_t chk_b[] = {5, 3, 1000, 2, 37};
+static const int64_t chk_s[] = {9, 31, 3, 511, 4}; /* multiples of VX_PC_SMOD above s0 */
+#define NCHK ((int)(sizeof chk_b / sizeof chk_b[0]) + 1)
+
+typedef struct probe {
+    int64_t b, s;
+    vx_tlog *log;
+    vx_prog res;
+} probe;
+
+static int run_probe(const vx_prog_call *pc, probe *p)
+{
+    vx_act_cfg c = *pc->c;
+    int64_t dskv = c.skv - (int64_t)c.s, denc = c.s_enc - (int64_t)c.s;
+    c.b = (uint64_t)p->b;
+    c.s = (uint64_t)p->s;
+    c.N = c.b * c.s;
+    c.Nh = c.N;
+    c.skv = p->s + dskv;
+    c.s_enc = p->s + denc;
+    vx_prog_call q = *pc;
+    q.c = &c;
+    p->log->n = 0;
+    p->log->overflow = 0;
+    char saved[256];
+    vx_strlcpy(saved, vramest_last_error_message(), sizeof saved);
+    int rc = vx_prog_run(&q, p->log, &p->res);
+    /* A probe's failure is not the caller's error. */
+    if (saved[0]) vx_fail(VRAMEST_OK, "%s", saved);
+    else vramest_clear_error();
+    return rc == VRAMEST_OK && !p->log->overflow;
+}
+
+static int same_shape(const vx_tlog *a, const vx_tlog *b)
+{
+    if (a->n != b->n) return 0;
+    for (uint32_t i = 0; i < a->n; i++)
+        if (a->ev[i].op != b->ev[i].op || a->ev[i].cat != b->ev[i].cat) return 0;
+    return 1;
+}
+
+/* ---- the symbolic pass ---- */
+
+typedef int32_t vec[VX_TC_N][VX_PC_SLOTS];
+
+typedef struct scratch {
+    probe pr[NGRID + NCHK];
+    vx_poly poly[VX_TLOG_CAP];
+    int16_t ev_slot[VX_TLOG_CAP];
+    vec live, ns, wk;
+    vec cand[PK_N][VX_PC_CANDS];
+    int ncand[PK_N];
+    vec saved_v, wkept_v;
+    vx_tlog logs[NGRID + NCHK];
+} scratch;
+
+static void tot_of(const vec v, int nslot, int32_t *t)
+{
+    for (int k = 0; k < nslot; k++) {
+        int32_t s = 0;
+        for (int c = 0; c < VX_TC_N; c++) s += v[c][k];
+        t[k] = s;
+    }
+}
+
+/* Add candidate `v` to kind `kind` unless it can never be the first
+ * maximum; returns 0 when the candidate list overflows. */
+static int add_cand(scratch *sc, int kind, const vec v, int nslot, const uint8_t *pos)
+{
+    int32_t tj[VX_PC_SLOTS], ti[VX_PC_SLOTS];
+    tot_of(v, nslot, tj);
+    int n = sc->ncand[kind];
+    for (int i = 0; i < n; i++) {
+        tot_of(sc->cand[kind][i], nslot, ti);
+        int ge = 1;
+        for (int k = 0; k < nslot && ge; k++) ge = ti[k] >= tj[k];
+        if (ge) return 1; /* an earlier one is never smaller: it wins ties */
+    }
+    /* Drop earlier ones this one always strictly exceeds. */
+    int m = 0;
+    for (int i = 0; i < n; i++) {
+        tot_of(sc->cand[kind][i], nslot, ti);
+        int ge = 1, strict = 0;
+        for (int k = 0; k < nslot && ge; k++) {
+            ge = tj[k] >= ti[k];
+            if (tj[k] > ti[k] && pos[k]) strict = 1;
+        }
+        if (ge && strict) continue;
+        if (m != i) memcpy(sc->cand[kind][m], sc->cand[kind][i], sizeof(vec));
+        m++;
+    }
+    if (m >= VX_PC_CANDS) return 0;
+    memcpy(sc->cand[kind][m], v, sizeof(vec));
+    sc->ncand[kind] = m + 1;
+    return 1;
+}
+
+static void vec_sum(vec out, const vec a, const vec b)
+{
+    for (int c = 0; c < VX_TC_N; c++)
+        for (int k = 0; k < VX_PC_SLOTS; k++) out[c][k] = a[c][k] + b[c][k];
+}
+
+/* Terms of a vector into the program; returns 0 when they do not fit. */
+static int emit(vx_cprog *cp, size_t cap, const vec v, int nslot, vx_span *sp)
+{
+    sp->first = cp->nterm;
+    for (int c = 0; c < VX_TC_N; c++)
+        for (int k = 0; k < nslot; k++) {
+            if (!v[c][k]) continue;
+            if (cp->nterm >= cap || v[c][k] > INT16_MAX || v[c][k] < INT16_MIN) return 0;
+            vx_term *t = &cp->term[cp->nterm++];
+            t->cat = (uint8_t)c;
+            t->slot = (uint8_t)k;
+            t->n = (int16_t)v[c][k];
+        }
+    sp->count = (uint16_t)(cp->nterm - sp->first);
+    return 1;
+}
+
+/* ---- evaluation ---- */
+
+static uint64_t span_tot(const vx_cprog *cp, vx_span sp, const uint64_t *val)
+{
+    uint64_t t = 0;
+    for (unsigned i = sp.first; i < (unsigned)sp.first + sp.count; i++)
+        t += (uint64_t)(int64_t)cp->term[i].n * val[cp->term[i].slot];
+    return t;
+}
+
+static void span_cats(const vx_cprog *cp, vx_span sp, const uint64_t *val, uint64_t out[VX_TC_N])
+{
+    memset(out, 0, sizeof(uint64_t) * VX_TC_N);
+    for (unsigned i = sp.first; i < (unsigned)sp.first + sp.count; i++)
+        out[cp->term[i].cat] += (uint64_t)(int64_t)cp->term[i].n * val[cp->term[i].slot];
+}
+
+static void best_of(const vx_cprog *cp, int kind, const uint64_t *val, uint64_t *peak, uint64_t pk[VX_TC_N])
+{
+    uint64_t best = 0;
+    int bi = -1;
+    for (int i = 0; i < cp->ncand[kind]; i++) {
+        uint64_t t = span_tot(cp, cp->cand[kind][i], val);
+        if (bi < 0 || t > best) best = t, bi = i;
+    }
+    *peak = best;
+    if (bi >= 0) span_cats(cp, cp->cand[kind][bi], val, pk);
+    else memset(pk, 0, sizeof(uint64_t) * VX_TC_N);
+}
+
+/* 0 when a size leaves the range the form was checked for (replay then). */
+static int cprog_eval(const vx_cprog *cp, uint64_t b, uint64_t s, vx_prog *out)
+{
+    uint64_t val[VX_PC_SLOTS];
+    if (b > ((uint64_t)1 << 40) || s > ((uint64_t)1 << 40)) return 0;
+    int64_t u = cp->bfix ? 0 : (int64_t)b - 2, ds = cp->sfix ? 0 : (int64_t)s - cp->s0;
+    if (u < 0 || ds < 0 || ds % VX_PC_SMOD) return 0;
+    int64_t v = ds / VX_PC_SMOD;
+    for (int k = 0; k < cp->nslot; k++) {
+        uint64_t raw;
+        if (!poly_eval(&cp->slot[k], u, v, &raw)) return 0;
+        val[k] = (raw + cp->rmask) & ~cp->rmask;
+    }
+    memset(out, 0, sizeof *out);
+    out->x_bytes = cp->xslot >= 0 ? val[cp->xslot] : 0;
+    best_of(cp, PK_F, val, &out->fwd_peak, out->fwd_pk);
+    best_of(cp, PK_FN, val, &out->fwd_ns_peak, out->fwd_ns_pk);
+    out->y_bytes = cp->yslot >= 0 ? val[cp->yslot] : 0;
+    span_cats(cp, cp->saved, val, out->saved_cat);
+    uint64_t tot = 0;
+    for (int c = 0; c < VX_TC_N; c++) tot += out->saved_cat[c];
+    out->saved = tot >= out->y_bytes ? tot - out->y_bytes : 0;
+    out->saved_cat[cp->ycat] -= out->saved_cat[cp->ycat] >= out->y_bytes ? out->y_bytes : 0;
+    best_of(cp, PK_BK, val, &out->bwd_peak, out->bwd_pk);
+    best_of(cp, PK_BA, val, &out->bwd_acc_peak, out->bwd_acc_pk);
+    span_cats(cp, cp->wkept, val, out->wgrad_cat);
+    out->wgrad = 0;
+    for (int c = 0; c < VX_TC_N; c++) out->wgrad += out->wgrad_cat[c];
+    out->held_out = cp->held_is_bytes ? (cp->hslot >= 0 ? val[cp->hslot] : 0) : cp->held_flag;
+    return 1;
+}
+
+/* ---- compiling ---- */
+
+static int slot_of(vx_cprog *cp, const vx_poly *p)
+{
+    for (int k = 0; k < cp->nslot; k++)
+        if (!memcmp(&cp->slot[k], p, sizeof *p)) return k;
+    if (cp->nslot >= VX_PC_SLOTS) return -2;
+    cp->slot[cp->nslot] = *p;
+    return cp->nslot++;
+}
+
+/* Compile `pc` (whose sizes pick the class); NULL when the program is not
+ * of the compilable form. The result is malloc'd. */
+static vx_cprog *compile(const vx_prog_call *pc)
+{
+    const vx_act_cfg *c = pc->c;
+    if (c->Nh != c->N || c->N != c->b * c->s || c->skv < (int64_t)c->s || c->s_enc < (int64_t)c->s) return NULL;
+    scratch *sc = calloc(1, sizeof *sc);
+    size_t cap = VX_PC_TERMS;
+    vx_cprog *cp = calloc(1, sizeof *cp + cap * sizeof(vx_term));
+    vx_cprog *res = NULL;
+    if (!sc || !cp) goto done;
+    cp->bfix = c->b == 1;
+    cp->sfix = c->s == 1;
+    int64_t sres = (int64_t)(c->s % VX_PC_SMOD);
+    cp->s0 = cp->sfix ? 1 : (sres >= 2 ? sres : sres + VX_PC_SMOD);
+    cp->rmask = c->cpu ? 0 : 511;
+    int np = 0;
+    for (int u = 0; u < 2; u++)
+        for (int v = 0; v < 3; v++) {
+            probe *p = &sc->pr[np];
+            p->b = cp->bfix ? 1 : 2 + u;
+            p->s = cp->sfix ? 1 : cp->s0 + VX_PC_SMOD * v;
+            p->log = &sc->logs[np++];
+        }
+    for (int i = 0; i < NCHK; i++) {
+        probe *p = &sc->pr[np];
+        p->b = cp->bfix ? 1 : (i < NCHK - 1 ? chk_b[i] : (int64_t)c->b);
+        p->s = cp->sfix ? 1 : (i < NCHK - 1 ? cp->s0 + VX_PC_SMOD * chk_s[i] : (int64_t)c->s);
+        p->log = &sc->logs[np++];
+    }
+    for (int i = 0; i < np; i++) {
+        if (!run_probe(pc, &sc->pr[i])) goto done;
+        if (i && !same_shape(sc->pr[0].log, sc->pr[i].log)) goto done;
+    }
+    const vx_tlog *L = sc->pr[0].log;
+    /* Fit every event's bytes on the grid (index u * 3 + v). */
+    for (uint32_t i = 0; i < L->n; i++) {
+        int64_t q[6];
+        for (int g = 0; g < NGRID; g++) {
+            uint64_t r = sc->pr[g].log->ev[i].raw;
+            if (r >= (uint64_t)VX_PC_LIMIT) goto done;
+            q[g] = (int64_t)r;
+        }
+        vx_poly *p = &sc->poly[i];
+        p->a0 = q[0];
+        p->a1 = q[1] - q[0];
+        p->a2 = q[2] - 2 * q[1] + q[0];
+        p->e0 = q[3] - q[0];
+        p->e1 = (q[4] - q[3]) - p->a1;
+        p->e2 = (q[5] - 2 * q[4] + q[3]) - p->a2;
+        for (int k = NGRID; k < np; k++) {
+            const probe *pk = &sc->pr[k];
+            uint64_t r = 0;
+            int64_t u = cp->bfix ? 0 : pk->b - 2, v = cp->sfix ? 0 : (pk->s - cp->s0) / VX_PC_SMOD;
+            if (!poly_eval(p, u, v, &r) || r != pk->log->ev[i].raw) goto done;
+        }
+    }
+    /* Slots, then the symbolic run. */
+    uint8_t pos[VX_PC_SLOTS];
+    cp->xslot = cp->yslot = cp->hslot = -1;
+    int in_bwd = 0;
+    for (uint32_t i = 0; i < L->n; i++) {
+        const vx_tev *e = &L->ev[i];
+        int k = -1;
+        if (!poly_zero(&sc->poly[i])) {
+            k = slot_of(cp, &sc->poly[i]);
+            if (k == -2) goto done;
+        }
+        int cat = e->cat < VX_TC_N ? e->cat : 0;
+        switch (e->op) {
+        case VX_EV_ADD: if (k >= 0) sc->live[cat][k]++; break;
+        case VX_EV_SUB:
+            if (k >= 0 && --sc->live[cat][k] < 0) goto done;
+            break;
+        case VX_EV_ADDNS: if (k >= 0) sc->ns[cat][k]++; break;
+        case VX_EV_SUBNS:
+            /* the tape saturates at 0; the form cannot: refuse if it would */
+            if (k >= 0 && --sc->ns[cat][k] < 0) goto done;
+            break;
+        case VX_EV_WKEEP: if (k >= 0) sc->wk[cat][k]++; break;
+        case VX_EV_BUMPF: {
+            if (in_bwd) goto done;
+            for (int j = 0; j < cp->nslot; j++) pos[j] = (uint8_t)poly_positive(&cp->slot[j]);
+            if (!add_cand(sc, PK_F, sc->live, cp->nslot, pos) || !add_cand(sc, PK_FN, sc->ns, cp->nslot, pos)) goto done;
+            break;
+        }
+        case VX_EV_BEGINB:
+            in_bwd = 1;
+            sc->ncand[PK_BK] = sc->ncand[PK_BA] = 0;
+            /* the restart is the first candidate of each */
+            __attribute__((fallthrough));
+        case VX_EV_BUMPB: {
+            if (!in_bwd) goto done;
+            vec keep;
+            vec_sum(keep, sc->live, sc->wk);
+            for (int j = 0; j < cp->nslot; j++) pos[j] = (uint8_t)poly_positive(&cp->slot[j]);
+            if (!add_cand(sc, PK_BK, keep, cp->nslot, pos) || !add_cand(sc, PK_BA, sc->live, cp->nslot, pos)) goto done;
+            break;
+        }
+        case VX_EV_SNAPF:
+            /* The forward peaks start at 0: an empty first candidate. */
+            break;
+        case VX_EV_VALX: cp->xslot = (int16_t)k; break;
+        case VX_EV_VALY:
+            cp->yslot = (int16_t)k;
+            cp->ycat = (uint8_t)cat;
+            break;
+        case VX_EV_SNAPSAVED: memcpy(sc->saved_v, sc->live, sizeof(vec)); break;
+        case VX_EV_HELDFLAG:
+            cp->held_flag = L->ev[i].raw;
+            for (int g = 1; g < np; g++)
+                if (sc->pr[g].log->ev[i].raw != cp->held_flag) goto done;
+            break;
+        case VX_EV_HELD:
+            cp->held_is_bytes = 1;
+            cp->hslot = (int16_t)k;
+            break;
+        case VX_EV_END: memcpy(sc->wkept_v, sc->wk, sizeof(vec)); break;
+        default: goto done;
+        }
+    }
+    /* Forward lists: the tape's peak starts at 0 and only a strictly larger
+     * total replaces it, so an empty candidate goes first. */
+    for (int kind = PK_F; kind <= PK_FN; kind++) {
+        vec zero;
+        memset(zero, 0, sizeof zero);
+        int n = sc->ncand[kind];
+        if (n >= VX_PC_CANDS) goto done;
+        memmove(sc->cand[kind][1], sc->cand[kind][0], (size_t)n * sizeof(vec));
+        memcpy(sc->cand[kind][0], zero, sizeof zero);
+        sc->ncand[kind] = n + 1;
+    }
+    for (int kind = 0; kind < PK_N; kind++) {
+        cp->ncand[kind] = (uint16_t)sc->ncand[kind];
+        for (int i = 0; i < sc->ncand[kind]; i++)
+            if (!emit(cp, cap, sc->cand[kind][i], cp->nslot, &cp->cand[kind][i])) goto done;
+    }
+    if (!emit(cp, cap, sc->saved_v, cp->nslot, &cp->saved) || !emit(cp, cap, sc->wkept_v, cp->nslot, &cp->wkept))
+        goto done;
+    /* The form must give what the replay gave, at every size it was run at. */
+    for (int i = 0; i < np; i++) {
+        vx_prog got;
+        if (!cprog_eval(cp, (uint64_t)sc->pr[i].b, (uint64_t)sc->pr[i].s, &got) ||
+            memcmp(&got, &sc->pr[i].res, sizeof got))
+            goto done;
+    }
+    res = realloc(cp, sizeof *cp + (size_t)cp->nterm * sizeof(vx_term));
+    if (res) cp = NULL;
+done:
+    free(cp);
+    free(sc);
+    return res;
+}
+
+/* ---- the cache ---- */
+
+/* The program's structure: the call with its sizes taken out (b and s are
+ * the variables; the class says whether each is 1). */
+typedef struct vx_pkey {
+    int32_t kind, cross, upcast, shift, held, bfix, sfix, sres;
+    vx_act_cfg c;
+} vx_pkey;
+
+typedef struct vx_pentry {
+    vx_pkey key;
+    uint64_t hash;
+    int has_part, has_tm;
+    vx_part part;
+    vx_train_model tm;
+    vx_cprog *prog; /* NULL: not compilable, replay */
+} vx_pentry;
+
+/* A structure is compiled the second time it is seen: one-off estimates
+ * (a CLI run, a solver walking seq_len over many residues) keep replaying. */
+#define VX_PC_SEEN 256
+
+/* Static terms depend on everything but the sizes of the step. */
+typedef struct vx_skey {
+    vx_config_values cv; /* batch_size and seq_len zeroed */
+    vx_precision_values pv;
+    vx_resolved_precision rp;
+    vx_shard sh;
+    vx_train_knobs k;
+} vx_skey;
+
+typedef struct vx_sentry {
+    vx_skey key;
+    vx_train_model tm;
+} vx_sentry;
+
+struct vx_pcache {
+    pthread_mutex_t mu;
+    _Atomic uint32_t n, ns;
+    vx_pentry *e[VX_PC_ENTRIES];
+    vx_sentry *se[VX_PC_ENTRIES];
+    _Atomic uint64_t seen[VX_PC_SEEN]; /* key hashes; a lost race only delays a compile */
+};
+
+vx_pcache *vx_pcache_new(void)
+{
+    vx_pcache *pc = calloc(1, sizeof *pc);
+    if (!pc) return NULL;
+    if (pthread_mutex_init(&pc->mu, NULL)) {
+        free(pc);
+        return NULL;
+    }
+    return pc;
+}
+
+void vx_pcache_reset(vx_pcache *pc)
+{
+    if (!pc) return;
+    uint32_t n = atomic_load_explicit(&pc->n, memory_order_acquire);
+    for (uint32_t i = 0; i < n; i++) {
+        free(pc->e[i]->prog);
+        free(pc->e[i]);
+        pc->e[i] = NULL;
+    }
+    atomic_store_explicit(&pc->n, 0, memory_order_release);
+    n = atomic_load_explicit(&pc->ns, memory_order_acquire);
+    for (uint32_t i = 0; i < n; i++) {
+        free(pc->se[i]);
+        pc->se[i] = NULL;
+    }
+    atomic_store_explicit(&pc->ns, 0, memory_order_release);
+    for (int i = 0; i < VX_PC_SEEN; i++) atomic_store_explicit(&pc->seen[i], 0, memory_order_relaxed);
+}
+
+void vx_pcache_free(vx_pcache *pc)
+{
+    if (!pc) return;
+    vx_pcache_reset(pc);
+    pthread_mutex_destroy(&pc->mu);
+    free(pc);
+}
+
+void vx_pcache_stats(vx_pcache *pc, unsigned *entries, unsigned *compiled)
+{
+    *entries = *compiled = 0;
+    if (!pc) return;
+    uint32_t n = atomic_load_explicit(&pc->n, memory_order_acquire);
+    *entries = n;
+    for (uint32_t i = 0; i < n; i++) *compiled += pc->e[i]->prog != NULL;
+}
+
+static void make_key(const vx_prog_call *pc, vx_pkey *k)
+{
+    memset(k, 0, sizeof *k);
+    k->kind = pc->kind;
+    k->cross = pc->kind == VX_PK_LAYER ? pc->cross : 0;
+    if (pc->kind == VX_PK_HEAD) k->upcast = pc->upcast, k->shift = pc->shift, k->held = pc->held;
+    k->bfix = pc->c->b == 1;
+    k->sfix = pc->c->s == 1;
+    k->sres = (int32_t)(pc->c->s % VX_PC_SMOD);
+    k->c = *pc->c;
+    k->c.skv -= (int64_t)k->c.s;
+    k->c.s_enc -= (int64_t)k->c.s;
+    k->c.b = k->c.s = k->c.N = k->c.Nh = 0;
+}
+
+static uint64_t key_hash(const vx_pkey *k)
+{
+    const unsigned char *p = (const unsigned char *)k;
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i + 8 <= sizeof *k; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        h = (h ^ w) * 1099511628211ull;
+    }
+    /* the multiply leaves the low bits depending on low bytes only: mix */
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    return h;
+}
+
+static int entry_matches(const vx_pentry *e, const vx_pkey *k, uint64_t h, const vx_prog_call *pc)
+{
+    if (e->hash != h || memcmp(&e->key, k, sizeof *k)) return 0;
+    if (pc->kind == VX_PK_LAYER) return !memcmp(&e->part, pc->part, sizeof e->part);
+    return !memcmp(&e->tm, pc->tm, sizeof e->tm);
+}
+
+static const vx_pentry *lookup(vx_pcache *pc, uint32_t n, const vx_pkey *k, uint64_t h, const vx_prog_call *call)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (entry_matches(pc->e[i], k, h, call)) return pc->e[i];
+    return NULL;
+}
+
+int vx_prog_eval(vx_pcache *cache, const vx_prog_call *pc, vx_prog *out)
+{
+    if (!cache) return vx_prog_run(pc, NULL, out);
+    vx_pkey k;
+    make_key(pc, &k);
+    uint64_t h = key_hash(&k);
+    uint32_t n = atomic_load_explicit(&cache->n, memory_order_acquire);
+    const vx_pentry *e = lookup(cache, n, &k, h, pc);
+    if (!e && n < VX_PC_ENTRIES) {
+        _Atomic uint64_t *seen = &cache->seen[h % VX_PC_SEEN];
+        if (atomic_load_explicit(seen, memory_order_relaxed) != h) {
+            atomic_store_explicit(seen, h, memory_order_relaxed);
+            return vx_prog_run(pc, NULL, out);
+        }
+        pthread_mutex_lock(&cache->mu);
+        uint32_t n2 = atomic_load_explicit(&cache->n, memory_order_relaxed);
+        e = lookup(cache, n2, &k, h, pc);
+        if (!e && n2 < VX_PC_ENTRIES) {
+            vx_pentry *ne = calloc(1, sizeof *ne);
+            if (ne) {
+                ne->key = k;
+                ne->hash = h;
+                if (pc->kind == VX_PK_LAYER) memcpy(&ne->part, pc->part, sizeof ne->part);
+                else memcpy(&ne->tm, pc->tm, sizeof ne->tm);
+                ne->prog = compile(pc);
+                cache->e[n2] = ne;
+                atomic_store_explicit(&cache->n, n2 + 1, memory_order_release);
+                e = ne;
+            }
+        }
+        pthread_mutex_unlock(&cache->mu);
+    }
+    if (e && e->prog && cprog_eval(e->prog, pc->c->b, pc->c->s, out)) return VRAMEST_OK;
+    return vx_prog_run(pc, NULL, out);
+}
+
+int vx_prog_compile_check(const vx_prog_call *pc, vx_prog *out)
+{
+    vx_cprog *cp = compile(pc);
+    int ok = cp && cprog_eval(cp, pc->c->b, pc->c->s, out);
+    free(cp);
+    return ok;
+}
+
+static const vx_sentry *slookup(vx_pcache *pc, uint32_t n, const vx_skey *k)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (!memcmp(&pc->se[i]->key, k, sizeof *k)) return pc->se[i];
+    return NULL;
+}
+
+int vx_train_static_cached(vx_pcache *cache, vx_ctx *x, const vx_shard *sh, const vx_train_knobs *k,
+                           vx_train_model *tm)
+{
+    if (!cache) return vx_train_static(x, sh, k, tm);
+    vx_skey key;
+    memset(&key, 0, sizeof key);
+    key.cv = *x->cv;
+    key.cv.batch_size = key.cv.seq_len = 0;
+    key.pv = *x->pv;
+    key.rp = x->rp;
+    key.sh = *sh;
+    key.k = *k;
+    uint32_t n = atomic_load_explicit(&cache->ns, memory_order_acquire);
+    const vx_sentry *e = slookup(cache, n, &key);
+    if (e) {
+        memcpy(tm, &e->tm, sizeof *tm);
+        return VRAMEST_OK;
+    }
+    int rc = vx_train_static(x, sh, k, tm);
+    if (rc || n >= VX_PC_ENTRIES) return rc;
+    pthread_mutex_lock(&cache->mu);
+    uint32_t n2 = atomic_load_explicit(&cache->ns, memory_order_relaxed);
+    if (n2 < VX_PC_ENTRIES && !slookup(cache, n2, &key)) {
+        vx_sentry *ne = malloc(sizeof *ne);
+        if (ne) {
+            memcpy(&ne->key, &key, sizeof key);
+            memcpy(&ne->tm, tm, sizeof *tm);
+            cache->se[n2] = ne;
+            atomic_store_explicit(&cache->ns, n2 + 1, memory_order_release);
+        }
+    }
+    pthread_mutex_unlock(&cache->mu);
+    return VRAMEST_OK;
+}

@@ -1,0 +1,101 @@
+/* Compiled training programs (lib/estimate/progcache.c) against the replay:
+ * for every bundled model and a spread of workloads, a training estimate
+ * from the cache's compiled forms must be byte-identical to the one that
+ * replays the programs on the tape - at the size that compiled them and at
+ * other sizes of the same class. The model's cache is switched off
+ * (m->pcache = NULL) for the reference. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "estimate/progcache.h"
+#include "model/model.h"
+
+static char *plan_of(vramest_model *m, vramest_precision *p, vramest_config *c, int *rc_out)
+{
+    vramest_result *r = NULL;
+    *rc_out = vramest_estimate(m, p, c, &r);
+    if (*rc_out) return NULL;
+    size_t need = 0;
+    vramest_result_json(r, NULL, 0, &need);
+    char *buf = malloc(need + 1);
+    cr_assert(buf);
+    cr_assert_eq(vramest_result_json(r, buf, need + 1, &need), VRAMEST_OK);
+    vramest_result_free(r);
+    return buf;
+}
+
+/* Estimate at (b, s) with the cache and without; returns 1 when both ran. */
+static int compare_at(vramest_model *m, vramest_precision *p, vramest_config *c, int64_t b, int64_t s,
+                      const char *what)
+{
+    cr_assert_eq(vramest_config_set_i64(c, VRAMEST_CFG_BATCH_SIZE, b), VRAMEST_OK);
+    cr_assert_eq(vramest_config_set_i64(c, VRAMEST_CFG_SEQ_LEN, s), VRAMEST_OK);
+    int rc1, rc2;
+    /* twice with the cache: the second sight of a structure compiles it */
+    free(plan_of(m, p, c, &rc1));
+    char *cached = plan_of(m, p, c, &rc1);
+    struct vx_pcache *keep = m->pcache;
+    m->pcache = NULL;
+    char *replay = plan_of(m, p, c, &rc2);
+    m->pcache = keep;
+    cr_assert_eq(rc1, rc2, "%s b=%lld s=%lld: status %d cached vs %d replayed", what, (long long)b, (long long)s,
+                 rc1, rc2);
+    int ran = rc1 == VRAMEST_OK;
+    if (ran)
+        cr_assert_str_eq(cached, replay, "%s b=%lld s=%lld: the compiled plan differs from the replay", what,
+                         (long long)b, (long long)s);
+    free(cached);
+    free(replay);
+    return ran;
+}
+
+static const char *const variants[] = {
+    "{\"precision\":\"bf16\",\"workload\":{\"optimizer\":\"adamw\"}}",
+    "{\"precision\":\"amp_bf16\",\"workload\":{\"optimizer\":\"adamw\",\"gradient_checkpointing\":\"full\"}}",
+    "{\"precision\":\"fp16\",\"workload\":{\"finetune\":\"lora\",\"attention\":\"eager\",\"grad_accum_steps\":4}}",
+    "{\"precision\":\"nf4\",\"workload\":{\"finetune\":\"qlora\",\"gradient_checkpointing\":\"full\"}}",
+    "{\"precision\":\"fp32\",\"workload\":{\"optimizer\":\"sgd_momentum\",\"attention\":\"flash\","
+    "\"gradient_checkpointing\":\"selective\"}}",
+    "{\"precision\":\"mixed_bf16\",\"workload\":{\"optimizer\":\"adamw\"},\"parallel\":{\"gpus\":8,\"zero_stage\":3}}",
+    "{\"precision\":\"bf16\",\"workload\":{\"finetune\":\"freeze\",\"trainable_layers\":2},\"runtime\":{\"framework\":"
+    "\"pytorch\"}}",
+};
+
+static const int64_t sizes[][2] = {{4, 2048}, {5, 2048}, {1, 2048}, {2, 2048}, {3, 1000}, {7, 1128}, {2, 1},
+                                   {1, 1},    {6, 4096}, {16, 130}};
+
+Test(progcache, compiled_equals_replay_every_preset)
+{
+    int ran = 0;
+    unsigned entries = 0, compiled = 0;
+    for (uint32_t i = 0; i < vramest_preset_count(); i++) {
+        const char *name = vramest_preset_name(i);
+        for (size_t v = 0; v < sizeof variants / sizeof *variants; v++) {
+            char spec[1024];
+            /* the variant's objects after the model */
+            snprintf(spec, sizeof spec, "{\"model\":\"%s\",%s", name, variants[v] + 1);
+            char *w = strstr(spec, "\"workload\":{");
+            cr_assert(w);
+            memmove(w + 12 + 16, w + 12, strlen(w + 12) + 1);
+            memcpy(w + 12, "\"mode\":\"train\",", 15);
+            w[12 + 15] = ' ';
+            vramest_model *m = NULL;
+            vramest_precision *p = NULL;
+            vramest_config *c = NULL;
+            if (vramest_spec_parse(spec, strlen(spec), &m, &p, &c) != VRAMEST_OK) continue; /* e.g. nf4 of a GGUF-only model */
+            for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) ran += compare_at(m, p, c, sizes[k][0], sizes[k][1], spec);
+            unsigned ne, nc;
+            vx_pcache_stats(m->pcache, &ne, &nc);
+            entries += ne, compiled += nc;
+            vramest_model_free(m);
+            vramest_precision_free(p);
+            vramest_config_free(c);
+        }
+    }
+    cr_assert_gt(ran, 1000, "only %d estimates ran", ran);
+    /* most structures must take the compiled path (else this tests nothing) */
+    cr_log_info("%d estimates, %u programs cached, %u compiled", ran, entries, compiled);
+    cr_assert_gt(compiled * 10, entries * 8, "%u of %u programs compiled", compiled, entries);
+}
