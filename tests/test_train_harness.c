@@ -72,6 +72,9 @@ static void spec_of(json_object *cfg, char *buf, size_t cap)
     json_object *ck;
     int ckpt = json_object_object_get_ex(cfg, "checkpointing", &ck) && json_object_get_boolean(ck);
     const char *opt = !strcmp(gets(cfg, "optimizer", "adamw"), "sgd") ? "sgd_momentum" : "adamw";
+    /* --tie yes|no overrides the architecture's default (Llama untied, GPT-2 tied). */
+    const char *tie_s = gets(cfg, "tie", NULL);
+    int tie = tie_s ? !strcmp(tie_s, "yes") : !llama;
     char lt[192] = "";
     if (lora) {
         /* measure.py matches a leaf name, name + "_proj" or name - "_proj". */
@@ -96,7 +99,7 @@ static void spec_of(json_object *cfg, char *buf, size_t cap)
              "\"optimizer_impl\":\"single_tensor\",\"gradient_checkpointing\":\"%s\",\"attention\":\"eager\"%s},"
              "\"runtime\":{\"framework\":\"pytorch\"}}",
              llama ? "llama" : "gpt2", (long long)h, (long long)L, (long long)H, (long long)kv, (long long)I,
-             (long long)V, llama ? "false" : "true", act, p, p, prec, (long long)geti(cfg, "batch", 2),
+             (long long)V, tie ? "true" : "false", act, p, p, prec, (long long)geti(cfg, "batch", 2),
              (long long)geti(cfg, "seq", 128), opt, ckpt ? "full" : "none", lt);
 }
 
