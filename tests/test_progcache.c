@@ -70,7 +70,10 @@ Test(progcache, compiled_equals_replay_every_preset)
 {
     int ran = 0;
     unsigned entries = 0, compiled = 0;
-    for (uint32_t i = 0; i < vramest_preset_count(); i++) {
+    /* under valgrind (tests/meson.build) every 12th preset: compiling is
+     * ~2.5 M instructions per structure */
+    uint32_t step = getenv("VRAMEST_TEST_SUBSET") ? 12 : 1;
+    for (uint32_t i = 0; i < vramest_preset_count(); i += step) {
         const char *name = vramest_preset_name(i);
         for (size_t v = 0; v < sizeof variants / sizeof *variants; v++) {
             char spec[1024];
@@ -94,7 +97,7 @@ Test(progcache, compiled_equals_replay_every_preset)
             vramest_config_free(c);
         }
     }
-    cr_assert_gt(ran, 1000, "only %d estimates ran", ran);
+    cr_assert_gt(ran, step > 1 ? 100 : 1000, "only %d estimates ran", ran);
     /* most structures must take the compiled path (else this tests nothing) */
     cr_log_info("%d estimates, %u programs cached, %u compiled", ran, entries, compiled);
     cr_assert_gt(compiled * 10, entries * 8, "%u of %u programs compiled", compiled, entries);
