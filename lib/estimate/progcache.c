@@ -1,5 +1,6 @@
 /* Compiled training programs and their cache (see progcache.h). */
 #include <pthread.h>
+#include <stddef.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,7 @@ typedef struct vx_span {
 
 /* A compiled program. Spans index `term`. */
 typedef struct vx_cprog {
+    int64_t cmax;         /* the largest |coefficient| of any slot (overflow bound) */
     uint8_t bfix, sfix;   /* b (s) is 1 in this class, not a variable */
     int64_t s0;           /* the class's smallest s (s = s0 + VX_PC_SMOD * v) */
     uint8_t held_is_bytes;
@@ -72,15 +74,6 @@ static int poly_eval(const vx_poly *p, int64_t u, int64_t v, uint64_t *out)
     if (r < 0 || r >= VX_PC_LIMIT) return 0;
     *out = (uint64_t)r;
     return 1;
-}
-
-/* Positive wherever the form is used (u, v >= 0): every coefficient of the
- * expansion in u^i v^j is >= 0 and the constant is > 0. */
-static int poly_positive(const vx_poly *p)
-{
-    /* 2p = 2a0 + (2a1 - a2) v + a2 v^2 + u (2e0 + (2e1 - e2) v + e2 v^2) */
-    return p->a0 > 0 && 2 * p->a1 - p->a2 >= 0 && p->a2 >= 0 && p->e0 >= 0 && 2 * p->e1 - p->e2 >= 0 &&
-           p->e2 >= 0;
 }
 
 static int poly_zero(const vx_poly *p)
@@ -160,29 +153,53 @@ static void tot_of(const vec v, int nslot, int32_t *t)
     }
 }
 
+/* Whether sum_k d[k] * round(P_k) is >= 0 (> 0 when `strict`) at every size
+ * of the class. Rounding adds 0..rmask to each slot, so the negative terms
+ * may grow by rmask each; the rest is a polynomial in u, v >= 0 (integers),
+ * non-negative when every coefficient is, in the Newton basis (1, v,
+ * v(v-1)/2, ...) or in the plain one (1, v, v^2, ...). */
+static int always_ge(const vx_cprog *cp, const int32_t *d, int nslot, int strict)
+{
+    __int128 A0 = 0, A1 = 0, A2 = 0, E0 = 0, E1 = 0, E2 = 0, slack = 0;
+    for (int k = 0; k < nslot; k++) {
+        if (!d[k]) continue;
+        const vx_poly *P = &cp->slot[k];
+        A0 += (__int128)d[k] * P->a0;
+        A1 += (__int128)d[k] * P->a1;
+        A2 += (__int128)d[k] * P->a2;
+        E0 += (__int128)d[k] * P->e0;
+        E1 += (__int128)d[k] * P->e1;
+        E2 += (__int128)d[k] * P->e2;
+        if (d[k] < 0) slack += (__int128)(-d[k]) * (__int128)cp->rmask;
+    }
+    if (cp->sfix) A1 = A2 = E1 = E2 = 0;
+    if (cp->bfix) E0 = E1 = E2 = 0;
+    int newton = A1 >= 0 && A2 >= 0 && E0 >= 0 && E1 >= 0 && E2 >= 0;
+    int plain = 2 * A1 - A2 >= 0 && A2 >= 0 && E0 >= 0 && 2 * E1 - E2 >= 0 && E2 >= 0;
+    if (!newton && !plain) return 0;
+    return strict ? A0 - slack > 0 : A0 - slack >= 0;
+}
+
 /* Add candidate `v` to kind `kind` unless it can never be the first
  * maximum; returns 0 when the candidate list overflows. */
-static int add_cand(scratch *sc, int kind, const vec v, int nslot, const uint8_t *pos)
+static int add_cand(scratch *sc, const vx_cprog *cp, int kind, const vec v)
 {
-    int32_t tj[VX_PC_SLOTS], ti[VX_PC_SLOTS];
+    int nslot = cp->nslot;
+    int32_t tj[VX_PC_SLOTS], ti[VX_PC_SLOTS], d[VX_PC_SLOTS];
     tot_of(v, nslot, tj);
     int n = sc->ncand[kind];
     for (int i = 0; i < n; i++) {
         tot_of(sc->cand[kind][i], nslot, ti);
-        int ge = 1;
-        for (int k = 0; k < nslot && ge; k++) ge = ti[k] >= tj[k];
-        if (ge) return 1; /* an earlier one is never smaller: it wins ties */
+        for (int k = 0; k < nslot; k++) d[k] = ti[k] - tj[k];
+        /* an earlier one never smaller wins ties: this one never counts */
+        if (always_ge(cp, d, nslot, 0)) return 1;
     }
     /* Drop earlier ones this one always strictly exceeds. */
     int m = 0;
     for (int i = 0; i < n; i++) {
         tot_of(sc->cand[kind][i], nslot, ti);
-        int ge = 1, strict = 0;
-        for (int k = 0; k < nslot && ge; k++) {
-            ge = tj[k] >= ti[k];
-            if (tj[k] > ti[k] && pos[k]) strict = 1;
-        }
-        if (ge && strict) continue;
+        for (int k = 0; k < nslot; k++) d[k] = tj[k] - ti[k];
+        if (always_ge(cp, d, nslot, 1)) continue;
         if (m != i) memcpy(sc->cand[kind][m], sc->cand[kind][i], sizeof(vec));
         m++;
     }
@@ -253,10 +270,23 @@ static int cprog_eval(const vx_cprog *cp, uint64_t b, uint64_t s, vx_prog *out)
     int64_t u = cp->bfix ? 0 : (int64_t)b - 2, ds = cp->sfix ? 0 : (int64_t)s - cp->s0;
     if (u < 0 || ds < 0 || ds % VX_PC_SMOD) return 0;
     int64_t v = ds / VX_PC_SMOD;
-    for (int k = 0; k < cp->nslot; k++) {
-        uint64_t raw;
-        if (!poly_eval(&cp->slot[k], u, v, &raw)) return 0;
-        val[k] = (raw + cp->rmask) & ~cp->rmask;
+    int64_t w = v * (v - 1) / 2; /* v < 2^33 */
+    /* |terms| <= cmax (1 + v + w)(1 + u): when that is below the limit the
+     * plain 64-bit sum cannot overflow */
+    __int128 bound = (__int128)cp->cmax * (1 + v + w) * (1 + u) * 3;
+    if (bound < VX_PC_LIMIT) {
+        for (int k = 0; k < cp->nslot; k++) {
+            const vx_poly *p = &cp->slot[k];
+            int64_t r = p->a0 + p->a1 * v + p->a2 * w + u * (p->e0 + p->e1 * v + p->e2 * w);
+            if (r < 0) return 0;
+            val[k] = ((uint64_t)r + cp->rmask) & ~cp->rmask;
+        }
+    } else {
+        for (int k = 0; k < cp->nslot; k++) {
+            uint64_t raw;
+            if (!poly_eval(&cp->slot[k], u, v, &raw)) return 0;
+            val[k] = (raw + cp->rmask) & ~cp->rmask;
+        }
     }
     memset(out, 0, sizeof *out);
     out->x_bytes = cp->xslot >= 0 ? val[cp->xslot] : 0;
@@ -279,11 +309,19 @@ static int cprog_eval(const vx_cprog *cp, uint64_t b, uint64_t s, vx_prog *out)
 
 /* ---- compiling ---- */
 
+static int64_t abs64(int64_t x)
+{
+    return x < 0 ? -x : x;
+}
+
 static int slot_of(vx_cprog *cp, const vx_poly *p)
 {
     for (int k = 0; k < cp->nslot; k++)
         if (!memcmp(&cp->slot[k], p, sizeof *p)) return k;
     if (cp->nslot >= VX_PC_SLOTS) return -2;
+    const int64_t co[6] = {p->a0, p->a1, p->a2, p->e0, p->e1, p->e2};
+    for (int i = 0; i < 6; i++)
+        if (abs64(co[i]) > cp->cmax) cp->cmax = abs64(co[i]);
     cp->slot[cp->nslot] = *p;
     return cp->nslot++;
 }
@@ -346,7 +384,6 @@ static vx_cprog *compile(const vx_prog_call *pc)
         }
     }
     /* Slots, then the symbolic run. */
-    uint8_t pos[VX_PC_SLOTS];
     cp->xslot = cp->yslot = cp->hslot = -1;
     int in_bwd = 0;
     for (uint32_t i = 0; i < L->n; i++) {
@@ -368,12 +405,9 @@ static vx_cprog *compile(const vx_prog_call *pc)
             if (k >= 0 && --sc->ns[cat][k] < 0) goto done;
             break;
         case VX_EV_WKEEP: if (k >= 0) sc->wk[cat][k]++; break;
-        case VX_EV_BUMPF: {
-            if (in_bwd) goto done;
-            for (int j = 0; j < cp->nslot; j++) pos[j] = (uint8_t)poly_positive(&cp->slot[j]);
-            if (!add_cand(sc, PK_F, sc->live, cp->nslot, pos) || !add_cand(sc, PK_FN, sc->ns, cp->nslot, pos)) goto done;
+        case VX_EV_BUMPF:
+            if (in_bwd || !add_cand(sc, cp, PK_F, sc->live) || !add_cand(sc, cp, PK_FN, sc->ns)) goto done;
             break;
-        }
         case VX_EV_BEGINB:
             in_bwd = 1;
             sc->ncand[PK_BK] = sc->ncand[PK_BA] = 0;
@@ -383,8 +417,7 @@ static vx_cprog *compile(const vx_prog_call *pc)
             if (!in_bwd) goto done;
             vec keep;
             vec_sum(keep, sc->live, sc->wk);
-            for (int j = 0; j < cp->nslot; j++) pos[j] = (uint8_t)poly_positive(&cp->slot[j]);
-            if (!add_cand(sc, PK_BK, keep, cp->nslot, pos) || !add_cand(sc, PK_BA, sc->live, cp->nslot, pos)) goto done;
+            if (!add_cand(sc, cp, PK_BK, keep) || !add_cand(sc, cp, PK_BA, sc->live)) goto done;
             break;
         }
         case VX_EV_SNAPF:
@@ -445,7 +478,8 @@ done:
 /* ---- the cache ---- */
 
 /* The program's structure: the call with its sizes taken out (b and s are
- * the variables; the class says whether each is 1). */
+ * the variables; the class says whether each is 1, and s's residue). The
+ * config is kept with b, s, N, Nh zeroed and skv / s_enc as offsets from s. */
 typedef struct vx_pkey {
     int32_t kind, cross, upcast, shift, held, bfix, sfix, sres;
     vx_act_cfg c;
@@ -454,7 +488,7 @@ typedef struct vx_pkey {
 typedef struct vx_pentry {
     vx_pkey key;
     uint64_t hash;
-    int has_part, has_tm;
+    const void *ident; /* the static entry's part / tm it was compiled from (NULL: a copy) */
     vx_part part;
     vx_train_model tm;
     vx_cprog *prog; /* NULL: not compilable, replay */
@@ -466,7 +500,7 @@ typedef struct vx_pentry {
 
 /* Static terms depend on everything but the sizes of the step. */
 typedef struct vx_skey {
-    vx_config_values cv; /* batch_size and seq_len zeroed */
+    vx_config_values cv; /* batch_size and seq_len are not compared */
     vx_precision_values pv;
     vx_resolved_precision rp;
     vx_shard sh;
@@ -564,29 +598,50 @@ static uint64_t key_hash(const vx_pkey *k)
     return h;
 }
 
-static int entry_matches(const vx_pentry *e, const vx_pkey *k, uint64_t h, const vx_prog_call *pc)
+static const void *ident_of(const vx_prog_call *pc)
 {
-    if (e->hash != h || memcmp(&e->key, k, sizeof *k)) return 0;
+    return pc->kind == VX_PK_LAYER ? (const void *)pc->part : (const void *)pc->tm;
+}
+
+/* The call against an entry without building its key: the hot path. */
+static int entry_matches(const vx_pentry *e, const vx_prog_call *pc)
+{
+    const vx_pkey *k = &e->key;
+    const vx_act_cfg *c = pc->c, *ec = &k->c;
+    if (k->kind != pc->kind || k->bfix != (c->b == 1) || k->sfix != (c->s == 1) ||
+        k->sres != (int32_t)(c->s % VX_PC_SMOD))
+        return 0;
+    if (pc->kind == VX_PK_LAYER ? k->cross != pc->cross
+                                : pc->kind == VX_PK_HEAD &&
+                                      (k->upcast != pc->upcast || k->shift != pc->shift || k->held != pc->held))
+        return 0;
+    if (ec->skv != c->skv - (int64_t)c->s || ec->s_enc != c->s_enc - (int64_t)c->s) return 0;
+    if (memcmp(&ec->h, &c->h, offsetof(vx_act_cfg, skv) - offsetof(vx_act_cfg, h)) ||
+        memcmp(&ec->style, &c->style, sizeof *c - offsetof(vx_act_cfg, style)))
+        return 0;
+    /* Static entries live as long as the program entries: equal pointers
+     * are equal contents; two static entries count as different. */
+    if (pc->stable && e->ident) return e->ident == ident_of(pc);
     if (pc->kind == VX_PK_LAYER) return !memcmp(&e->part, pc->part, sizeof e->part);
     return !memcmp(&e->tm, pc->tm, sizeof e->tm);
 }
 
-static const vx_pentry *lookup(vx_pcache *pc, uint32_t n, const vx_pkey *k, uint64_t h, const vx_prog_call *call)
+static const vx_pentry *lookup(vx_pcache *pc, uint32_t n, const vx_prog_call *call)
 {
     for (uint32_t i = 0; i < n; i++)
-        if (entry_matches(pc->e[i], k, h, call)) return pc->e[i];
+        if (entry_matches(pc->e[i], call)) return pc->e[i];
     return NULL;
 }
 
 int vx_prog_eval(vx_pcache *cache, const vx_prog_call *pc, vx_prog *out)
 {
     if (!cache) return vx_prog_run(pc, NULL, out);
-    vx_pkey k;
-    make_key(pc, &k);
-    uint64_t h = key_hash(&k);
     uint32_t n = atomic_load_explicit(&cache->n, memory_order_acquire);
-    const vx_pentry *e = lookup(cache, n, &k, h, pc);
+    const vx_pentry *e = lookup(cache, n, pc);
     if (!e && n < VX_PC_ENTRIES) {
+        vx_pkey k;
+        make_key(pc, &k);
+        uint64_t h = key_hash(&k);
         _Atomic uint64_t *seen = &cache->seen[h % VX_PC_SEEN];
         if (atomic_load_explicit(seen, memory_order_relaxed) != h) {
             atomic_store_explicit(seen, h, memory_order_relaxed);
@@ -594,12 +649,13 @@ int vx_prog_eval(vx_pcache *cache, const vx_prog_call *pc, vx_prog *out)
         }
         pthread_mutex_lock(&cache->mu);
         uint32_t n2 = atomic_load_explicit(&cache->n, memory_order_relaxed);
-        e = lookup(cache, n2, &k, h, pc);
+        e = lookup(cache, n2, pc);
         if (!e && n2 < VX_PC_ENTRIES) {
             vx_pentry *ne = calloc(1, sizeof *ne);
             if (ne) {
                 ne->key = k;
                 ne->hash = h;
+                ne->ident = pc->stable ? ident_of(pc) : NULL;
                 if (pc->kind == VX_PK_LAYER) memcpy(&ne->part, pc->part, sizeof ne->part);
                 else memcpy(&ne->tm, pc->tm, sizeof ne->tm);
                 ne->prog = compile(pc);
@@ -622,39 +678,52 @@ int vx_prog_compile_check(const vx_prog_call *pc, vx_prog *out)
     return ok;
 }
 
-static const vx_sentry *slookup(vx_pcache *pc, uint32_t n, const vx_skey *k)
+/* The entry's key against the call's values, without building a key: the
+ * config compared around its batch_size and seq_len. */
+static int skey_matches(const vx_skey *k, const vx_ctx *x, const vx_shard *sh, const vx_train_knobs *kn)
+{
+    const vx_config_values *a = &k->cv, *b = x->cv;
+    size_t ob = offsetof(vx_config_values, batch_size), os = offsetof(vx_config_values, seq_len);
+    size_t lo = ob < os ? ob : os, hi = ob < os ? os : ob;
+    const char *pa = (const char *)a, *pb = (const char *)b;
+    return !memcmp(pa, pb, lo) && !memcmp(pa + lo + 8, pb + lo + 8, hi - lo - 8) &&
+           !memcmp(pa + hi + 8, pb + hi + 8, sizeof *a - hi - 8) && !memcmp(&k->rp, &x->rp, sizeof k->rp) &&
+           !memcmp(&k->sh, sh, sizeof *sh) && !memcmp(&k->k, kn, sizeof *kn) && !memcmp(&k->pv, x->pv, sizeof k->pv);
+}
+
+static const vx_sentry *slookup(vx_pcache *pc, uint32_t n, const vx_ctx *x, const vx_shard *sh,
+                                const vx_train_knobs *k)
 {
     for (uint32_t i = 0; i < n; i++)
-        if (!memcmp(&pc->se[i]->key, k, sizeof *k)) return pc->se[i];
+        if (skey_matches(&pc->se[i]->key, x, sh, k)) return pc->se[i];
     return NULL;
 }
 
 int vx_train_static_cached(vx_pcache *cache, vx_ctx *x, const vx_shard *sh, const vx_train_knobs *k,
-                           vx_train_model *tm)
+                           vx_train_model *buf, const vx_train_model **out)
 {
+    vx_train_model *tm = buf;
+    *out = buf;
     if (!cache) return vx_train_static(x, sh, k, tm);
-    vx_skey key;
-    memset(&key, 0, sizeof key);
-    key.cv = *x->cv;
-    key.cv.batch_size = key.cv.seq_len = 0;
-    key.pv = *x->pv;
-    key.rp = x->rp;
-    key.sh = *sh;
-    key.k = *k;
     uint32_t n = atomic_load_explicit(&cache->ns, memory_order_acquire);
-    const vx_sentry *e = slookup(cache, n, &key);
+    const vx_sentry *e = slookup(cache, n, x, sh, k);
     if (e) {
-        memcpy(tm, &e->tm, sizeof *tm);
+        *out = &e->tm;
         return VRAMEST_OK;
     }
     int rc = vx_train_static(x, sh, k, tm);
     if (rc || n >= VX_PC_ENTRIES) return rc;
     pthread_mutex_lock(&cache->mu);
     uint32_t n2 = atomic_load_explicit(&cache->ns, memory_order_relaxed);
-    if (n2 < VX_PC_ENTRIES && !slookup(cache, n2, &key)) {
-        vx_sentry *ne = malloc(sizeof *ne);
+    if (n2 < VX_PC_ENTRIES && !slookup(cache, n2, x, sh, k)) {
+        vx_sentry *ne = calloc(1, sizeof *ne);
         if (ne) {
-            memcpy(&ne->key, &key, sizeof key);
+            ne->key.cv = *x->cv;
+            ne->key.cv.batch_size = ne->key.cv.seq_len = 0;
+            ne->key.pv = *x->pv;
+            ne->key.rp = x->rp;
+            ne->key.sh = *sh;
+            ne->key.k = *k;
             memcpy(&ne->tm, tm, sizeof *tm);
             cache->se[n2] = ne;
             atomic_store_explicit(&cache->ns, n2 + 1, memory_order_release);

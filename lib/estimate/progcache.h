@@ -88,6 +88,8 @@ typedef struct vx_prog_call {
     const vx_act_cfg *c;
     const vx_part *part;
     const vx_train_model *tm;
+    int stable;               /* part / tm point into the cache's static entry: the pointer
+                                 identifies the content (no byte comparison) */
     int cross;                /* layer: T5 cross-attention */
     int upcast, shift, held;  /* head */
 } vx_prog_call;
@@ -113,9 +115,11 @@ int vx_prog_eval(vx_pcache *cache, const vx_prog_call *pc, vx_prog *out) VX_HIDD
 
 /* vx_train_static through the cache: the static terms of a rank depend on
  * the model, the precision, the config without batch_size / seq_len, the
- * shard and the knobs; they are kept on first use. `cache` may be NULL. */
+ * shard and the knobs; they are kept on first use. `*tm` points at the
+ * cached terms (valid until the model changes) or at `buf`. `cache` may be
+ * NULL. */
 int vx_train_static_cached(vx_pcache *cache, vx_ctx *x, const vx_shard *sh, const vx_train_knobs *k,
-                           vx_train_model *tm) VX_HIDDEN;
+                           vx_train_model *buf, const vx_train_model **tm) VX_HIDDEN;
 
 /* Compile one program without a cache and evaluate it at the call's sizes
  * (tests compare it with the replay). Returns 1 when it compiled. */

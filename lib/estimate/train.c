@@ -209,13 +209,14 @@ static void build_cfg(const vx_ctx *x, const vx_shard *sh, const vx_train_knobs 
     c->repeat_kv = c->attn != VX_KERN_FLASH2 && c->legacy;
 }
 
-static int run_stack(vx_pcache *pcache, const vx_act_cfg *c, const vx_part *p, int cross, int64_t n, vx_stack *st)
+static int run_stack(vx_pcache *pcache, const vx_act_cfg *c, const vx_part *p, int stable, int cross, int64_t n,
+                     vx_stack *st)
 {
     memset(st, 0, sizeof *st);
     st->n = n;
     if (n <= 0) return VRAMEST_OK;
     st->ckpt = c->ckpt == VX_GC_FULL;
-    vx_prog_call call = {.kind = VX_PK_LAYER, .c = c, .part = p, .cross = cross};
+    vx_prog_call call = {.kind = VX_PK_LAYER, .c = c, .part = p, .stable = stable, .cross = cross};
     int rc = vx_prog_eval(pcache, &call, &st->p);
     if (rc) return rc;
     if (st->ckpt) {
@@ -231,8 +232,8 @@ static int run_stack(vx_pcache *pcache, const vx_act_cfg *c, const vx_part *p, i
 /* A stack whose first layer may receive a residual stream that does not
  * require grad (frozen embeddings, no input-require-grads hook): that layer
  * saves only what its trainable parameters need. */
-static int add_stacks(vx_pcache *pcache, const vx_act_cfg *c, const vx_part *p, int cross, int64_t n, int rg_first,
-                      int64_t first, const char *name, vx_stack *stk, int *nstk)
+static int add_stacks(vx_pcache *pcache, const vx_act_cfg *c, const vx_part *p, int stable, int cross, int64_t n,
+                      int rg_first, int64_t first, const char *name, vx_stack *stk, int *nstk)
 {
     int rc;
     if (n <= 0) return VRAMEST_OK;
@@ -240,12 +241,12 @@ static int add_stacks(vx_pcache *pcache, const vx_act_cfg *c, const vx_part *p, 
         vx_act_cfg c0 = *c;
         c0.rg_stream = 0;
         vx_stack *k = &stk[(*nstk)++];
-        if ((rc = run_stack(pcache, &c0, p, cross, 1, k))) return rc;
+        if ((rc = run_stack(pcache, &c0, p, stable, cross, 1, k))) return rc;
         k->first = first, k->name = name;
         n--, first++;
     }
     vx_stack *k = &stk[(*nstk)++];
-    rc = run_stack(pcache, c, p, cross, n, k);
+    rc = run_stack(pcache, c, p, stable, cross, n, k);
     k->first = first, k->name = name;
     return rc;
 }
@@ -392,11 +393,12 @@ static int train_rank(vx_ctx *x, const vx_shard *sh)
     const vx_config_values *cv = x->cv;
     const vx_shape *s = x->s;
     struct vramest_result *r = x->r;
-    vx_train_model tm;
-    int rc = vx_train_static_cached(x->m->pcache, x, sh, k, &tm);
+    vx_train_model tm_buf;
+    const vx_train_model *tm = NULL;
+    int rc = vx_train_static_cached(x->m->pcache, x, sh, k, &tm_buf, &tm);
     if (rc) return rc;
     vx_act_cfg c;
-    build_cfg(x, sh, k, &tm, &c);
+    build_cfg(x, sh, k, tm, &c);
 
     int opt = (int)cv->optimizer;
     int64_t ga = cv->grad_accum_steps > 0 ? cv->grad_accum_steps : 1;
@@ -410,12 +412,12 @@ static int train_rank(vx_ctx *x, const vx_shard *sh)
     int first = sh->first_stage, last = sh->last_stage;
     int legacy = k->hf_legacy > 0;
     int upcast = legacy && is_llama_family(s->family);
-    int head_kind = tm.head;
+    int head_kind = tm->head;
     int shift = (k->shift_copy >= 0 ? k->shift_copy : legacy) && head_kind == VX_HEAD_CAUSAL_LM;
     int held = k->logits_held >= 0 ? k->logits_held : cv->framework == VX_FW_PYTORCH;
     vx_pcache *pc = x->m->pcache;
-    vx_prog_call emb_call = {.kind = VX_PK_EMBED, .c = &c, .tm = &tm};
-    vx_prog_call head_call = {.kind = VX_PK_HEAD, .c = &c, .tm = &tm, .upcast = upcast, .shift = shift, .held = held};
+    vx_prog_call emb_call = {.kind = VX_PK_EMBED, .c = &c, .tm = tm, .stable = tm != &tm_buf};
+    vx_prog_call head_call = {.kind = VX_PK_HEAD, .c = &c, .tm = tm, .stable = tm != &tm_buf, .upcast = upcast, .shift = shift, .held = held};
     if (first && (rc = vx_prog_eval(pc, &emb_call, &emb_k))) return rc;
     if (last && (rc = vx_prog_eval(pc, &head_call, &head_k))) return rc;
     vx_stack stk[6];
@@ -423,20 +425,20 @@ static int train_rank(vx_ctx *x, const vx_shard *sh)
     /* The residual stream entering the first layer requires grad when the
      * embeddings train, or when PEFT / prepare_model_for_kbit_training make
      * the embedding output require grad for (reentrant) checkpointing. */
-    int rg_first = !first || tm.embed.trainable || (c.ckpt != VX_GC_NONE && !k->cpu);
+    int rg_first = !first || tm->embed.trainable || (c.ckpt != VX_GC_NONE && !k->cpu);
     if (s->enc_dec) {
         int64_t ne = sh->pp > 1 ? (int64_t)vx_ceil_div((uint64_t)s->enc_layers * (uint64_t)sh->stage_layers, (uint64_t)s->layers)
                                 : s->enc_layers;
-        if ((rc = add_stacks(pc, &c, &tm.enc, 0, ne, rg_first, 0, "encoder layer", stk, &nstk))) return rc;
-        if ((rc = add_stacks(pc, &c, &tm.dec, 1, sh->stage_layers, rg_first, sh->first_layer, "decoder layer", stk, &nstk)))
+        if ((rc = add_stacks(pc, &c, &tm->enc, tm != &tm_buf, 0, ne, rg_first, 0, "encoder layer", stk, &nstk))) return rc;
+        if ((rc = add_stacks(pc, &c, &tm->dec, tm != &tm_buf, 1, sh->stage_layers, rg_first, sh->first_layer, "decoder layer", stk, &nstk)))
             return rc;
     } else {
-        const vx_part *P = s->encoder_only ? &tm.enc : &tm.dec;
+        const vx_part *P = s->encoder_only ? &tm->enc : &tm->dec;
         int64_t n = sh->stage_layers;
-        if (tm.finetune == VX_FT_FREEZE && tm.trainable_first > sh->first_layer) {
+        if (tm->finetune == VX_FT_FREEZE && tm->trainable_first > sh->first_layer) {
             /* Layers before the first trainable one run without a graph:
              * nothing saved, no gradient flows into them. */
-            int64_t frozen = tm.trainable_first - sh->first_layer;
+            int64_t frozen = tm->trainable_first - sh->first_layer;
             if (frozen > n) frozen = n;
             vx_part fp = *P;
             for (int i = 0; i < VX_ROLE_COUNT_; i++) fp.lin[i].trainable = 0, fp.lin[i].lora_r = 0;
@@ -444,7 +446,7 @@ static int train_rank(vx_ctx *x, const vx_shard *sh)
             vx_act_cfg cf = c;
             cf.rg_stream = 0;
             cf.ckpt = VX_GC_NONE;
-            if ((rc = run_stack(pc, &cf, &fp, 0, frozen, &stk[nstk]))) return rc;
+            if ((rc = run_stack(pc, &cf, &fp, 0, 0, frozen, &stk[nstk]))) return rc;
             stk[nstk].first = sh->first_layer, stk[nstk].name = "frozen layer";
             memset(stk[nstk].kept, 0, sizeof stk[nstk].kept);
             memset(stk[nstk].p.bwd_pk, 0, sizeof stk[nstk].p.bwd_pk);
@@ -454,7 +456,7 @@ static int train_rank(vx_ctx *x, const vx_shard *sh)
             n -= frozen;
             rg_first = 0;
         }
-        if ((rc = add_stacks(pc, &c, P, 0, n, rg_first, sh->first_layer + (sh->stage_layers - n), "layer", stk, &nstk)))
+        if ((rc = add_stacks(pc, &c, P, tm != &tm_buf, 0, n, rg_first, sh->first_layer + (sh->stage_layers - n), "layer", stk, &nstk)))
             return rc;
     }
 
@@ -470,13 +472,13 @@ static int train_rank(vx_ctx *x, const vx_shard *sh)
     int wdev = vx_shard_offload_device(sh, VRAMEST_CAT_WEIGHTS);
     int mdev = vx_shard_offload_device(sh, VRAMEST_CAT_MASTER_WEIGHTS);
     int odev = vx_shard_offload_device(sh, VRAMEST_CAT_OPTIMIZER_STATES);
-    uint64_t w_gpu = tm.weights / (uint64_t)vx_shard_divisor(sh, VRAMEST_CAT_WEIGHTS);
+    uint64_t w_gpu = tm->weights / (uint64_t)vx_shard_divisor(sh, VRAMEST_CAT_WEIGHTS);
     if (wdev == VRAMEST_DEV_GPU) add_cat(&base, VRAMEST_CAT_WEIGHTS, w_gpu);
     add_cat(&base, VRAMEST_CAT_WEIGHTS, pb.weights_persistent);
-    if (mdev == VRAMEST_DEV_GPU) add_cat(&base, VRAMEST_CAT_MASTER_WEIGHTS, tm.master);
-    if (odev == VRAMEST_DEV_GPU) add_cat(&base, VRAMEST_CAT_OPTIMIZER_STATES, vx_sat_add(tm.states, tm.step_on_device));
-    add_cat(&base, VRAMEST_CAT_ADAPTER, tm.adapter_w);
-    if (odev == VRAMEST_DEV_GPU) add_cat(&base, VRAMEST_CAT_ADAPTER, tm.adapter_s);
+    if (mdev == VRAMEST_DEV_GPU) add_cat(&base, VRAMEST_CAT_MASTER_WEIGHTS, tm->master);
+    if (odev == VRAMEST_DEV_GPU) add_cat(&base, VRAMEST_CAT_OPTIMIZER_STATES, vx_sat_add(tm->states, tm->step_on_device));
+    add_cat(&base, VRAMEST_CAT_ADAPTER, tm->adapter_w);
+    if (odev == VRAMEST_DEV_GPU) add_cat(&base, VRAMEST_CAT_ADAPTER, tm->adapter_s);
     add_cat(&base, VRAMEST_CAT_GRADIENTS, pb.grads_persistent);
     /* input ids, labels, attention mask (int64) */
     add_cat(&base, VRAMEST_CAT_ACTIVATIONS, c.cpu ? 2 * c.N * 8 : 3 * vx_alloc_round(c.N * 8));
@@ -488,7 +490,7 @@ static int train_rank(vx_ctx *x, const vx_shard *sh)
         add_cat(&base, VRAMEST_CAT_WORKSPACE, ws);
     }
     add_cat(&base, VRAMEST_CAT_WORKSPACE, pb.a2a);
-    uint64_t G = grads_on_gpu ? tm.grads : 0, AG = tm.adapter_g;
+    uint64_t G = grads_on_gpu ? tm->grads : 0, AG = tm->adapter_g;
 
     /* Tensors the model holds through the forward (not saved): the eager 4-D
      * causal mask (b,1,s,s) - (s,s) when no attention_mask is passed. */
@@ -570,13 +572,13 @@ static int train_rank(vx_ctx *x, const vx_shard *sh)
         add_cat(&om, VRAMEST_CAT_GRADIENTS, G);
         add_cat(&om, VRAMEST_CAT_ADAPTER, AG);
         if (pb.grads_accum && later) add_cat(&om, VRAMEST_CAT_GRADIENTS, pb.grads_accum);
-        if (odev == VRAMEST_DEV_GPU) add_cat(&om, VRAMEST_CAT_WORKSPACE, tm.opt_tmp);
+        if (odev == VRAMEST_DEV_GPU) add_cat(&om, VRAMEST_CAT_WORKSPACE, tm->opt_tmp);
         add_cat(&om, VRAMEST_CAT_WORKSPACE, pb.step);
         point(&st, &om, VRAMEST_PHASE_OPTIMIZER, -1, "optimizer step", 1);
     }
 
     /* The result: categories at the peak instant, with bands. */
-    int prov = tm.prov;
+    int prov = tm->prov;
     const vx_mem *pk = &st.best.at;
     for (int cat = 0; cat < VX_NCAT; cat++) {
         uint64_t v = pk->c[cat];
@@ -613,23 +615,23 @@ static int train_rank(vx_ctx *x, const vx_shard *sh)
     }
     /* Offloaded parts live on the host / NVMe. */
     if (wdev != VRAMEST_DEV_GPU) vx_shard_add(x, sh, VRAMEST_CAT_WEIGHTS, w_gpu, w_gpu, w_gpu, prov);
-    if (mdev != VRAMEST_DEV_GPU && tm.master) vx_shard_add(x, sh, VRAMEST_CAT_MASTER_WEIGHTS, tm.master, tm.master, tm.master, prov);
-    if (odev != VRAMEST_DEV_GPU && (tm.states || tm.adapter_s)) {
-        uint64_t o = vx_sat_add(tm.states, tm.adapter_s);
+    if (mdev != VRAMEST_DEV_GPU && tm->master) vx_shard_add(x, sh, VRAMEST_CAT_MASTER_WEIGHTS, tm->master, tm->master, tm->master, prov);
+    if (odev != VRAMEST_DEV_GPU && (tm->states || tm->adapter_s)) {
+        uint64_t o = vx_sat_add(tm->states, tm->adapter_s);
         vx_shard_add(x, sh, VRAMEST_CAT_OPTIMIZER_STATES, o, o, o, prov);
     }
-    if (!grads_on_gpu && tm.grads) vx_shard_add(x, sh, VRAMEST_CAT_GRADIENTS, tm.grads, tm.grads, tm.grads, prov);
+    if (!grads_on_gpu && tm->grads) vx_shard_add(x, sh, VRAMEST_CAT_GRADIENTS, tm->grads, tm->grads, tm->grads, prov);
     if (pb.host_pinned)
         vx_result_add(r, VRAMEST_DEV_HOST, VRAMEST_CAT_WORKSPACE, vx_sat_mul(pb.host_pinned, (uint64_t)(sh->host_ranks > 0 ? sh->host_ranks : 1)),
                       pb.host_pinned, pb.host_pinned, VRAMEST_PROV_FORMULA);
-    if (tm.paged_states) {
+    if (tm->paged_states) {
         /* bitsandbytes paged states: CUDA managed memory, outside the caching
          * allocator; they migrate to the host under pressure. */
-        vx_result_add(r, VRAMEST_DEV_HOST, VRAMEST_CAT_OPTIMIZER_STATES, tm.paged_states, 0, tm.paged_states,
+        vx_result_add(r, VRAMEST_DEV_HOST, VRAMEST_CAT_OPTIMIZER_STATES, tm->paged_states, 0, tm->paged_states,
                       VRAMEST_PROV_FORMULA);
         vx_result_warn(r, "paged optimizer: %.1f MiB of optimizer states live in CUDA managed memory (not in "
                           "allocated/reserved; reported under host; resident pages show in nvidia-smi)",
-                       (double)tm.paged_states / (double)VX_MIB);
+                       (double)tm->paged_states / (double)VX_MIB);
     }
 
     /* Reserved beyond allocated: the caching allocator's segments. */
@@ -646,7 +648,7 @@ static int train_rank(vx_ctx *x, const vx_shard *sh)
         }
         if (c.attn == VX_KERN_EAGER)
             t = vx_max_u64(t, vx_sat_mul(c.b * (uint64_t)c.a * c.s * (uint64_t)c.skv, 4));
-        if (first && tm.embed.trainable) t = vx_max_u64(t, tm.embed.wgrad);
+        if (first && tm->embed.trainable) t = vx_max_u64(t, tm->embed.wgrad);
         ai.largest_act = vx_alloc_round(t);
         uint64_t res, lo, hi;
         vx_alloc_reserve(&ai, &res, &lo, &hi);
@@ -654,7 +656,7 @@ static int train_rank(vx_ctx *x, const vx_shard *sh)
     }
 
     r->val[VRAMEST_VAL_PEAK_PHASE] = (uint64_t)st.best.phase;
-    r->val[VRAMEST_VAL_PARAMS_TRAINABLE] = tm.trainable_params;
+    r->val[VRAMEST_VAL_PARAMS_TRAINABLE] = tm->trainable_params;
     return VRAMEST_OK;
 }
 
