@@ -278,27 +278,35 @@ void vx_opt_defaults(void *base, uint64_t *set_bits, int handle)
     if (set_bits) memset(set_bits, 0, VX_SET_WORDS * sizeof *set_bits);
 }
 
-const vx_option_def *vx_opt_first_unmodelled(const void *base, int handle)
+static bool differs_from_default(const vx_option_def *d, const void *base)
+{
+    const char *p = (const char *)base + d->offset;
+    if (d->type == VRAMEST_TYPE_F64) {
+        double v;
+        memcpy(&v, p, sizeof v);
+        return v != d->def;
+    }
+    if (d->type == VRAMEST_TYPE_STRING) return strcmp(p, d->def_str ? d->def_str : "") != 0;
+    int64_t v;
+    memcpy(&v, p, sizeof v);
+    return v != (int64_t)d->def;
+}
+
+const vx_option_def *vx_opt_first_unmodelled(const void *base, const uint64_t *set_bits, int handle)
 {
     const vx_table *t = &tables[handle - 1];
-    for (size_t i = 0; i < *t->count; i++) {
-        const vx_option_def *d = &t->rows[i];
-        if (d->modelled) continue;
-        const char *p = (const char *)base + d->offset;
-        bool differs;
-        if (d->type == VRAMEST_TYPE_F64) {
-            double v;
-            memcpy(&v, p, sizeof v);
-            differs = v != d->def;
-        } else if (d->type == VRAMEST_TYPE_STRING) {
-            differs = strcmp(p, d->def_str ? d->def_str : "") != 0;
-        } else {
-            int64_t v;
-            memcpy(&v, p, sizeof v);
-            differs = v != (int64_t)d->def;
+    size_t n = *t->count, marked = n < 64 * VX_SET_WORDS ? n : 64 * VX_SET_WORDS;
+    /* Values change through the setters, which mark them; an unmarked one
+     * holds its default. Only marked rows (in row order) need a look. */
+    for (size_t w = 0; w < VX_SET_WORDS && w * 64 < marked; w++)
+        for (uint64_t bits = set_bits[w]; bits; bits &= bits - 1) {
+            size_t i = w * 64 + (size_t)__builtin_ctzll(bits);
+            if (i >= marked) break;
+            const vx_option_def *d = &t->rows[i];
+            if (!d->modelled && differs_from_default(d, base)) return d;
         }
-        if (differs) return d;
-    }
+    for (size_t i = marked; i < n; i++)
+        if (!t->rows[i].modelled && differs_from_default(&t->rows[i], base)) return &t->rows[i];
     return NULL;
 }
 

@@ -63,6 +63,6 @@ const char *vx_enum_name_of(const vx_enum_name *list, int64_t value) VX_HIDDEN;
 
 /* The first option of `handle` whose value differs from its default while
  * the estimator does not model it yet; NULL if none. */
-const vx_option_def *vx_opt_first_unmodelled(const void *base, int handle) VX_HIDDEN;
+const vx_option_def *vx_opt_first_unmodelled(const void *base, const uint64_t *set_bits, int handle) VX_HIDDEN;
 
 #endif

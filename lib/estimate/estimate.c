@@ -9,10 +9,10 @@
 #include "estimate/estimate.h"
 #include "precision/policy.h"
 
-static int refuse_unmodelled(const vx_precision_values *pv, const vx_config_values *cv)
+static int refuse_unmodelled(const struct vramest_precision *p, const struct vramest_config *c)
 {
-    const vx_option_def *d = vx_opt_first_unmodelled(pv, VRAMEST_HANDLE_PRECISION);
-    if (!d) d = vx_opt_first_unmodelled(cv, VRAMEST_HANDLE_CONFIG);
+    const vx_option_def *d = vx_opt_first_unmodelled(&p->v, p->set_bits, VRAMEST_HANDLE_PRECISION);
+    if (!d) d = vx_opt_first_unmodelled(&c->v, c->set_bits, VRAMEST_HANDLE_CONFIG);
     if (d)
         return vx_fail(VRAMEST_E_UNSUPPORTED,
                        "option '%s' is set, but its effect is not modelled by this version of libvramest "
@@ -45,7 +45,7 @@ int vx_estimate_into(const struct vramest_model *model, const struct vramest_pre
     if (!prec) vx_precision_init(&pdef), prec = &pdef;
     if (!cfg) vx_config_init(&cdef), cfg = &cdef;
 
-    int rc = refuse_unmodelled(&prec->v, &cfg->v);
+    int rc = refuse_unmodelled(prec, cfg);
     if (rc) return rc;
     if ((rc = vx_config_check(cfg))) return rc;
 
