@@ -366,6 +366,66 @@ Test(deepspeed, zero2_and_zero3_model_states_match_the_estimator_formulas)
     teardown(&f);
 }
 
+/* Bytes a forward layer adds to the timeline between the points of layers
+ * `a` and `b` of the forward, per layer. */
+static uint64_t fwd_growth_per_layer(const struct vramest_result *r, int32_t a, int32_t b)
+{
+    uint64_t at_a = 0, at_b = 0;
+    for (uint32_t i = 0; i < r->n_timeline; i++) {
+        const vx_timeline_point *p = &r->timeline[i];
+        if (p->phase != VRAMEST_PHASE_FORWARD) continue;
+        if (p->layer == a) at_a = p->allocated;
+        if (p->layer == b) at_b = p->allocated;
+    }
+    cr_assert(at_a && at_b > at_a, "timeline lacks forward layers %d and %d", a, b);
+    return (at_b - at_a) / (uint64_t)(b - a);
+}
+
+Test(deepspeed, zero3_linear_saves_the_input_of_frozen_linears)
+{
+    /* LoRA on q_proj/v_proj of Llama-2-7B in bf16, on two GPUs. DeepSpeed
+     * ZeRO-3 runs every nn.Linear through LinearFunctionForZeroStage3, which
+     * saves its input although the base weight is frozen; FSDP shards the
+     * same way but keeps torch's linear, which saves only the weight view a
+     * frozen linear needs for grad_input. q/k/v share their input with the
+     * saved LoRA A input, so per layer ZeRO-3 keeps o_proj's input (h),
+     * gate/up's input (h) and down_proj's input (ffn) in addition. */
+    fixture f;
+    setup(&f, "llama-2-7b", "bf16");
+    layout(&f, 2, 1, 1, 0);
+    f.c.v.framework = VX_FW_DEEPSPEED;
+    f.c.v.finetune = VX_FT_LORA;
+    strcpy(f.c.v.lora_targets, "q_proj,v_proj");
+    f.c.v.batch_size = 2, f.c.v.seq_len = 512;
+    uint64_t per[2];
+    for (int i = 0; i < 2; i++) {
+        f.c.v.zero_stage = i ? 0 : 3;
+        f.c.v.fsdp = i ? VX_FSDP_FULL_SHARD : VX_FSDP_NONE;
+        ready(&f);
+        vx_shard sh;
+        cr_assert_eq(vx_shard_resolve(&f.x, -1, &sh), VRAMEST_OK);
+        cr_assert_eq(vx_shard_zero3_linear(&f.x, &sh), !i);
+        struct vramest_result *r = NULL;
+        cr_assert_eq(vramest_estimate(f.m, f.p, &f.c, &r), VRAMEST_OK, "%s", vramest_last_error_message());
+        per[i] = fwd_growth_per_layer(r, 16, 31);
+        vramest_result_free(r);
+    }
+    uint64_t N = 2 * 512;
+    cr_assert_eq(per[0] - per[1], N * (2 * 4096 + 11008) * 2, "ZeRO-3 %llu, FSDP %llu per layer",
+                 (unsigned long long)per[0], (unsigned long long)per[1]);
+    /* Not for ZeRO-1/2 (no parameter partitioning) nor Megatron. */
+    f.c.v.fsdp = VX_FSDP_NONE, f.c.v.zero_stage = 2;
+    ready(&f);
+    vx_shard sh;
+    cr_assert_eq(vx_shard_resolve(&f.x, -1, &sh), VRAMEST_OK);
+    cr_assert_not(vx_shard_zero3_linear(&f.x, &sh));
+    f.c.v.zero_stage = 3, f.c.v.framework = VX_FW_MEGATRON;
+    ready(&f);
+    cr_assert_eq(vx_shard_resolve(&f.x, -1, &sh), VRAMEST_OK);
+    cr_assert_not(vx_shard_zero3_linear(&f.x, &sh));
+    teardown(&f);
+}
+
 Test(buffers, ddp_buckets_and_zero_reduce_buckets)
 {
     fixture f;

@@ -759,6 +759,11 @@ void vx_shard_largest(const vx_ctx *x, const vx_shard *sh, uint64_t *layer_elems
     if (module_elems) *module_elems = module;
 }
 
+int vx_shard_zero3_linear(const vx_ctx *x, const vx_shard *sh)
+{
+    return sh->zero_stage >= 3 && sh->fsdp == VX_FSDP_NONE && x->cv->framework != VX_FW_MEGATRON;
+}
+
 uint64_t vx_nccl_bytes(const vx_ctx *x, const vx_shard *sh)
 {
     if (x->cv->nccl_mib >= 0) return (uint64_t)(x->cv->nccl_mib * (double)VX_MIB);
