@@ -454,6 +454,14 @@ Test(buffers, ddp_buckets_and_zero_reduce_buckets)
     f.c.v.overlap_comm = VX_OVERLAP_ON;
     vx_parallel_buffers(&f.x, &sh, UINT64_MAX, &b);
     cr_assert_eq(b.grads_bwd, 500000000ull * 2 * 2);
+    /* ZeRO-3's __ipg_bucket_flat_buffer is allocated with the optimizer and
+     * lives through the whole step, forward included, never doubled. */
+    f.c.v.zero_stage = 3;
+    ready(&f);
+    cr_assert_eq(vx_shard_resolve(&f.x, -1, &sh), VRAMEST_OK);
+    vx_parallel_buffers(&f.x, &sh, UINT64_MAX, &b);
+    cr_assert_eq(b.grads_persistent, 500000000ull * 2);
+    cr_assert_eq(b.grads_bwd, 0);
     f.c.v.nccl_mib = 100;
     vx_parallel_buffers(&f.x, &sh, UINT64_MAX, &b);
     cr_assert_eq(b.nccl, 100 * VX_MIB);

@@ -850,8 +850,11 @@ void vx_parallel_buffers(const vx_ctx *x, const vx_shard *sh, uint64_t trainable
         }
         if (train && trainable) {
             /* __ipg_bucket_flat_buffer: reduce_bucket_size elements of the
-             * model dtype, allocated whole with contiguous_gradients. */
-            o->grads_bwd = vx_sat_mul(rbucket, pb);
+             * model dtype, allocated whole with contiguous_gradients when the
+             * optimizer is built (stage3.py _setup_for_real_optimizer) and
+             * kept for the optimizer's life: it exists through the whole
+             * step, forward included (ZeRO-1/2 allocate theirs in backward). */
+            o->grads_persistent = vx_sat_mul(rbucket, pb);
             /* fp32 gradient buffer of the largest optimizer sub-group, on the
              * GPU unless the optimizer is offloaded. */
             if (!sh->offload_optimizer)
