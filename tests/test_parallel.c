@@ -468,6 +468,48 @@ Test(buffers, ddp_buckets_and_zero_reduce_buckets)
     teardown(&f);
 }
 
+Test(buffers, zero3_max_reuse_distance_keeps_the_last_layers_gathered)
+{
+    /* Llama-2-7B in bf16 on 8 GPUs under ZeRO-3: the untied head holds
+     * H = 32000*4096 elements. A module whose next use (its backward) lies
+     * within max_reuse_distance D elements of trace stays gathered; between a
+     * layer's forward and backward lie the layers after it twice and the head
+     * twice, so (D - 2H)/2 elements of the last layers stay, plus the head:
+     * D/2 in all with DeepSpeed's default D = 1e9. */
+    fixture f;
+    setup(&f, "llama-2-7b", "bf16");
+    layout(&f, 8, 1, 1, 0);
+    f.c.v.framework = VX_FW_DEEPSPEED;
+    f.c.v.zero_stage = 3;
+    ready(&f);
+    vx_shard sh;
+    cr_assert_eq(vx_shard_resolve(&f.x, -1, &sh), VRAMEST_OK);
+    vx_par_buffers b;
+    vx_parallel_buffers(&f.x, &sh, UINT64_MAX, &b);
+    uint64_t H = 32000ull * 4096, layer = 0;
+    vx_shard_largest(&f.x, &sh, &layer, NULL);
+    cr_assert_eq(f.c.v.max_reuse_distance, 1000000000);
+    cr_assert_eq(b.weights_fwd, 2 * (H + (1000000000ull - 2 * H) / 2));
+    cr_assert_eq(b.weights_bwd, b.weights_fwd);
+    /* D below 2H: only the head turns around gathered; the current layer
+     * and the prefetch bucket are the larger set. D = 0: no reuse. */
+    for (int64_t D = 0; D <= 200000000; D += 200000000) {
+        f.c.v.max_reuse_distance = D;
+        vx_parallel_buffers(&f.x, &sh, UINT64_MAX, &b);
+        cr_assert_eq(b.weights_fwd, 2 * (layer + 50000000), "D %lld", (long long)D);
+    }
+    /* D beyond twice the model: every layer stays gathered (and the head). */
+    f.c.v.max_reuse_distance = 100000000000;
+    vx_parallel_buffers(&f.x, &sh, UINT64_MAX, &b);
+    uint64_t body = 32 * layer;
+    cr_assert_eq(b.weights_fwd, 2 * (H + body));
+    /* Inference has no backward to reuse a parameter in. */
+    f.c.v.mode = VX_MODE_INFER;
+    vx_parallel_buffers(&f.x, &sh, UINT64_MAX, &b);
+    cr_assert_eq(b.weights_fwd, 2 * (layer + 50000000));
+    teardown(&f);
+}
+
 Test(buffers, fsdp_gathers_units_and_the_root)
 {
     fixture f;
