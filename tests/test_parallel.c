@@ -366,6 +366,66 @@ Test(deepspeed, zero2_and_zero3_model_states_match_the_estimator_formulas)
     teardown(&f);
 }
 
+/* Bytes a forward layer adds to the timeline between the points of layers
+ * `a` and `b` of the forward, per layer. */
+static uint64_t fwd_growth_per_layer(const struct vramest_result *r, int32_t a, int32_t b)
+{
+    uint64_t at_a = 0, at_b = 0;
+    for (uint32_t i = 0; i < r->n_timeline; i++) {
+        const vx_timeline_point *p = &r->timeline[i];
+        if (p->phase != VRAMEST_PHASE_FORWARD) continue;
+        if (p->layer == a) at_a = p->allocated;
+        if (p->layer == b) at_b = p->allocated;
+    }
+    cr_assert(at_a && at_b > at_a, "timeline lacks forward layers %d and %d", a, b);
+    return (at_b - at_a) / (uint64_t)(b - a);
+}
+
+Test(deepspeed, zero3_linear_saves_the_input_of_frozen_linears)
+{
+    /* LoRA on q_proj/v_proj of Llama-2-7B in bf16, on two GPUs. DeepSpeed
+     * ZeRO-3 runs every nn.Linear through LinearFunctionForZeroStage3, which
+     * saves its input although the base weight is frozen; FSDP shards the
+     * same way but keeps torch's linear, which saves only the weight view a
+     * frozen linear needs for grad_input. q/k/v share their input with the
+     * saved LoRA A input, so per layer ZeRO-3 keeps o_proj's input (h),
+     * gate/up's input (h) and down_proj's input (ffn) in addition. */
+    fixture f;
+    setup(&f, "llama-2-7b", "bf16");
+    layout(&f, 2, 1, 1, 0);
+    f.c.v.framework = VX_FW_DEEPSPEED;
+    f.c.v.finetune = VX_FT_LORA;
+    strcpy(f.c.v.lora_targets, "q_proj,v_proj");
+    f.c.v.batch_size = 2, f.c.v.seq_len = 512;
+    uint64_t per[2];
+    for (int i = 0; i < 2; i++) {
+        f.c.v.zero_stage = i ? 0 : 3;
+        f.c.v.fsdp = i ? VX_FSDP_FULL_SHARD : VX_FSDP_NONE;
+        ready(&f);
+        vx_shard sh;
+        cr_assert_eq(vx_shard_resolve(&f.x, -1, &sh), VRAMEST_OK);
+        cr_assert_eq(vx_shard_zero3_linear(&f.x, &sh), !i);
+        struct vramest_result *r = NULL;
+        cr_assert_eq(vramest_estimate(f.m, f.p, &f.c, &r), VRAMEST_OK, "%s", vramest_last_error_message());
+        per[i] = fwd_growth_per_layer(r, 16, 31);
+        vramest_result_free(r);
+    }
+    uint64_t N = 2 * 512;
+    cr_assert_eq(per[0] - per[1], N * (2 * 4096 + 11008) * 2, "ZeRO-3 %llu, FSDP %llu per layer",
+                 (unsigned long long)per[0], (unsigned long long)per[1]);
+    /* Not for ZeRO-1/2 (no parameter partitioning) nor Megatron. */
+    f.c.v.fsdp = VX_FSDP_NONE, f.c.v.zero_stage = 2;
+    ready(&f);
+    vx_shard sh;
+    cr_assert_eq(vx_shard_resolve(&f.x, -1, &sh), VRAMEST_OK);
+    cr_assert_not(vx_shard_zero3_linear(&f.x, &sh));
+    f.c.v.zero_stage = 3, f.c.v.framework = VX_FW_MEGATRON;
+    ready(&f);
+    cr_assert_eq(vx_shard_resolve(&f.x, -1, &sh), VRAMEST_OK);
+    cr_assert_not(vx_shard_zero3_linear(&f.x, &sh));
+    teardown(&f);
+}
+
 Test(buffers, ddp_buckets_and_zero_reduce_buckets)
 {
     fixture f;
@@ -394,9 +454,59 @@ Test(buffers, ddp_buckets_and_zero_reduce_buckets)
     f.c.v.overlap_comm = VX_OVERLAP_ON;
     vx_parallel_buffers(&f.x, &sh, UINT64_MAX, &b);
     cr_assert_eq(b.grads_bwd, 500000000ull * 2 * 2);
+    /* ZeRO-3's __ipg_bucket_flat_buffer is allocated with the optimizer and
+     * lives through the whole step, forward included, never doubled. */
+    f.c.v.zero_stage = 3;
+    ready(&f);
+    cr_assert_eq(vx_shard_resolve(&f.x, -1, &sh), VRAMEST_OK);
+    vx_parallel_buffers(&f.x, &sh, UINT64_MAX, &b);
+    cr_assert_eq(b.grads_persistent, 500000000ull * 2);
+    cr_assert_eq(b.grads_bwd, 0);
     f.c.v.nccl_mib = 100;
     vx_parallel_buffers(&f.x, &sh, UINT64_MAX, &b);
     cr_assert_eq(b.nccl, 100 * VX_MIB);
+    teardown(&f);
+}
+
+Test(buffers, zero3_max_reuse_distance_keeps_the_last_layers_gathered)
+{
+    /* Llama-2-7B in bf16 on 8 GPUs under ZeRO-3: the untied head holds
+     * H = 32000*4096 elements. A module whose next use (its backward) lies
+     * within max_reuse_distance D elements of trace stays gathered; between a
+     * layer's forward and backward lie the layers after it twice and the head
+     * twice, so (D - 2H)/2 elements of the last layers stay, plus the head:
+     * D/2 in all with DeepSpeed's default D = 1e9. */
+    fixture f;
+    setup(&f, "llama-2-7b", "bf16");
+    layout(&f, 8, 1, 1, 0);
+    f.c.v.framework = VX_FW_DEEPSPEED;
+    f.c.v.zero_stage = 3;
+    ready(&f);
+    vx_shard sh;
+    cr_assert_eq(vx_shard_resolve(&f.x, -1, &sh), VRAMEST_OK);
+    vx_par_buffers b;
+    vx_parallel_buffers(&f.x, &sh, UINT64_MAX, &b);
+    uint64_t H = 32000ull * 4096, layer = 0;
+    vx_shard_largest(&f.x, &sh, &layer, NULL);
+    cr_assert_eq(f.c.v.max_reuse_distance, 1000000000);
+    cr_assert_eq(b.weights_fwd, 2 * (H + (1000000000ull - 2 * H) / 2));
+    cr_assert_eq(b.weights_bwd, b.weights_fwd);
+    /* D below 2H: only the head turns around gathered; the current layer
+     * and the prefetch bucket are the larger set. D = 0: no reuse. */
+    for (int64_t D = 0; D <= 200000000; D += 200000000) {
+        f.c.v.max_reuse_distance = D;
+        vx_parallel_buffers(&f.x, &sh, UINT64_MAX, &b);
+        cr_assert_eq(b.weights_fwd, 2 * (layer + 50000000), "D %lld", (long long)D);
+    }
+    /* D beyond twice the model: every layer stays gathered (and the head). */
+    f.c.v.max_reuse_distance = 100000000000;
+    vx_parallel_buffers(&f.x, &sh, UINT64_MAX, &b);
+    uint64_t body = 32 * layer;
+    cr_assert_eq(b.weights_fwd, 2 * (H + body));
+    /* Inference has no backward to reuse a parameter in. */
+    f.c.v.mode = VX_MODE_INFER;
+    vx_parallel_buffers(&f.x, &sh, UINT64_MAX, &b);
+    cr_assert_eq(b.weights_fwd, 2 * (layer + 50000000));
     teardown(&f);
 }
 

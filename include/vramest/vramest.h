@@ -333,6 +333,7 @@ typedef enum vramest_option {
     VRAMEST_CFG_DEVICE_MAP = 3126,             /**< "device_map" (enum: none, auto, balanced, balanced_low_0, sequential) */
     VRAMEST_CFG_MAX_MEMORY = 3127,             /**< "max_memory" (string: per-device budgets, "0:10GiB,1:10GiB,cpu:30GiB") */
     VRAMEST_CFG_PP_SPLIT = 3128,               /**< "pp_split" (enum: balanced, uniform: decoder layers per pipeline stage) */
+    VRAMEST_CFG_MAX_REUSE_DISTANCE = 3129,     /**< "max_reuse_distance" (ZeRO-3 stage3_max_reuse_distance, elements) */
 
     /* ---- config: device (3200-3299) ---- */
     VRAMEST_CFG_DEVICE = 3200,                 /**< "device" (string: GPU preset name; "" = none) */

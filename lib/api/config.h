@@ -52,6 +52,7 @@ typedef struct vx_config_values {
     int64_t device_map;
     char max_memory[VX_STR_MAX];
     int64_t pp_split;
+    int64_t max_reuse_distance;
     /* Not an option: the GPU preset `device` names (index into vx_gpus, -1
      * none), resolved when `device` is set so estimates never search names. */
     int64_t gpu_index;

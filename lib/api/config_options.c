@@ -124,6 +124,10 @@ const vx_option_def vx_config_options[] = {
         true, "DeepSpeed ZeRO-3 stage3_prefetch_bucket_size (elements; HF 'auto' = 0.9*hidden^2)"),
     I64(VRAMEST_CFG_MAX_LIVE_PARAMETERS, "max_live_parameters", "parallel", 0, 1e13, 1000000000, max_live_parameters,
         true, "DeepSpeed ZeRO-3 stage3_max_live_parameters (elements gathered at once)"),
+    I64(VRAMEST_CFG_MAX_REUSE_DISTANCE, "max_reuse_distance", "parallel", 0, 1e13, 1000000000, max_reuse_distance,
+        true,
+        "DeepSpeed ZeRO-3 stage3_max_reuse_distance (elements): a gathered parameter used again within this many "
+        "elements of the module trace is not released (keeps the last layers gathered from forward to backward)"),
     I64(VRAMEST_CFG_PARAM_PERSISTENCE_THRESHOLD, "param_persistence_threshold", "parallel", 0, 1e12, 100000,
         param_persistence_threshold, true,
         "DeepSpeed ZeRO-3 stage3_param_persistence_threshold: smaller parameters stay whole on every rank"),

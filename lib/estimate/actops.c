@@ -186,7 +186,10 @@ static int base_linear(vx_ab *a, int x, const vx_lin *L, uint64_t rows, int *out
         oeb = vx_op_eb(a, x) > L->wbytes ? vx_op_eb(a, x) : L->wbytes;
     }
     int y = vx_op_new(a, vx_sat_mul(rows, (uint64_t)L->out), oeb, rx || tr);
-    int save_x = tr || (L->quant == VX_LQ_INT8 && rx);
+    /* DeepSpeed ZeRO-3's LinearFunctionForZeroStage3 saves its input for
+     * any graph (needs_input_grad is only checked in backward); under
+     * autocast and for quantized layers torch's own saves are kept. */
+    int save_x = tr || (L->quant == VX_LQ_INT8 && rx) || (c->zero3_linear && rx && !amp && L->quant == VX_LQ_NONE);
     vx_node_spec ns = {.in = {(int16_t)xin, -1, -1}, .nin = 1, .out = {(int16_t)y, -1}, .nout = 1,
                        .sv = {(int16_t)(save_x ? xin : -1), (int16_t)(rx ? wc : -1), -1, -1, -1}, .nsv = 2,
                        .wg = wg, .wcat = L->wcat, .wtmp = wtmp, .tmp = tmp};

@@ -759,6 +759,11 @@ void vx_shard_largest(const vx_ctx *x, const vx_shard *sh, uint64_t *layer_elems
     if (module_elems) *module_elems = module;
 }
 
+int vx_shard_zero3_linear(const vx_ctx *x, const vx_shard *sh)
+{
+    return sh->zero_stage >= 3 && sh->fsdp == VX_FSDP_NONE && x->cv->framework != VX_FW_MEGATRON;
+}
+
 uint64_t vx_nccl_bytes(const vx_ctx *x, const vx_shard *sh)
 {
     if (x->cv->nccl_mib >= 0) return (uint64_t)(x->cv->nccl_mib * (double)VX_MIB);
@@ -787,17 +792,23 @@ void vx_parallel_buffers(const vx_ctx *x, const vx_shard *sh, uint64_t trainable
     unsigned pb = dsize(x->rp.param_dtype, 2), gb = dsize(x->rp.grad_dtype, pb), ab = dsize(x->rp.compute_dtype, 2);
     uint64_t g = sh->shard_group > 1 ? (uint64_t)sh->shard_group : 1;
 
-    /* Parameters on this rank after TP/PP/EP, and the largest units. */
-    uint64_t params = 0, small = 0;
+    /* Parameters on this rank after TP/PP/EP, and the largest units; the
+     * layers' parameters (`body`) and the output head's (`head`, the
+     * embedding matrix when tied). */
+    uint64_t params = 0, small = 0, body = 0, head = 0, embed = 0;
     vx_tensor_iter it;
     vx_tensor_iter_init(&it, x);
     for (const vx_tensor *t; (t = vx_tensor_iter_next(&it));) {
         uint64_t e = vx_shard_tensor_elems(sh, x, t);
         params = vx_sat_add(params, e);
+        if (t->part != VX_PART_GLOBAL) body = vx_sat_add(body, e);
+        else if (VX_ROLE_IS_HEAD(t->role)) head = vx_sat_add(head, e);
+        else if (t->role == VX_ROLE_EMBED) embed = vx_sat_add(embed, e);
         uint64_t per = (uint64_t)(t->rows > 0 ? t->rows : 0) * (uint64_t)(t->cols > 0 ? t->cols : 1);
         if (per < (uint64_t)c->param_persistence_threshold) small = vx_sat_add(small, e);
     }
     if (trainable == UINT64_MAX || trainable > params) trainable = params;
+    if (!head && s->tied && sh->last_stage) head = embed; /* a tied head has no tensor of its own */
     uint64_t layer = 0, module = 0;
     vx_shard_largest(x, sh, &layer, &module);
     uint64_t root = 0; /* FSDP root unit: everything outside the decoder layers */
@@ -840,13 +851,31 @@ void vx_parallel_buffers(const vx_ctx *x, const vx_shard *sh, uint64_t trainable
             o->weights_persistent = vx_sat_mul(small - small / g, pb);
             uint64_t live = vx_sat_add(layer, vx_min_u64((uint64_t)c->prefetch_bucket_size, layer));
             live = vx_max_u64(vx_min_u64(live, (uint64_t)c->max_live_parameters), vx_max_u64(layer, module));
+            if (train) {
+                /* max_reuse_distance D (partitioned_param_coordinator.py,
+                 * __params_to_release): after a module runs, the trace is
+                 * walked forward until D elements of parameters were passed;
+                 * parameters met again on the way are not released. A
+                 * layer's next use is its backward: between the two lie the
+                 * modules after it (S), the head forward and backward (2H)
+                 * and S again, so the modules with 2S + 2H < D (a suffix of
+                 * the layers, (D - 2H) / 2 elements) stay gathered from
+                 * forward to backward, and so does the head itself. The
+                 * release ignores max_live_parameters. */
+                uint64_t D = (uint64_t)c->max_reuse_distance, twoh = vx_sat_mul(head, 2);
+                uint64_t kept = D > twoh ? vx_min_u64(body, (D - twoh) / 2) : 0;
+                live = vx_max_u64(live, vx_sat_add(head, kept));
+            }
             o->weights_fwd = vx_sat_mul(live, pb);
             o->weights_bwd = o->weights_fwd;
         }
         if (train && trainable) {
             /* __ipg_bucket_flat_buffer: reduce_bucket_size elements of the
-             * model dtype, allocated whole with contiguous_gradients. */
-            o->grads_bwd = vx_sat_mul(rbucket, pb);
+             * model dtype, allocated whole with contiguous_gradients when the
+             * optimizer is built (stage3.py _setup_for_real_optimizer) and
+             * kept for the optimizer's life: it exists through the whole
+             * step, forward included (ZeRO-1/2 allocate theirs in backward). */
+            o->grads_persistent = vx_sat_mul(rbucket, pb);
             /* fp32 gradient buffer of the largest optimizer sub-group, on the
              * GPU unless the optimizer is offloaded. */
             if (!sh->offload_optimizer)

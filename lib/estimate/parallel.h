@@ -94,6 +94,14 @@ typedef struct vx_par_buffers {
 /* `trainable_elems`: parameters with gradients on this rank after TP/PP,
  * before ZeRO (UINT64_MAX: every parameter). */
 void vx_parallel_buffers(const vx_ctx *x, const vx_shard *sh, uint64_t trainable_elems, vx_par_buffers *out) VX_HIDDEN;
+/* DeepSpeed ZeRO-3 on this rank (not FSDP, not Megatron): every nn.Linear
+ * runs DeepSpeed's LinearFunctionForZeroStage3 (deepspeed/runtime/zero/
+ * linear.py), which zero.Init installs as torch.nn.functional.linear and
+ * never restores. Its forward saves (input, weight, bias) whenever a graph
+ * is built, so a frozen linear keeps its input for backward, and the
+ * gathered weight is the released parameter itself, not a view that would
+ * keep the gathered storage alive. */
+int vx_shard_zero3_linear(const vx_ctx *x, const vx_shard *sh) VX_HIDDEN;
 /* NCCL communicator bytes per rank (nccl_mib, or the default estimate). */
 uint64_t vx_nccl_bytes(const vx_ctx *x, const vx_shard *sh) VX_HIDDEN;
 /* Parameters of the largest decoder layer on this rank (after TP/EP), and of

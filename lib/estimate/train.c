@@ -197,6 +197,7 @@ static void build_cfg(const vx_ctx *x, const vx_shard *sh, const vx_train_knobs 
     c->qlora = tm->finetune == VX_FT_QLORA;
     c->tp = (int)tp;
     c->rg_stream = 1;
+    c->zero3_linear = vx_shard_zero3_linear(x, sh);
     int want = (int)cv->attention;
     if (eager_only(fam) || want == VX_ATTN_EAGER || k->cpu) c->attn = VX_KERN_EAGER;
     else if (want == VX_ATTN_FLASH) c->attn = VX_KERN_FLASH2;

@@ -244,6 +244,8 @@ typedef struct vx_act_cfg {
     int qlora;             /* prepare_model_for_kbit_training: fp32 norms/embeddings */
     int tp;                /* tensor-parallel size */
     int rg_stream;         /* the residual stream requires grad entering the layer */
+    int zero3_linear;      /* nn.Linear is DeepSpeed's LinearFunctionForZeroStage3: saves its input
+                              whenever a graph is built, frozen or not (vx_shard_zero3_linear) */
 } vx_act_cfg;
 
 /* Results of running one program (a layer class, the embeddings, the head). */
