@@ -102,3 +102,35 @@ Test(progcache, compiled_equals_replay_every_preset)
     cr_log_info("%d estimates, %u programs cached, %u compiled", ran, entries, compiled);
     cr_assert_gt(compiled * 10, entries * 8, "%u of %u programs compiled", compiled, entries);
 }
+
+/* A job estimated again takes the compiled path for every program: the
+ * embeddings, the head and the layer(s) - none is left replaying because
+ * another structure keeps evicting it from the seen-set. */
+Test(progcache, a_repeated_job_compiles_every_program)
+{
+    int checked = 0;
+    for (uint32_t i = 0; i < vramest_preset_count(); i++) {
+        char spec[512];
+        snprintf(spec, sizeof spec,
+                 "{\"model\":\"%s\",\"precision\":\"bf16\",\"workload\":{\"mode\":\"train\",\"batch_size\":4,"
+                 "\"seq_len\":512,\"finetune\":\"lora\"}}",
+                 vramest_preset_name(i));
+        vramest_model *m = NULL;
+        vramest_precision *p = NULL;
+        vramest_config *c = NULL;
+        if (vramest_spec_parse(spec, strlen(spec), &m, &p, &c) != VRAMEST_OK) continue;
+        int rc;
+        for (int k = 0; k < 3; k++) free(plan_of(m, p, c, &rc));
+        unsigned ne, nc;
+        vx_pcache_stats(m->pcache, &ne, &nc);
+        if (rc == VRAMEST_OK) {
+            cr_assert_geq(ne, 3, "%s: %u programs cached", vramest_preset_name(i), ne);
+            cr_assert_eq(nc, ne, "%s: %u of %u programs compiled", vramest_preset_name(i), nc, ne);
+            checked++;
+        }
+        vramest_model_free(m);
+        vramest_precision_free(p);
+        vramest_config_free(c);
+    }
+    cr_assert_gt(checked, 40, "only %d presets checked", checked);
+}

@@ -251,6 +251,11 @@ static void span_cats(const vx_cprog *cp, vx_span sp, const uint64_t *val, uint6
 
 static void best_of(const vx_cprog *cp, int kind, const uint64_t *val, uint64_t *peak, uint64_t pk[VX_TC_N])
 {
+    if (cp->ncand[kind] == 1) {
+        span_cats(cp, cp->cand[kind][0], val, pk);
+        *peak = pk[0] + pk[1] + pk[2] + pk[3] + pk[4];
+        return;
+    }
     uint64_t best = 0;
     int bi = -1;
     for (int i = 0; i < cp->ncand[kind]; i++) {
@@ -443,12 +448,18 @@ static vx_cprog *compile(const vx_prog_call *pc)
         }
     }
     /* Forward lists: the tape's peak starts at 0 and only a strictly larger
-     * total replaces it, so an empty candidate goes first. */
+     * total replaces it, so an empty candidate goes first - unless the first
+     * real one is always positive. */
     for (int kind = PK_F; kind <= PK_FN; kind++) {
         vec zero;
         memset(zero, 0, sizeof zero);
         int n = sc->ncand[kind];
         if (n >= VX_PC_CANDS) goto done;
+        if (n > 0) {
+            int32_t t0[VX_PC_SLOTS];
+            tot_of(sc->cand[kind][0], cp->nslot, t0);
+            if (always_ge(cp, t0, cp->nslot, 1)) continue;
+        }
         memmove(sc->cand[kind][1], sc->cand[kind][0], (size_t)n * sizeof(vec));
         memcpy(sc->cand[kind][0], zero, sizeof zero);
         sc->ncand[kind] = n + 1;
@@ -517,7 +528,7 @@ struct vx_pcache {
     _Atomic uint32_t n, ns;
     vx_pentry *e[VX_PC_ENTRIES];
     vx_sentry *se[VX_PC_ENTRIES];
-    _Atomic uint64_t seen[VX_PC_SEEN]; /* key hashes; a lost race only delays a compile */
+    _Atomic uint64_t seen[VX_PC_SEEN]; /* key hashes, buckets of 4; a lost race only delays a compile */
 };
 
 vx_pcache *vx_pcache_new(void)
@@ -633,6 +644,23 @@ static const vx_pentry *lookup(vx_pcache *pc, uint32_t n, const vx_prog_call *ca
     return NULL;
 }
 
+/* Whether the key hash was seen before; if not, remember it. Buckets of
+ * four: a new hash takes a free place, or a pseudo-random one when the
+ * bucket is full, so two structures rarely keep evicting each other. */
+static int seen_before(vx_pcache *cache, uint64_t h)
+{
+    _Atomic uint64_t *b = &cache->seen[(h % (VX_PC_SEEN / 4)) * 4];
+    for (int i = 0; i < 4; i++)
+        if (atomic_load_explicit(&b[i], memory_order_relaxed) == h) return 1;
+    for (int i = 0; i < 4; i++) {
+        uint64_t zero = 0;
+        if (atomic_compare_exchange_strong_explicit(&b[i], &zero, h, memory_order_relaxed, memory_order_relaxed))
+            return 0;
+    }
+    atomic_store_explicit(&b[(h >> 40) % 4], h, memory_order_relaxed);
+    return 0;
+}
+
 int vx_prog_eval(vx_pcache *cache, const vx_prog_call *pc, vx_prog *out)
 {
     if (!cache) return vx_prog_run(pc, NULL, out);
@@ -642,11 +670,7 @@ int vx_prog_eval(vx_pcache *cache, const vx_prog_call *pc, vx_prog *out)
         vx_pkey k;
         make_key(pc, &k);
         uint64_t h = key_hash(&k);
-        _Atomic uint64_t *seen = &cache->seen[h % VX_PC_SEEN];
-        if (atomic_load_explicit(seen, memory_order_relaxed) != h) {
-            atomic_store_explicit(seen, h, memory_order_relaxed);
-            return vx_prog_run(pc, NULL, out);
-        }
+        if (!seen_before(cache, h)) return vx_prog_run(pc, NULL, out);
         pthread_mutex_lock(&cache->mu);
         uint32_t n2 = atomic_load_explicit(&cache->n, memory_order_relaxed);
         e = lookup(cache, n2, pc);
