@@ -30,7 +30,7 @@ static void timeline(struct vramest_result *r, int phase, const char *label, uin
     p->phase = (uint8_t)phase;
     p->layer = -1;
     p->allocated = allocated;
-    vx_strlcpy(p->label, label, sizeof p->label);
+    p->label = label;
 }
 
 /* The prompt's cache right after prefill. GPT-2 / GPT-BigCode cache views

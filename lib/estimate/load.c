@@ -27,7 +27,7 @@ static void timeline(struct vramest_result *r, const char *label, uint64_t alloc
     p->phase = VRAMEST_PHASE_LOAD;
     p->layer = -1;
     p->allocated = allocated;
-    vx_strlcpy(p->label, label, sizeof p->label);
+    p->label = label;
 }
 
 /* One rank: with tensor/pipeline parallelism or a device_map placement each

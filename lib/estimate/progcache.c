@@ -293,7 +293,7 @@ static int cprog_eval(const vx_cprog *cp, uint64_t b, uint64_t s, vx_prog *out)
             val[k] = (raw + cp->rmask) & ~cp->rmask;
         }
     }
-    memset(out, 0, sizeof *out);
+    /* every field of *out is written below */
     out->x_bytes = cp->xslot >= 0 ? val[cp->xslot] : 0;
     best_of(cp, PK_F, val, &out->fwd_peak, out->fwd_pk);
     best_of(cp, PK_FN, val, &out->fwd_ns_peak, out->fwd_ns_pk);

@@ -187,7 +187,7 @@ int vx_serving_llamacpp(vx_ctx *x, const vx_shard *sh)
         p->phase = VRAMEST_PHASE_PREFILL;
         p->layer = -1;
         p->allocated = vx_sat_add(vx_sat_add(w_gpu, kv_gpu), vx_sat_add(c_gpu, scratch));
-        vx_strlcpy(p->label, "context created", sizeof p->label);
+        p->label = "context created";
     }
     return VRAMEST_OK;
 }

@@ -208,7 +208,7 @@ int vx_serving_vllm(vx_ctx *x, const vx_shard *sh)
         p->phase = VRAMEST_PHASE_PREFILL;
         p->layer = -1;
         p->allocated = vx_sat_add(vx_sat_add(w, act), cublas);
-        vx_strlcpy(p->label, "profile run", sizeof p->label);
+        p->label = "profile run";
     }
     return VRAMEST_OK;
 }

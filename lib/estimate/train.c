@@ -92,7 +92,7 @@ static void point(vx_step *st, const vx_mem *m, int phase, int layer, const char
         p->phase = (uint8_t)phase;
         p->layer = layer;
         p->allocated = t;
-        vx_strlcpy(p->label, label, sizeof p->label);
+        p->label = label;
     }
 }
 

@@ -20,7 +20,7 @@ typedef struct vx_timeline_point {
     uint8_t phase;     /* vramest_phase */
     int32_t layer;     /* layer index within the phase, -1 for whole-phase points */
     uint64_t allocated;/* live allocated bytes at this point */
-    char label[32];
+    const char *label; /* a string literal: static storage, never copied */
 } vx_timeline_point;
 
 /* Per-rank-group breakdown (pipeline stages differ). */
