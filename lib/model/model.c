@@ -81,6 +81,11 @@ int vx_model_rebuild(struct vramest_model *m)
         m->status_msg[0] = '\0';
     }
     m->status = rc;
+    m->default_head_total = m->default_head_active = 0;
+    if (rc == VRAMEST_OK) {
+        uint64_t act = 0, tot = vx_params_for_head(m, VX_HEAD_AUTO, 0, &act);
+        m->default_head_total = tot, m->default_head_active = act;
+    }
 
     if (saved[0])
         vx_fail(VRAMEST_OK, "%s", saved);
@@ -344,6 +349,12 @@ uint64_t vx_params_for_head(const struct vramest_model *m, int head, int64_t num
     if (active) *active = 0;
     if (m->status != VRAMEST_OK) return 0;
     const vx_shape *s = &m->shape;
+    /* The default head, computed at rebuild (then both totals are set). */
+    if ((head == VX_HEAD_AUTO || head == s->default_head) && (num_labels <= 0 || num_labels == s->num_labels) &&
+        m->default_head_total) {
+        if (active) *active = m->default_head_active;
+        return m->default_head_total;
+    }
     vx_tensor t[VX_HEAD_MAX_TENSORS];
     size_t n = 0;
     if (vx_head_tensors(s, head, num_labels, t, VX_ARRAY_LEN(t), &n) != VRAMEST_OK) return 0;

@@ -133,6 +133,9 @@ struct vramest_model {
      * filled by estimates (thread-safe), emptied by every rebuild; NULL when
      * it could not be allocated (estimates then replay the programs). */
     struct vx_pcache *pcache;
+    /* vx_params_for_head() of the default head and num_labels, at rebuild
+     * (every estimate asks for it). */
+    uint64_t default_head_total, default_head_active;
 };
 
 /* Rebuild shape + inventory from the options (and file tensors). Sets
