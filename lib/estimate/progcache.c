@@ -626,13 +626,15 @@ static int entry_matches(const vx_pentry *e, const vx_prog_call *pc)
                                 : pc->kind == VX_PK_HEAD &&
                                       (k->upcast != pc->upcast || k->shift != pc->shift || k->held != pc->held))
         return 0;
+    /* Static entries live as long as the program entries: equal pointers
+     * are equal contents; two static entries count as different. */
+    int by_ident = pc->stable && e->ident;
+    if (by_ident && e->ident != ident_of(pc)) return 0;
     if (ec->skv != c->skv - (int64_t)c->s || ec->s_enc != c->s_enc - (int64_t)c->s) return 0;
     if (memcmp(&ec->h, &c->h, offsetof(vx_act_cfg, skv) - offsetof(vx_act_cfg, h)) ||
         memcmp(&ec->style, &c->style, sizeof *c - offsetof(vx_act_cfg, style)))
         return 0;
-    /* Static entries live as long as the program entries: equal pointers
-     * are equal contents; two static entries count as different. */
-    if (pc->stable && e->ident) return e->ident == ident_of(pc);
+    if (by_ident) return 1;
     if (pc->kind == VX_PK_LAYER) return !memcmp(&e->part, pc->part, sizeof e->part);
     return !memcmp(&e->tm, pc->tm, sizeof e->tm);
 }
