@@ -61,6 +61,11 @@ static const char *const variants[] = {
     "{\"precision\":\"mixed_bf16\",\"workload\":{\"optimizer\":\"adamw\"},\"parallel\":{\"gpus\":8,\"zero_stage\":3}}",
     "{\"precision\":\"bf16\",\"workload\":{\"finetune\":\"freeze\",\"trainable_layers\":2},\"runtime\":{\"framework\":"
     "\"pytorch\"}}",
+    "{\"precision\":\"bf16\",\"workload\":{\"finetune\":\"prefix\",\"prefix_len\":30,\"attention\":\"sdpa\"}}",
+    "{\"precision\":\"mixed_bf16\",\"workload\":{\"optimizer\":\"adamw\",\"gradient_checkpointing\":\"full\"},"
+    "\"parallel\":{\"gpus\":8,\"pp\":4,\"dp\":2}}",
+    "{\"precision\":\"bf16\",\"workload\":{\"optimizer\":\"adamw\"},\"parallel\":{\"gpus\":4,\"tp\":2,\"dp\":2,"
+    "\"sequence_parallel\":true},\"runtime\":{\"framework\":\"megatron\"}}",
 };
 
 static const int64_t sizes[][2] = {{4, 2048}, {5, 2048}, {1, 2048}, {2, 2048}, {3, 1000}, {7, 1128}, {2, 1},
