@@ -208,3 +208,49 @@ Test(train, the_plan_names_the_peak_and_a_timeline)
     free(buf);
     vramest_result_free(r);
 }
+
+/* optimizer_in_backward (torchtune optimizer_in_bwd): the gradients never
+ * exist as a set - none at the peak, the peak lower by about their size -
+ * and the settings it cannot work with are refused. */
+Test(train, optimizer_in_backward_has_no_gradient_set)
+{
+    vramest_result *a = NULL, *b = NULL;
+    cr_assert_eq(est(LLAMA, "bf16", "\"batch_size\":1,\"seq_len\":512,\"optimizer\":\"adamw\"", &a), VRAMEST_OK);
+    cr_assert_eq(est(LLAMA, "bf16",
+                     "\"batch_size\":1,\"seq_len\":512,\"optimizer\":\"adamw\",\"optimizer_in_backward\":true", &b),
+                 VRAMEST_OK, "%s", vramest_last_error_message());
+    uint64_t grads = cat(a, VRAMEST_CAT_GRADIENTS);
+    cr_assert_gt(grads, (uint64_t)2 << 30, "bf16 gradients of a 1.2B model: %llu", (unsigned long long)grads);
+    cr_assert_eq(cat(b, VRAMEST_CAT_GRADIENTS) < grads / 4, 1, "gradients at the peak: %llu",
+                 (unsigned long long)cat(b, VRAMEST_CAT_GRADIENTS));
+    uint64_t pa = val(a, VRAMEST_VAL_PEAK_ALLOCATED), pb = val(b, VRAMEST_VAL_PEAK_ALLOCATED);
+    cr_assert_lt(pb, pa - grads / 2, "peak %llu with vs %llu without", (unsigned long long)pb, (unsigned long long)pa);
+    cr_assert_eq(cat(b, VRAMEST_CAT_OPTIMIZER_STATES), cat(a, VRAMEST_CAT_OPTIMIZER_STATES));
+    vramest_result_free(a);
+    vramest_result_free(b);
+
+    static const char *const bad[] = {
+        "\"optimizer_in_backward\":true,\"grad_accum_steps\":4",
+        "\"optimizer_in_backward\":true,\"optimizer\":\"none\"",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        vramest_result *r = NULL;
+        cr_assert_eq(est(LLAMA, "bf16", bad[i], &r), VRAMEST_E_CONFLICT, "%s", bad[i]);
+        cr_assert(strstr(vramest_last_error_message(), "optimizer_in_backward"), "%s", vramest_last_error_message());
+    }
+    char spec[1024];
+    snprintf(spec, sizeof spec,
+             "{\"model\":{\"arch\":%s},\"precision\":\"bf16\",\"workload\":{\"mode\":\"train\","
+             "\"optimizer_in_backward\":true},\"parallel\":{\"gpus\":8,\"zero_stage\":2}}",
+             LLAMA);
+    vramest_model *m = NULL;
+    vramest_precision *p = NULL;
+    vramest_config *c = NULL;
+    cr_assert_eq(vramest_spec_parse(spec, strlen(spec), &m, &p, &c), VRAMEST_OK);
+    vramest_result *r = NULL;
+    cr_assert_eq(vramest_estimate(m, p, c, &r), VRAMEST_E_CONFLICT);
+    cr_assert(strstr(vramest_last_error_message(), "zero_stage"), "%s", vramest_last_error_message());
+    vramest_model_free(m);
+    vramest_precision_free(p);
+    vramest_config_free(c);
+}

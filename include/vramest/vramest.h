@@ -306,6 +306,7 @@ typedef enum vramest_option {
     VRAMEST_CFG_LORA_DROPOUT = 3017,           /**< "lora_dropout" */
     VRAMEST_CFG_PREFIX_LEN = 3018,             /**< "prefix_len" (prefix tuning virtual tokens) */
     VRAMEST_CFG_TRAINABLE_LAYERS = 3019,       /**< "trainable_layers" (finetune=freeze: last N layers train) */
+    VRAMEST_CFG_OPTIMIZER_IN_BACKWARD = 3020,  /**< "optimizer_in_backward" (bool: each parameter stepped as its gradient arrives) @since 1.0 */
 
     /* ---- config: parallel (3100-3199) ---- */
     VRAMEST_CFG_GPUS = 3100,                   /**< "gpus" (world size) */

@@ -93,6 +93,9 @@ const vx_option_def vx_config_options[] = {
         "prefix tuning: virtual tokens per layer"),
     I64(VRAMEST_CFG_TRAINABLE_LAYERS, "trainable_layers", "workload", 0, 1048576, 0, trainable_layers, true,
         "finetune=freeze: how many of the last layers train"),
+    BOOL(VRAMEST_CFG_OPTIMIZER_IN_BACKWARD, "optimizer_in_backward", "workload", 0, optimizer_in_backward, true,
+         "step each parameter inside backward as its gradient arrives and free the gradient (torchtune "
+         "optimizer_in_bwd, PyTorch _apply_optimizer_in_backward): no full set of gradients; needs grad_accum_steps 1"),
 
     I64(VRAMEST_CFG_GPUS, "gpus", "parallel", 1, 1e7, 1, gpus, true, "world size (GPUs in the job)"),
     I64(VRAMEST_CFG_TP, "tp", "parallel", 1, 65536, 1, tp, true, "tensor-parallel size"),

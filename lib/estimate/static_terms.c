@@ -322,6 +322,9 @@ int vx_train_static(vx_ctx *x, const vx_shard *sh, const vx_train_knobs *k, vx_t
      * without weight decay), a plain loop one. */
     uint64_t group = vx_sat_add(decay_bytes, nodecay_bytes);
     if (cv->framework == VX_FW_HF_TRAINER) group = decay_bytes > nodecay_bytes ? decay_bytes : nodecay_bytes;
+    /* In backward, one optimizer per parameter: each group is one tensor. */
+    if (cv->optimizer_in_backward) group = largest;
+    tm->largest_grad = vx_sat_mul(largest_elems, gb);
     int lowp = rp->param_dtype != VRAMEST_DTYPE_FP32;
     tm->opt_tmp = opt == VX_OPT_NONE ? 0
                                      : vx_opt_step_temp(opt, tm->opt_impl, group / (uint64_t)ds, largest,

@@ -492,6 +492,13 @@ static int train_rank(vx_ctx *x, const vx_shard *sh)
     }
     add_cat(&base, VRAMEST_CAT_WORKSPACE, pb.a2a);
     uint64_t G = grads_on_gpu ? tm->grads : 0, AG = tm->adapter_g;
+    /* optimizer_in_backward: a post-accumulate-grad hook steps each
+     * parameter and frees its gradient at once (ga is 1, no sharding:
+     * vx_config_check), so no full set of gradients ever exists; each is a
+     * transient of its own backward node, as when summing into existing
+     * gradients. */
+    int in_bwd = cv->optimizer_in_backward && opt != VX_OPT_NONE;
+    if (in_bwd) G = AG = 0;
 
     /* Tensors the model holds through the forward (not saved): the eager 4-D
      * causal mask (b,1,s,s) - (s,s) when no attention_mask is passed. */
@@ -550,9 +557,9 @@ static int train_rank(vx_ctx *x, const vx_shard *sh)
     bb.c[VRAMEST_CAT_WEIGHTS] = vx_sat_add(bb.c[VRAMEST_CAT_WEIGHTS], pb.weights_bwd);
     add_cat(&bb, VRAMEST_CAT_GRADIENTS, pb.grads_bwd);
     if (pb.grads_accum && later) add_cat(&bb, VRAMEST_CAT_GRADIENTS, pb.grads_accum);
-    if (sharded_grads) {
+    if (sharded_grads || in_bwd) {
         /* Sharded gradient partitions exist from the start; the full-size
-         * gradients are reduced away as they appear. */
+         * gradients are reduced away (or stepped and freed) as they appear. */
         backward(&st, &bb, first ? &emb_k : NULL, stk, nstk, last ? &head_k : NULL, bwd_extra, G, AG, 0, 1);
     } else if (later) {
         if (ga > 1 && !grads_always) {
@@ -572,6 +579,8 @@ static int train_rank(vx_ctx *x, const vx_shard *sh)
         vx_mem om = base;
         add_cat(&om, VRAMEST_CAT_GRADIENTS, G);
         add_cat(&om, VRAMEST_CAT_ADAPTER, AG);
+        /* in backward: the largest parameter's step, its gradient alive */
+        if (in_bwd) add_cat(&om, VRAMEST_CAT_GRADIENTS, tm->largest_grad);
         if (pb.grads_accum && later) add_cat(&om, VRAMEST_CAT_GRADIENTS, pb.grads_accum);
         if (odev == VRAMEST_DEV_GPU) add_cat(&om, VRAMEST_CAT_WORKSPACE, tm->opt_tmp);
         add_cat(&om, VRAMEST_CAT_WORKSPACE, pb.step);

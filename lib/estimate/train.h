@@ -103,6 +103,7 @@ typedef struct vx_train_model {
     uint64_t host_weights, host_master, host_grads, host_states, paged_states, nvme_bytes;
     uint64_t step_on_device; /* optimizer `step` counters held on the GPU */
     uint64_t opt_tmp;        /* optimizer-step temporaries on the GPU (workspace) */
+    uint64_t largest_grad;   /* gradient bytes of the largest trainable tensor on this rank */
     uint64_t trainable_params, adapter_params;
     uint64_t n_param_tensors;
     int opt_impl;            /* resolved VX_OPTIMPL_* */
