@@ -25,8 +25,10 @@
  * ::vramest_result objects are immutable and may be shared freely.
  * A model handle keeps an internal, bounded cache of compiled training
  * programs that `const` calls fill (the second estimate of a structure
- * compiles it, ~0.2 ms once); it is synchronised internally, emptied by
- * every setter on the model and freed with it, and never changes a result.
+ * compiles it: ~0.2 ms and one bounded allocation, once); it is
+ * synchronised internally, emptied by every setter on the model and freed
+ * with it, and never changes a result. Other estimates allocate nothing but
+ * their result.
  *
  * @par Ownership
  * Handles never point at each other and the library never keeps a caller's
