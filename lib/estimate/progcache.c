@@ -500,8 +500,10 @@ typedef struct vx_pentry {
     vx_pkey key;
     uint64_t hash;
     const void *ident; /* the static entry's part / tm it was compiled from (NULL: a copy) */
-    vx_part part;
-    vx_train_model tm;
+    union {
+        vx_part part;       /* a layer program's input */
+        vx_train_model tm;  /* the embeddings' and the head's */
+    } in;
     vx_cprog *prog; /* NULL: not compilable, replay */
 } vx_pentry;
 
@@ -635,8 +637,8 @@ static int entry_matches(const vx_pentry *e, const vx_prog_call *pc)
         memcmp(&ec->style, &c->style, sizeof *c - offsetof(vx_act_cfg, style)))
         return 0;
     if (by_ident) return 1;
-    if (pc->kind == VX_PK_LAYER) return !memcmp(&e->part, pc->part, sizeof e->part);
-    return !memcmp(&e->tm, pc->tm, sizeof e->tm);
+    if (pc->kind == VX_PK_LAYER) return !memcmp(&e->in.part, pc->part, sizeof e->in.part);
+    return !memcmp(&e->in.tm, pc->tm, sizeof e->in.tm);
 }
 
 static const vx_pentry *lookup(vx_pcache *pc, uint32_t n, const vx_prog_call *call)
@@ -682,8 +684,8 @@ int vx_prog_eval(vx_pcache *cache, const vx_prog_call *pc, vx_prog *out)
                 ne->key = k;
                 ne->hash = h;
                 ne->ident = pc->stable ? ident_of(pc) : NULL;
-                if (pc->kind == VX_PK_LAYER) memcpy(&ne->part, pc->part, sizeof ne->part);
-                else memcpy(&ne->tm, pc->tm, sizeof ne->tm);
+                if (pc->kind == VX_PK_LAYER) memcpy(&ne->in.part, pc->part, sizeof ne->in.part);
+                else memcpy(&ne->in.tm, pc->tm, sizeof ne->in.tm);
                 ne->prog = compile(pc);
                 cache->e[n2] = ne;
                 atomic_store_explicit(&cache->n, n2 + 1, memory_order_release);
