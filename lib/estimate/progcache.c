@@ -26,16 +26,16 @@ typedef struct vx_poly {
     int64_t a0, a1, a2, e0, e1, e2;
 } vx_poly;
 
+/* n x slot's bytes, added to category `cat` of row `owner` (a candidate,
+ * the saved set or the kept gradients). */
 typedef struct vx_term {
     uint8_t cat, slot;
     int16_t n;
+    uint16_t owner;
 } vx_term;
 
-typedef struct vx_span {
-    uint16_t first, count;
-} vx_span;
-
-/* A compiled program. Spans index `term`. */
+/* A compiled program: byte polynomials (slots) and the terms that add them
+ * up into rows (peak candidates, the saved set, the kept gradients). */
 typedef struct vx_cprog {
     int64_t cmax;         /* the largest |coefficient| of any slot (overflow bound) */
     uint8_t bfix, sfix;   /* b (s) is 1 in this class, not a variable */
@@ -47,8 +47,8 @@ typedef struct vx_cprog {
     uint64_t held_flag;
     uint64_t rmask;
     uint16_t ncand[PK_N];
-    vx_span cand[PK_N][VX_PC_CANDS];
-    vx_span saved, wkept;
+    uint16_t nowner;            /* rows: the candidates kind by kind, then saved, then wkept */
+    uint16_t cand_owner[PK_N];  /* the first row of each kind */
     vx_poly slot[VX_PC_SLOTS];
     vx_term term[]; /* nterm */
 } vx_cprog;
@@ -216,9 +216,9 @@ static void vec_sum(vec out, const vec a, const vec b)
 }
 
 /* Terms of a vector into the program; returns 0 when they do not fit. */
-static int emit(vx_cprog *cp, size_t cap, const vec v, int nslot, vx_span *sp)
+static int emit(vx_cprog *cp, size_t cap, const vec v, int nslot)
 {
-    sp->first = cp->nterm;
+    uint16_t owner = cp->nowner++;
     for (int c = 0; c < VX_TC_N; c++)
         for (int k = 0; k < nslot; k++) {
             if (!v[c][k]) continue;
@@ -227,43 +227,26 @@ static int emit(vx_cprog *cp, size_t cap, const vec v, int nslot, vx_span *sp)
             t->cat = (uint8_t)c;
             t->slot = (uint8_t)k;
             t->n = (int16_t)v[c][k];
+            t->owner = owner;
         }
-    sp->count = (uint16_t)(cp->nterm - sp->first);
     return 1;
 }
 
 /* ---- evaluation ---- */
 
-static uint64_t span_tot(const vx_cprog *cp, vx_span sp, const uint64_t *val)
+/* The first row of `kind` with the largest total (the tape's strict `>`). */
+static void best_of(const vx_cprog *cp, int kind, const uint64_t (*acc)[VX_TC_N], uint64_t *peak,
+                    uint64_t pk[VX_TC_N])
 {
-    uint64_t t = 0;
-    for (unsigned i = sp.first; i < (unsigned)sp.first + sp.count; i++)
-        t += (uint64_t)(int64_t)cp->term[i].n * val[cp->term[i].slot];
-    return t;
-}
-
-static void span_cats(const vx_cprog *cp, vx_span sp, const uint64_t *val, uint64_t out[VX_TC_N])
-{
-    memset(out, 0, sizeof(uint64_t) * VX_TC_N);
-    for (unsigned i = sp.first; i < (unsigned)sp.first + sp.count; i++)
-        out[cp->term[i].cat] += (uint64_t)(int64_t)cp->term[i].n * val[cp->term[i].slot];
-}
-
-static void best_of(const vx_cprog *cp, int kind, const uint64_t *val, uint64_t *peak, uint64_t pk[VX_TC_N])
-{
-    if (cp->ncand[kind] == 1) {
-        span_cats(cp, cp->cand[kind][0], val, pk);
-        *peak = pk[0] + pk[1] + pk[2] + pk[3] + pk[4];
-        return;
-    }
     uint64_t best = 0;
     int bi = -1;
     for (int i = 0; i < cp->ncand[kind]; i++) {
-        uint64_t t = span_tot(cp, cp->cand[kind][i], val);
-        if (bi < 0 || t > best) best = t, bi = i;
+        const uint64_t *r = acc[cp->cand_owner[kind] + i];
+        uint64_t t = r[0] + r[1] + r[2] + r[3] + r[4];
+        if (bi < 0 || t > best) best = t, bi = cp->cand_owner[kind] + i;
     }
     *peak = best;
-    if (bi >= 0) span_cats(cp, cp->cand[kind][bi], val, pk);
+    if (bi >= 0) memcpy(pk, acc[bi], sizeof(uint64_t) * VX_TC_N);
     else memset(pk, 0, sizeof(uint64_t) * VX_TC_N);
 }
 
@@ -293,19 +276,26 @@ static int cprog_eval(const vx_cprog *cp, uint64_t b, uint64_t s, vx_prog *out)
             val[k] = (raw + cp->rmask) & ~cp->rmask;
         }
     }
+    /* One pass over the terms fills every row; then each kind's winner. */
+    uint64_t acc[PK_N * VX_PC_CANDS + 2][VX_TC_N];
+    memset(acc, 0, (size_t)cp->nowner * sizeof acc[0]);
+    for (unsigned i = 0; i < cp->nterm; i++) {
+        const vx_term *t = &cp->term[i];
+        acc[t->owner][t->cat] += (uint64_t)(int64_t)t->n * val[t->slot];
+    }
     /* every field of *out is written below */
     out->x_bytes = cp->xslot >= 0 ? val[cp->xslot] : 0;
-    best_of(cp, PK_F, val, &out->fwd_peak, out->fwd_pk);
-    best_of(cp, PK_FN, val, &out->fwd_ns_peak, out->fwd_ns_pk);
+    best_of(cp, PK_F, (const uint64_t (*)[VX_TC_N])acc, &out->fwd_peak, out->fwd_pk);
+    best_of(cp, PK_FN, (const uint64_t (*)[VX_TC_N])acc, &out->fwd_ns_peak, out->fwd_ns_pk);
     out->y_bytes = cp->yslot >= 0 ? val[cp->yslot] : 0;
-    span_cats(cp, cp->saved, val, out->saved_cat);
+    memcpy(out->saved_cat, acc[cp->nowner - 2], sizeof out->saved_cat);
     uint64_t tot = 0;
     for (int c = 0; c < VX_TC_N; c++) tot += out->saved_cat[c];
     out->saved = tot >= out->y_bytes ? tot - out->y_bytes : 0;
     out->saved_cat[cp->ycat] -= out->saved_cat[cp->ycat] >= out->y_bytes ? out->y_bytes : 0;
-    best_of(cp, PK_BK, val, &out->bwd_peak, out->bwd_pk);
-    best_of(cp, PK_BA, val, &out->bwd_acc_peak, out->bwd_acc_pk);
-    span_cats(cp, cp->wkept, val, out->wgrad_cat);
+    best_of(cp, PK_BK, (const uint64_t (*)[VX_TC_N])acc, &out->bwd_peak, out->bwd_pk);
+    best_of(cp, PK_BA, (const uint64_t (*)[VX_TC_N])acc, &out->bwd_acc_peak, out->bwd_acc_pk);
+    memcpy(out->wgrad_cat, acc[cp->nowner - 1], sizeof out->wgrad_cat);
     out->wgrad = 0;
     for (int c = 0; c < VX_TC_N; c++) out->wgrad += out->wgrad_cat[c];
     out->held_out = cp->held_is_bytes ? (cp->hslot >= 0 ? val[cp->hslot] : 0) : cp->held_flag;
@@ -466,10 +456,12 @@ static vx_cprog *compile(const vx_prog_call *pc)
     }
     for (int kind = 0; kind < PK_N; kind++) {
         cp->ncand[kind] = (uint16_t)sc->ncand[kind];
+        cp->cand_owner[kind] = cp->nowner;
         for (int i = 0; i < sc->ncand[kind]; i++)
-            if (!emit(cp, cap, sc->cand[kind][i], cp->nslot, &cp->cand[kind][i])) goto done;
+            if (!emit(cp, cap, sc->cand[kind][i], cp->nslot)) goto done;
     }
-    if (!emit(cp, cap, sc->saved_v, cp->nslot, &cp->saved) || !emit(cp, cap, sc->wkept_v, cp->nslot, &cp->wkept))
+    /* the last two rows */
+    if (!emit(cp, cap, sc->saved_v, cp->nslot) || !emit(cp, cap, sc->wkept_v, cp->nslot))
         goto done;
     /* The form must give what the replay gave, at every size it was run at. */
     for (int i = 0; i < np; i++) {
