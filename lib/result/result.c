@@ -38,11 +38,15 @@ void vx_result_finish(struct vramest_result *r)
 {
     for (int d = 0; d < VX_NDEV; d++)
         for (int c = 0; c < VX_NCAT; c++) {
+            uint64_t v = r->cat[d][c], lo = r->cat_low[d][c], hi = r->cat_high[d][c];
+            if (!(v | lo | hi)) continue; /* most cells: nothing there */
             /* A category without an explicit band is as certain as its value. */
-            if (!r->cat_low[d][c] && !r->cat_high[d][c]) r->cat_low[d][c] = r->cat_high[d][c] = r->cat[d][c];
-            if (r->cat_low[d][c] > r->cat[d][c]) r->cat_low[d][c] = r->cat[d][c];
-            if (r->cat_high[d][c] < r->cat[d][c]) r->cat_high[d][c] = r->cat[d][c];
-            if (r->cat[d][c] && !r->prov[d][c]) r->prov[d][c] = VRAMEST_PROV_FORMULA;
+            if (!lo && !hi) lo = hi = v;
+            if (lo > v) lo = v;
+            if (hi < v) hi = v;
+            r->cat_low[d][c] = lo;
+            r->cat_high[d][c] = hi;
+            if (v && !r->prov[d][c]) r->prov[d][c] = VRAMEST_PROV_FORMULA;
         }
     static const int heads[] = {VRAMEST_VAL_PEAK_ALLOCATED, VRAMEST_VAL_PEAK_RESERVED, VRAMEST_VAL_DEVICE_TOTAL};
     uint64_t *vals[3][3] = {
