@@ -136,7 +136,6 @@ typedef int32_t vec[VX_TC_N][VX_PC_SLOTS];
 typedef struct scratch {
     probe pr[NGRID + NCHK];
     vx_poly poly[VX_TLOG_CAP];
-    int16_t ev_slot[VX_TLOG_CAP];
     vec live, ns, wk;
     vec cand[PK_N][VX_PC_CANDS];
     int ncand[PK_N];
@@ -688,14 +687,6 @@ int vx_prog_eval(vx_pcache *cache, const vx_prog_call *pc, vx_prog *out)
     }
     if (e && e->prog && cprog_eval(e->prog, pc->c->b, pc->c->s, out)) return VRAMEST_OK;
     return vx_prog_run(pc, NULL, out);
-}
-
-int vx_prog_compile_check(const vx_prog_call *pc, vx_prog *out)
-{
-    vx_cprog *cp = compile(pc);
-    int ok = cp && cprog_eval(cp, pc->c->b, pc->c->s, out);
-    free(cp);
-    return ok;
 }
 
 /* The entry's key against the call's values, without building a key: the

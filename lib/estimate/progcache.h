@@ -121,8 +121,4 @@ int vx_prog_eval(vx_pcache *cache, const vx_prog_call *pc, vx_prog *out) VX_HIDD
 int vx_train_static_cached(vx_pcache *cache, vx_ctx *x, const vx_shard *sh, const vx_train_knobs *k,
                            vx_train_model *buf, const vx_train_model **tm) VX_HIDDEN;
 
-/* Compile one program without a cache and evaluate it at the call's sizes
- * (tests compare it with the replay). Returns 1 when it compiled. */
-int vx_prog_compile_check(const vx_prog_call *pc, vx_prog *out) VX_HIDDEN;
-
 #endif
