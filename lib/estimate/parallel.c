@@ -906,10 +906,17 @@ void vx_parallel_buffers(const vx_ctx *x, const vx_shard *sh, uint64_t trainable
         uint64_t k = (uint64_t)(s->experts_per_tok > 0 ? s->experts_per_tok : 1);
         o->a2a = vx_sat_mul(vx_sat_mul(vx_sat_mul(tok, k), (uint64_t)s->hidden), 2u * ab);
     }
+    o->host_pinned = vx_parallel_host_pinned(x, sh);
+}
+
+uint64_t vx_parallel_host_pinned(const vx_ctx *x, const vx_shard *sh)
+{
+    uint64_t h = 0;
     if (sh->offload_params == VX_OFFLOAD_NVME) /* param swapper: buffer_count 5 x buffer_size 1e8 */
-        o->host_pinned = vx_sat_add(o->host_pinned, vx_sat_mul(500000000u, pb));
+        h = vx_sat_add(h, vx_sat_mul(500000000u, dsize(x->rp.param_dtype, 2)));
     if (sh->offload_optimizer == VX_OFFLOAD_NVME) /* pipelined optimizer swapper: 4 x 1e8 fp32 */
-        o->host_pinned = vx_sat_add(o->host_pinned, vx_sat_mul(400000000u, 4));
+        h = vx_sat_add(h, vx_sat_mul(400000000u, 4));
+    return h;
 }
 
 /* ---- several ranks ---- */

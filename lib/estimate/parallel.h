@@ -94,6 +94,8 @@ typedef struct vx_par_buffers {
 /* `trainable_elems`: parameters with gradients on this rank after TP/PP,
  * before ZeRO (UINT64_MAX: every parameter). */
 void vx_parallel_buffers(const vx_ctx *x, const vx_shard *sh, uint64_t trainable_elems, vx_par_buffers *out) VX_HIDDEN;
+/* The host's pinned swap buffers of NVMe offload, per rank (host_pinned). */
+uint64_t vx_parallel_host_pinned(const vx_ctx *x, const vx_shard *sh) VX_HIDDEN;
 /* DeepSpeed ZeRO-3 on this rank (not FSDP, not Megatron): every nn.Linear
  * runs DeepSpeed's LinearFunctionForZeroStage3 (deepspeed/runtime/zero/
  * linear.py), which zero.Init installs as torch.nn.functional.linear and

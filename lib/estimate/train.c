@@ -1,26 +1,18 @@
-/* Training-step estimator (issue #5): the step timeline and its peak.
+/* Training-step estimator (issue #5): a rank's step and its result.
  *
  * The static terms (static_terms.c) give what lives through the step:
  * weights, fp32 master weights, optimizer states, and the gradients that
  * exist from the first backward of a step until zero_grad(set_to_none=True)
  * after optimizer.step(). The programs (activations.c, logits.c) give, per
  * layer class, what forward keeps and the transient peaks of forward and
- * backward. The step is then composed in closed form over layers:
- *   forward   base + gradients (if accumulated or never cleared) + saved
- *             activations of the layers before + this layer's forward peak;
- *   backward  base + gradients so far + activations of the layers below +
- *             this layer's backward peak (its saved tensors, the incoming
- *             gradient, the new parameter gradients, the kernels' scratch);
- *             with checkpointing, the layer is recomputed first;
- *   optimizer base + all gradients + the step's temporaries.
- * Steady state (step >= 2: optimizer states exist; with grad_accum_steps > 1
- * the later micro-batches run with the gradients already allocated). The
- * peak is the largest point; the categories of the result are the breakdown
- * at that instant. */
+ * backward. Here they become the step's values (vx_train_step_prepare);
+ * step.c composes them over the layers into the step's points and its peak,
+ * and train_finish turns the peak into the result. */
 #include <string.h>
 
 #include "api/config.h"
 #include "estimate/progcache.h"
+#include "estimate/step.h"
 #include "estimate/train.h"
 
 void vx_train_knobs_default(vx_train_knobs *k)
@@ -40,71 +32,6 @@ typedef struct vx_train_ctx {
     vx_ctx x;
     const vx_train_knobs *k;
 } vx_train_ctx;
-
-typedef struct vx_mem {
-    uint64_t c[VX_NCAT];
-} vx_mem;
-
-static uint64_t mem_alloc(const vx_mem *m)
-{
-    uint64_t a = 0;
-    for (int i = 0; i < VX_NCAT; i++)
-        if (i != VRAMEST_CAT_FRAMEWORK && i != VRAMEST_CAT_ALLOCATOR) a = vx_sat_add(a, m->c[i]);
-    return a;
-}
-
-static const int tc_cat[VX_TC_N] = {VRAMEST_CAT_ACTIVATIONS, VRAMEST_CAT_LOGITS, VRAMEST_CAT_WORKSPACE,
-                                    VRAMEST_CAT_GRADIENTS, VRAMEST_CAT_ADAPTER};
-
-/* m += v * n (tape categories) */
-static void add_tc(vx_mem *m, const uint64_t v[VX_TC_N], uint64_t n)
-{
-    for (int i = 0; i < VX_TC_N; i++) m->c[tc_cat[i]] = vx_sat_add(m->c[tc_cat[i]], vx_sat_mul(v[i], n));
-}
-
-static void add_cat(vx_mem *m, int cat, uint64_t b)
-{
-    m->c[cat] = vx_sat_add(m->c[cat], b);
-}
-
-typedef struct vx_peak {
-    vx_mem at;
-    uint64_t total;
-    int phase;
-} vx_peak;
-
-typedef struct vx_step {
-    vx_peak best;
-    struct vramest_result *r;
-    int tl_on;
-} vx_step;
-
-static void point(vx_step *st, const vx_mem *m, int phase, int layer, const char *label, int record)
-{
-    uint64_t t = mem_alloc(m);
-    if (t > st->best.total) {
-        st->best.at = *m;
-        st->best.total = t;
-        st->best.phase = phase;
-    }
-    if (record && st->tl_on && st->r->n_timeline < VX_MAX_TIMELINE) {
-        vx_timeline_point *p = &st->r->timeline[st->r->n_timeline++];
-        p->phase = (uint8_t)phase;
-        p->layer = layer;
-        p->allocated = t;
-        p->label = label;
-    }
-}
-
-/* A stack of identical layers. */
-typedef struct vx_stack {
-    int64_t n;
-    int64_t first;             /* index of its first layer in the model's stack */
-    const char *name;          /* "layer", "encoder layer", "decoder layer" */
-    vx_prog p;                 /* one layer: forward (saved / checkpointed) and backward (keeping / summing) */
-    int ckpt;
-    uint64_t kept[VX_TC_N];    /* per layer kept through forward */
-} vx_stack;
 
 static int is_llama_family(int fam)
 {
@@ -141,8 +68,7 @@ static int eager_only(int fam)
            fam == VX_FAM_MOSS || fam == VX_FAM_CODEGEN;
 }
 
-static void build_cfg(const vx_ctx *x, const vx_shard *sh, const vx_train_knobs *k, const vx_train_model *tm,
-                      vx_act_cfg *c)
+void vx_train_cfg(const vx_ctx *x, const vx_shard *sh, const vx_train_knobs *k, const vx_train_model *tm, vx_act_cfg *c)
 {
     const vx_shape *s = x->s;
     const vx_config_values *cv = x->cv;
@@ -210,228 +136,108 @@ static void build_cfg(const vx_ctx *x, const vx_shard *sh, const vx_train_knobs 
     c->repeat_kv = c->attn != VX_KERN_FLASH2 && c->legacy;
 }
 
-static int run_stack(vx_pcache *pcache, const vx_act_cfg *c, const vx_part *p, int stable, int cross, int64_t n,
-                     vx_stack *st)
+/* One stack of identical layers: its program and its shape. */
+static int add_stack(vx_pcache *pc, const vx_act_cfg *c, const vx_part *p, int stable, int cross, int64_t n,
+                     int64_t first, const char *name, int frozen, vx_step_shape *sp, vx_step_vals *v)
 {
-    memset(st, 0, sizeof *st);
-    st->n = n;
     if (n <= 0) return VRAMEST_OK;
-    st->ckpt = c->ckpt == VX_GC_FULL;
+    int i = sp->nstk++;
+    vx_step_stack *k = &sp->stk[i];
+    memset(k, 0, sizeof *k);
+    k->n = n;
+    k->first = first;
+    k->name = name;
+    k->frozen = frozen;
+    k->ckpt = !frozen && c->ckpt == VX_GC_FULL;
     vx_prog_call call = {.kind = VX_PK_LAYER, .c = c, .part = p, .stable = stable, .cross = cross};
-    int rc = vx_prog_eval(pcache, &call, &st->p);
-    if (rc) return rc;
-    if (st->ckpt) {
-        /* A checkpointed layer keeps its input (and, non-reentrant on the
-         * CPU, the CPU RNG state: a 5056-byte ByteTensor). */
-        st->kept[VX_TC_ACT] = st->p.x_bytes + (c->cpu ? 5056 : 0);
-    } else {
-        memcpy(st->kept, st->p.saved_cat, sizeof st->kept);
-    }
-    return VRAMEST_OK;
+    int rc = vx_prog_eval(pc, &call, &v->p[VX_SP_STK + i]);
+    k->held = v->p[VX_SP_STK + i].held_out != 0;
+    return rc;
 }
 
 /* A stack whose first layer may receive a residual stream that does not
  * require grad (frozen embeddings, no input-require-grads hook): that layer
  * saves only what its trainable parameters need. */
-static int add_stacks(vx_pcache *pcache, const vx_act_cfg *c, const vx_part *p, int stable, int cross, int64_t n,
-                      int rg_first, int64_t first, const char *name, vx_stack *stk, int *nstk)
+static int add_stacks(vx_pcache *pc, const vx_act_cfg *c, const vx_part *p, int stable, int cross, int64_t n,
+                      int rg_first, int64_t first, const char *name, vx_step_shape *sp, vx_step_vals *v)
 {
     int rc;
     if (n <= 0) return VRAMEST_OK;
     if (!rg_first) {
         vx_act_cfg c0 = *c;
         c0.rg_stream = 0;
-        vx_stack *k = &stk[(*nstk)++];
-        if ((rc = run_stack(pcache, &c0, p, stable, cross, 1, k))) return rc;
-        k->first = first, k->name = name;
+        if ((rc = add_stack(pc, &c0, p, stable, cross, 1, first, name, 0, sp, v))) return rc;
         n--, first++;
     }
-    vx_stack *k = &stk[(*nstk)++];
-    rc = run_stack(pcache, c, p, stable, cross, n, k);
-    k->first = first, k->name = name;
-    return rc;
+    return add_stack(pc, c, p, stable, cross, n, first, name, 0, sp, v);
 }
 
-static uint64_t kept_total(const vx_stack *st)
+/* The head's options from the knobs and the framework. */
+typedef struct head_opts {
+    int legacy, upcast, shift, held;
+} head_opts;
+
+static void head_opts_of(const vx_ctx *x, const vx_train_knobs *k, const vx_train_model *tm, head_opts *o)
 {
-    uint64_t t = 0;
-    for (int i = 0; i < VX_TC_N; i++) t = vx_sat_add(t, st->kept[i]);
-    return t;
+    o->legacy = k->hf_legacy > 0;
+    o->upcast = o->legacy && is_llama_family(x->s->family);
+    o->shift = (k->shift_copy >= 0 ? k->shift_copy : o->legacy) && tm->head == VX_HEAD_CAUSAL_LM;
+    o->held = k->logits_held >= 0 ? k->logits_held : x->cv->framework == VX_FW_PYTORCH;
 }
 
-typedef struct vx_statics {
-    vx_mem base;     /* always live: weights, master, states, adapters, workspaces, buffers */
-    uint64_t grads;  /* full gradients on this rank (GRADIENTS) */
-    uint64_t agrads; /* adapter gradients (ADAPTER) */
-} vx_statics;
+/* Where the static terms live on this rank. */
+typedef struct placement {
+    int wdev, mdev, odev, grads_on_gpu;
+    uint64_t w_gpu;
+} placement;
 
-/* Forward of one micro-batch; returns the saved activations at its end in `carried`. */
-static void forward(vx_step *st, const vx_mem *base, const vx_prog *emb, const vx_stack *stk, int nstk,
-                    const vx_prog *head, uint64_t fwd_extra, uint64_t carried[VX_TC_N], int record)
+static void placement_of(const vx_shard *sh, const vx_train_model *tm, placement *p)
 {
-    vx_mem m;
-    memset(carried, 0, sizeof(uint64_t) * VX_TC_N);
-    if (emb) {
-        m = *base;
-        add_tc(&m, emb->fwd_pk, 1);
-        point(st, &m, VRAMEST_PHASE_FORWARD, -1, "embeddings", record);
-        for (int i = 0; i < VX_TC_N; i++) carried[i] = vx_sat_add(carried[i], emb->saved_cat[i]);
-    }
-    for (int s = 0; s < nstk; s++) {
-        const vx_stack *k = &stk[s];
-        if (k->n <= 0) continue;
-        const uint64_t *fpk = k->ckpt ? k->p.fwd_ns_pk : k->p.fwd_pk;
-        /* The peak of a stack's forward is in its last layer. */
-        m = *base;
-        add_cat(&m, VRAMEST_CAT_ACTIVATIONS, fwd_extra);
-        add_tc(&m, carried, 1);
-        add_tc(&m, k->kept, (uint64_t)(k->n - 1));
-        add_tc(&m, fpk, 1);
-        if (record && k->n > 2) {
-            vx_mem mid = *base;
-            add_cat(&mid, VRAMEST_CAT_ACTIVATIONS, fwd_extra);
-            add_tc(&mid, carried, 1);
-            add_tc(&mid, k->kept, (uint64_t)(k->n / 2));
-            add_tc(&mid, fpk, 1);
-            point(st, &mid, VRAMEST_PHASE_FORWARD, (int)(k->first + k->n / 2), k->name, 1);
-        }
-        point(st, &m, VRAMEST_PHASE_FORWARD, (int)(k->first + k->n - 1), k->name, record);
-        for (int i = 0; i < VX_TC_N; i++) carried[i] = vx_sat_add(carried[i], vx_sat_mul(k->kept[i], (uint64_t)k->n));
-    }
-    if (head) {
-        m = *base;
-        add_cat(&m, VRAMEST_CAT_ACTIVATIONS, fwd_extra);
-        add_tc(&m, carried, 1);
-        add_tc(&m, head->fwd_pk, 1);
-        point(st, &m, VRAMEST_PHASE_FORWARD, -1, "logits and loss", record);
-        for (int i = 0; i < VX_TC_N; i++) carried[i] = vx_sat_add(carried[i], head->saved_cat[i]);
-    }
+    p->wdev = vx_shard_offload_device(sh, VRAMEST_CAT_WEIGHTS);
+    p->mdev = vx_shard_offload_device(sh, VRAMEST_CAT_MASTER_WEIGHTS);
+    p->odev = vx_shard_offload_device(sh, VRAMEST_CAT_OPTIMIZER_STATES);
+    p->grads_on_gpu = vx_shard_offload_device(sh, VRAMEST_CAT_GRADIENTS) == VRAMEST_DEV_GPU;
+    p->w_gpu = tm->weights / (uint64_t)vx_shard_divisor(sh, VRAMEST_CAT_WEIGHTS);
 }
 
-/* Backward of one micro-batch. `grads0` gradients alive when it starts;
- * `keep`: new parameter gradients stay (first micro-batch). */
-static void backward(vx_step *st, const vx_mem *base, const vx_prog *emb, const vx_stack *stk, int nstk,
-                     const vx_prog *head, uint64_t bwd_extra, uint64_t grads0, uint64_t agrads0, int keep, int record)
+/* The step's shape and values at the sizes of `c`: the programs (replayed,
+ * or from their compiled forms) and the leaves. `lraw` (may be NULL)
+ * receives the leaves before allocator rounding and `lmask` the rounding of
+ * each (stepcache.c fits them). */
+int vx_train_step_prepare(const vx_ctx *x, const vx_shard *sh, const vx_train_knobs *k, const vx_train_model *tm,
+                          int stable, const vx_act_cfg *cin, vx_step_shape *sp, vx_step_vals *v, uint64_t *lraw,
+                          uint64_t *lmask)
 {
-    /* activations below each point: embed saved + stacks' kept */
-    uint64_t below[VX_TC_N] = {0};
-    if (emb)
-        for (int i = 0; i < VX_TC_N; i++) below[i] = emb->saved_cat[i];
-    for (int s = 0; s < nstk; s++)
-        for (int i = 0; i < VX_TC_N; i++) below[i] = vx_sat_add(below[i], vx_sat_mul(stk[s].kept[i], (uint64_t)(stk[s].n > 0 ? stk[s].n : 0)));
-    uint64_t g = grads0, ag = agrads0;
-    uint64_t held = head ? head->held_out : 0;
-    vx_mem m;
-    if (head) {
-        m = *base;
-        add_cat(&m, VRAMEST_CAT_ACTIVATIONS, bwd_extra);
-        add_cat(&m, VRAMEST_CAT_GRADIENTS, g);
-        add_cat(&m, VRAMEST_CAT_ADAPTER, ag);
-        add_tc(&m, below, 1);
-        add_tc(&m, keep ? head->bwd_pk : head->bwd_acc_pk, 1);
-        point(st, &m, VRAMEST_PHASE_BACKWARD, -1, "loss and logits backward", record);
-        if (keep) g = vx_sat_add(g, head->wgrad_cat[VX_TC_GRAD]), ag = vx_sat_add(ag, head->wgrad_cat[VX_TC_ADAPT]);
-    }
-    for (int s = nstk - 1; s >= 0; s--) {
-        const vx_stack *k = &stk[s];
-        if (k->n <= 0) continue;
-        const vx_prog *b = &k->p;
-        for (int i = 0; i < VX_TC_N; i++) {
-            uint64_t tot = vx_sat_mul(k->kept[i], (uint64_t)k->n);
-            below[i] = below[i] >= tot ? below[i] - tot : 0;
-        }
-        /* Layer j (0-based, processed from n-1 down): below + j*kept. The
-         * layer's own peak: recompute (checkpointed) or backward. */
-        uint64_t lp[VX_TC_N];
-        memcpy(lp, keep ? b->bwd_pk : b->bwd_acc_pk, sizeof lp);
-        uint64_t lpt = 0;
-        for (int i = 0; i < VX_TC_N; i++) lpt += lp[i];
-        if (k->ckpt) {
-            uint64_t rec = vx_sat_add(b->fwd_peak, b->y_bytes);
-            if (!b->held_out) lpt = vx_sat_add(lpt, b->x_bytes), lp[VX_TC_ACT] += b->x_bytes;
-            if (rec > lpt) {
-                memcpy(lp, b->fwd_pk, sizeof lp);
-                lp[VX_TC_ACT] = vx_sat_add(lp[VX_TC_ACT], b->y_bytes);
-            }
-        }
-        uint64_t per_w = keep ? b->wgrad_cat[VX_TC_GRAD] : 0, per_a = keep ? b->wgrad_cat[VX_TC_ADAPT] : 0;
-        for (int end = 0; end < (k->n > 1 ? 2 : 1); end++) {
-            int64_t j = end ? 0 : k->n - 1;
-            uint64_t done = (uint64_t)(k->n - 1 - j);
-            m = *base;
-            add_cat(&m, VRAMEST_CAT_ACTIVATIONS, vx_sat_add(bwd_extra, held));
-            add_cat(&m, VRAMEST_CAT_GRADIENTS, vx_sat_add(g, vx_sat_mul(per_w, done)));
-            add_cat(&m, VRAMEST_CAT_ADAPTER, vx_sat_add(ag, vx_sat_mul(per_a, done)));
-            add_tc(&m, below, 1);
-            add_tc(&m, k->kept, (uint64_t)j);
-            /* the layer's kept set is inside its own peak */
-            for (int i = 0; i < VX_TC_N; i++) {
-                uint64_t v = lp[i];
-                if (i == VX_TC_GRAD || i == VX_TC_ADAPT) {
-                    add_cat(&m, tc_cat[i], v);
-                    continue;
-                }
-                add_cat(&m, tc_cat[i], v);
-            }
-            point(st, &m, VRAMEST_PHASE_BACKWARD, (int)(k->first + j), k->name, record);
-        }
-        g = vx_sat_add(g, vx_sat_mul(per_w, (uint64_t)k->n));
-        ag = vx_sat_add(ag, vx_sat_mul(per_a, (uint64_t)k->n));
-    }
-    if (emb) {
-        m = *base;
-        add_cat(&m, VRAMEST_CAT_ACTIVATIONS, vx_sat_add(bwd_extra, held));
-        add_cat(&m, VRAMEST_CAT_GRADIENTS, g);
-        add_cat(&m, VRAMEST_CAT_ADAPTER, ag);
-        add_tc(&m, keep ? emb->bwd_pk : emb->bwd_acc_pk, 1);
-        point(st, &m, VRAMEST_PHASE_BACKWARD, -1, "embedding backward", record);
-    }
-}
-
-static int train_rank(vx_ctx *x, const vx_shard *sh)
-{
-    const vx_train_knobs *k = ((vx_train_ctx *)x)->k;
     const vx_config_values *cv = x->cv;
     const vx_shape *s = x->s;
-    struct vramest_result *r = x->r;
-    vx_train_model tm_buf;
-    const vx_train_model *tm = NULL;
-    int rc = vx_train_static_cached(x->m->pcache, x, sh, k, &tm_buf, &tm);
-    if (rc) return rc;
-    vx_act_cfg c;
-    build_cfg(x, sh, k, tm, &c);
-
+    const vx_act_cfg *c = cin;
+    int rc;
+    memset(sp, 0, sizeof *sp);
+    memset(v, 0, sizeof *v);
     int opt = (int)cv->optimizer;
     int64_t ga = cv->grad_accum_steps > 0 ? cv->grad_accum_steps : 1;
-    /* ZeRO-2/3 and FSDP reduce each gradient into a sharded buffer as
-     * backward produces it: the full-size ones are transients. */
-    int sharded_grads = vx_shard_divisor(sh, VRAMEST_CAT_GRADIENTS) > 1;
-    int grads_on_gpu = vx_shard_offload_device(sh, VRAMEST_CAT_GRADIENTS) == VRAMEST_DEV_GPU;
+    placement pl;
+    placement_of(sh, tm, &pl);
+    head_opts ho;
+    head_opts_of(x, k, tm, &ho);
+    sp->first = sh->first_stage, sp->last = sh->last_stage;
 
     /* Programs. */
-    vx_prog emb_k, head_k;
-    int first = sh->first_stage, last = sh->last_stage;
-    int legacy = k->hf_legacy > 0;
-    int upcast = legacy && is_llama_family(s->family);
-    int head_kind = tm->head;
-    int shift = (k->shift_copy >= 0 ? k->shift_copy : legacy) && head_kind == VX_HEAD_CAUSAL_LM;
-    int held = k->logits_held >= 0 ? k->logits_held : cv->framework == VX_FW_PYTORCH;
     vx_pcache *pc = x->m->pcache;
-    vx_prog_call emb_call = {.kind = VX_PK_EMBED, .c = &c, .tm = tm, .stable = tm != &tm_buf};
-    vx_prog_call head_call = {.kind = VX_PK_HEAD, .c = &c, .tm = tm, .stable = tm != &tm_buf, .upcast = upcast, .shift = shift, .held = held};
-    if (first && (rc = vx_prog_eval(pc, &emb_call, &emb_k))) return rc;
-    if (last && (rc = vx_prog_eval(pc, &head_call, &head_k))) return rc;
-    vx_stack stk[6];
-    int nstk = 0;
+    vx_prog_call emb_call = {.kind = VX_PK_EMBED, .c = c, .tm = tm, .stable = stable};
+    vx_prog_call head_call = {.kind = VX_PK_HEAD, .c = c, .tm = tm, .stable = stable, .upcast = ho.upcast,
+                              .shift = ho.shift, .held = ho.held};
+    if (sp->first && (rc = vx_prog_eval(pc, &emb_call, &v->p[VX_SP_EMB]))) return rc;
+    if (sp->last && (rc = vx_prog_eval(pc, &head_call, &v->p[VX_SP_HEAD]))) return rc;
     /* The residual stream entering the first layer requires grad when the
      * embeddings train, or when PEFT / prepare_model_for_kbit_training make
      * the embedding output require grad for (reentrant) checkpointing. */
-    int rg_first = !first || tm->embed.trainable || (c.ckpt != VX_GC_NONE && !k->cpu);
+    int rg_first = !sp->first || tm->embed.trainable || (c->ckpt != VX_GC_NONE && !k->cpu);
     if (s->enc_dec) {
         int64_t ne = sh->pp > 1 ? (int64_t)vx_ceil_div((uint64_t)s->enc_layers * (uint64_t)sh->stage_layers, (uint64_t)s->layers)
                                 : s->enc_layers;
-        if ((rc = add_stacks(pc, &c, &tm->enc, tm != &tm_buf, 0, ne, rg_first, 0, "encoder layer", stk, &nstk))) return rc;
-        if ((rc = add_stacks(pc, &c, &tm->dec, tm != &tm_buf, 1, sh->stage_layers, rg_first, sh->first_layer, "decoder layer", stk, &nstk)))
+        if ((rc = add_stacks(pc, c, &tm->enc, stable, 0, ne, rg_first, 0, "encoder layer", sp, v))) return rc;
+        if ((rc = add_stacks(pc, c, &tm->dec, stable, 1, sh->stage_layers, rg_first, sh->first_layer, "decoder layer", sp, v)))
             return rc;
     } else {
         const vx_part *P = s->encoder_only ? &tm->enc : &tm->dec;
@@ -444,154 +250,109 @@ static int train_rank(vx_ctx *x, const vx_shard *sh)
             vx_part fp = *P;
             for (int i = 0; i < VX_ROLE_COUNT_; i++) fp.lin[i].trainable = 0, fp.lin[i].lora_r = 0;
             fp.norm_trainable = 0;
-            vx_act_cfg cf = c;
+            vx_act_cfg cf = *c;
             cf.rg_stream = 0;
             cf.ckpt = VX_GC_NONE;
-            if ((rc = run_stack(pc, &cf, &fp, 0, 0, frozen, &stk[nstk]))) return rc;
-            stk[nstk].first = sh->first_layer, stk[nstk].name = "frozen layer";
-            memset(stk[nstk].kept, 0, sizeof stk[nstk].kept);
-            memset(stk[nstk].p.bwd_pk, 0, sizeof stk[nstk].p.bwd_pk);
-            memset(stk[nstk].p.bwd_acc_pk, 0, sizeof stk[nstk].p.bwd_acc_pk);
-            memset(stk[nstk].p.wgrad_cat, 0, sizeof stk[nstk].p.wgrad_cat);
-            nstk++;
+            if ((rc = add_stack(pc, &cf, &fp, 0, 0, frozen, sh->first_layer, "frozen layer", 1, sp, v))) return rc;
             n -= frozen;
             rg_first = 0;
         }
-        if ((rc = add_stacks(pc, &c, P, tm != &tm_buf, 0, n, rg_first, sh->first_layer + (sh->stage_layers - n), "layer", stk, &nstk)))
+        if ((rc = add_stacks(pc, c, P, stable, 0, n, rg_first, sh->first_layer + (sh->stage_layers - n), "layer", sp, v)))
             return rc;
     }
 
-    /* What lives through the step. */
+    /* The leaves. */
+    uint64_t *lf = v->leaf;
     vx_par_buffers pb;
     memset(&pb, 0, sizeof pb);
     /* One GPU without ZeRO, FSDP or offload has no parallel buffers. */
     if (sh->world > 1 || sh->zero_stage > 0 || sh->fsdp != VX_FSDP_NONE || sh->offload_params || sh->offload_optimizer ||
         sh->ep > 1)
         vx_parallel_buffers(x, sh, UINT64_MAX, &pb);
-    vx_mem base;
-    memset(&base, 0, sizeof base);
-    int wdev = vx_shard_offload_device(sh, VRAMEST_CAT_WEIGHTS);
-    int mdev = vx_shard_offload_device(sh, VRAMEST_CAT_MASTER_WEIGHTS);
-    int odev = vx_shard_offload_device(sh, VRAMEST_CAT_OPTIMIZER_STATES);
-    uint64_t w_gpu = tm->weights / (uint64_t)vx_shard_divisor(sh, VRAMEST_CAT_WEIGHTS);
-    if (wdev == VRAMEST_DEV_GPU) add_cat(&base, VRAMEST_CAT_WEIGHTS, w_gpu);
-    add_cat(&base, VRAMEST_CAT_WEIGHTS, pb.weights_persistent);
-    if (mdev == VRAMEST_DEV_GPU) add_cat(&base, VRAMEST_CAT_MASTER_WEIGHTS, tm->master);
-    if (odev == VRAMEST_DEV_GPU) add_cat(&base, VRAMEST_CAT_OPTIMIZER_STATES, vx_sat_add(tm->states, tm->step_on_device));
-    add_cat(&base, VRAMEST_CAT_ADAPTER, tm->adapter_w);
-    if (odev == VRAMEST_DEV_GPU) add_cat(&base, VRAMEST_CAT_ADAPTER, tm->adapter_s);
-    add_cat(&base, VRAMEST_CAT_GRADIENTS, pb.grads_persistent);
-    /* input ids, labels, attention mask (int64) */
-    add_cat(&base, VRAMEST_CAT_ACTIVATIONS, c.cpu ? 2 * c.N * 8 : 3 * vx_alloc_round(c.N * 8));
-    uint64_t ws = 0;
-    if (!k->cpu) {
-        /* cuBLAS + cuBLASLt workspaces of the forward thread and of the
-         * autograd engine's device thread (research note §2.2). */
-        ws = vx_sat_mul(vx_cublas_workspace_bytes(x), 2);
-        add_cat(&base, VRAMEST_CAT_WORKSPACE, ws);
+    if (pl.wdev == VRAMEST_DEV_GPU) lf[VRAMEST_CAT_WEIGHTS] = pl.w_gpu;
+    lf[VRAMEST_CAT_WEIGHTS] = vx_sat_add(lf[VRAMEST_CAT_WEIGHTS], pb.weights_persistent);
+    if (pl.mdev == VRAMEST_DEV_GPU) lf[VRAMEST_CAT_MASTER_WEIGHTS] = tm->master;
+    if (pl.odev == VRAMEST_DEV_GPU) lf[VRAMEST_CAT_OPTIMIZER_STATES] = vx_sat_add(tm->states, tm->step_on_device);
+    lf[VRAMEST_CAT_ADAPTER] = tm->adapter_w;
+    if (pl.odev == VRAMEST_DEV_GPU) lf[VRAMEST_CAT_ADAPTER] = vx_sat_add(lf[VRAMEST_CAT_ADAPTER], tm->adapter_s);
+    lf[VRAMEST_CAT_GRADIENTS] = pb.grads_persistent;
+    /* cuBLAS + cuBLASLt workspaces of the forward thread and of the
+     * autograd engine's device thread (research note §2.2). */
+    if (!k->cpu) lf[VRAMEST_CAT_WORKSPACE] = vx_sat_mul(vx_cublas_workspace_bytes(x), 2);
+    /* input ids, labels, attention mask (int64); the CPU harness holds two */
+    sp->ids_mul = c->cpu ? 2 : 3;
+    uint64_t ids = c->N * 8, ids_mask = c->cpu ? 0 : 511;
+    lf[VX_LF_IDS] = (ids + ids_mask) & ~ids_mask;
+    lf[VX_LF_A2A] = pb.a2a;
+    /* Tensors the model holds through the forward (not saved): the eager 4-D
+     * causal mask (b,1,s,s) - (s,s) when no attention_mask is passed. */
+    if (c->attn == VX_KERN_EAGER && c->style == VX_STYLE_LLAMA)
+        lf[VX_LF_FWDX] = (k->cpu ? 1 : c->b) * c->s * (uint64_t)c->skv * (uint64_t)c->cb;
+    if (c->style == VX_STYLE_T5) {
+        /* T5 position bias (b, heads, s, s), shared by the layers of a stack */
+        uint64_t pbias = c->b * (uint64_t)c->a * c->s * c->s * (uint64_t)c->cb;
+        lf[VX_LF_FWDX] = vx_sat_add(lf[VX_LF_FWDX], 2 * pbias);
+        lf[VX_LF_BWDX] = pbias;
+        /* the encoder output's gradient, summed over every cross-attention */
+        lf[VX_LF_BWDX] = vx_sat_add(lf[VX_LF_BWDX], c->N * (uint64_t)c->h * (uint64_t)(c->amp ? 4 : c->cb));
     }
-    add_cat(&base, VRAMEST_CAT_WORKSPACE, pb.a2a);
-    uint64_t G = grads_on_gpu ? tm->grads : 0, AG = tm->adapter_g;
+    lf[VX_LF_WFWD] = pb.weights_fwd;
+    lf[VX_LF_WBWD] = pb.weights_bwd;
+    lf[VX_LF_GBWD] = pb.grads_bwd;
+    lf[VX_LF_GACC] = pb.grads_accum;
     /* optimizer_in_backward: a post-accumulate-grad hook steps each
      * parameter and frees its gradient at once (ga is 1, no sharding:
      * vx_config_check), so no full set of gradients ever exists; each is a
      * transient of its own backward node, as when summing into existing
      * gradients. */
-    int in_bwd = cv->optimizer_in_backward && opt != VX_OPT_NONE;
-    if (in_bwd) G = AG = 0;
-
-    /* Tensors the model holds through the forward (not saved): the eager 4-D
-     * causal mask (b,1,s,s) - (s,s) when no attention_mask is passed. */
-    uint64_t fwd_extra = 0, bwd_extra = 0;
-    if (c.attn == VX_KERN_EAGER && c.style == VX_STYLE_LLAMA)
-        fwd_extra = (k->cpu ? 1 : c.b) * c.s * (uint64_t)c.skv * (uint64_t)c.cb;
-    if (c.style == VX_STYLE_T5) {
-        /* T5 position bias (b, heads, s, s), shared by the layers of a stack */
-        uint64_t pbias = c.b * (uint64_t)c.a * c.s * c.s * (uint64_t)c.cb;
-        fwd_extra = vx_sat_add(fwd_extra, 2 * pbias);
-        bwd_extra = vx_sat_add(bwd_extra, pbias);
-        /* the encoder output's gradient, summed over every cross-attention */
-        bwd_extra = vx_sat_add(bwd_extra, c.N * (uint64_t)c.h * (uint64_t)(c.amp ? 4 : c.cb));
+    sp->in_bwd = cv->optimizer_in_backward && opt != VX_OPT_NONE;
+    if (!sp->in_bwd) {
+        lf[VX_LF_G] = pl.grads_on_gpu ? tm->grads : 0;
+        lf[VX_LF_AG] = tm->adapter_g;
+    }
+    lf[VX_LF_LARGEST] = tm->largest_grad;
+    lf[VX_LF_OPTTMP] = tm->opt_tmp;
+    lf[VX_LF_STEP] = pb.step;
+    /* A checkpointed layer keeps its input (and, non-reentrant on the CPU,
+     * the CPU RNG state: a 5056-byte ByteTensor). */
+    lf[VX_LF_RNG] = c->cpu ? 5056 : 0;
+    if (lraw) {
+        memcpy(lraw, lf, sizeof v->leaf);
+        memset(lmask, 0, sizeof v->leaf);
+        lraw[VX_LF_IDS] = ids;
+        lmask[VX_LF_IDS] = ids_mask;
     }
 
-    /* Pipeline: the activations of earlier micro-batches still in flight. */
-    uint64_t per_mb = 0;
-    if (first) per_mb = vx_sat_add(per_mb, emb_k.saved);
-    for (int i = 0; i < nstk; i++) per_mb = vx_sat_add(per_mb, vx_sat_mul(kept_total(&stk[i]), (uint64_t)(stk[i].n > 0 ? stk[i].n : 0)));
-    uint64_t inflight = sh->inflight_microbatches > 1 ? vx_sat_mul(per_mb, (uint64_t)(sh->inflight_microbatches - 1)) : 0;
-    fwd_extra = vx_sat_add(fwd_extra, inflight);
-    bwd_extra = vx_sat_add(bwd_extra, inflight);
-
-    vx_step st;
-    memset(&st, 0, sizeof st);
-    st.r = r;
-    st.tl_on = 1;
-    uint64_t carried[VX_TC_N];
+    /* ZeRO-2/3 and FSDP reduce each gradient into a sharded buffer as
+     * backward produces it: the full-size ones are transients. */
+    sp->reduce = vx_shard_divisor(sh, VRAMEST_CAT_GRADIENTS) > 1 || sp->in_bwd;
     /* optimizer none: forward + backward only, with zero_grad(set_to_none)
      * each step (what benchmark loops do): no gradients before backward. */
-    int grads_always = 0;
-    int later = ga > 1 || grads_always;
-    /* A plain PyTorch loop keeps `outputs` (the logits) through backward and
-     * into the next forward, until it is rebound after that forward. */
-    if (last && head_k.held_out) fwd_extra = vx_sat_add(fwd_extra, head_k.held_out);
+    sp->ga2 = ga > 1;
+    sp->later = ga > 1;
+    sp->opt = opt != VX_OPT_NONE;
+    sp->opt_dev = pl.odev == VRAMEST_DEV_GPU;
+    sp->inflight = sh->inflight_microbatches > 1 ? sh->inflight_microbatches - 1 : 0;
+    return VRAMEST_OK;
+}
 
-    /* Forward (the micro-batch with the gradients allocated when accumulating). */
-    vx_mem fb = base;
-    fb.c[VRAMEST_CAT_WEIGHTS] = vx_sat_add(fb.c[VRAMEST_CAT_WEIGHTS], pb.weights_fwd);
-    if (later) add_cat(&fb, VRAMEST_CAT_GRADIENTS, G), add_cat(&fb, VRAMEST_CAT_ADAPTER, AG);
-    if (later && pb.grads_accum) add_cat(&fb, VRAMEST_CAT_GRADIENTS, pb.grads_accum);
-    {
-        vx_mem p0 = fb;
-        point(&st, &p0, VRAMEST_PHASE_FORWARD, -1, "step start", 1);
-    }
-    forward(&st, &fb, first ? &emb_k : NULL, stk, nstk, last ? &head_k : NULL, fwd_extra, carried, 1);
-    if (later && ga > 1) {
-        /* the first micro-batch's forward, without gradients (not recorded) */
-        st.tl_on = 0;
-        forward(&st, &base, first ? &emb_k : NULL, stk, nstk, last ? &head_k : NULL, fwd_extra, carried, 0);
-        st.tl_on = 1;
-    }
-
-    /* Backward. */
-    vx_mem bb = base;
-    bb.c[VRAMEST_CAT_WEIGHTS] = vx_sat_add(bb.c[VRAMEST_CAT_WEIGHTS], pb.weights_bwd);
-    add_cat(&bb, VRAMEST_CAT_GRADIENTS, pb.grads_bwd);
-    if (pb.grads_accum && later) add_cat(&bb, VRAMEST_CAT_GRADIENTS, pb.grads_accum);
-    if (sharded_grads || in_bwd) {
-        /* Sharded gradient partitions exist from the start; the full-size
-         * gradients are reduced away (or stepped and freed) as they appear. */
-        backward(&st, &bb, first ? &emb_k : NULL, stk, nstk, last ? &head_k : NULL, bwd_extra, G, AG, 0, 1);
-    } else if (later) {
-        if (ga > 1 && !grads_always) {
-            st.tl_on = 0;
-            backward(&st, &bb, first ? &emb_k : NULL, stk, nstk, last ? &head_k : NULL, bwd_extra, 0, 0, 1, 0);
-            st.tl_on = 1;
-        }
-        backward(&st, &bb, first ? &emb_k : NULL, stk, nstk, last ? &head_k : NULL, bwd_extra, G, AG, 0, 1);
-    } else {
-        backward(&st, &bb, first ? &emb_k : NULL, stk, nstk, last ? &head_k : NULL, bwd_extra, 0, 0, 1, 1);
-    }
-
-    /* Optimizer step: every gradient, the step's temporaries (foreach sqrt
-     * over a parameter group, single-tensor denominators, the ZeRO fp32
-     * gradient partition). */
-    if (opt != VX_OPT_NONE) {
-        vx_mem om = base;
-        add_cat(&om, VRAMEST_CAT_GRADIENTS, G);
-        add_cat(&om, VRAMEST_CAT_ADAPTER, AG);
-        /* in backward: the largest parameter's step, its gradient alive */
-        if (in_bwd) add_cat(&om, VRAMEST_CAT_GRADIENTS, tm->largest_grad);
-        if (pb.grads_accum && later) add_cat(&om, VRAMEST_CAT_GRADIENTS, pb.grads_accum);
-        if (odev == VRAMEST_DEV_GPU) add_cat(&om, VRAMEST_CAT_WORKSPACE, tm->opt_tmp);
-        add_cat(&om, VRAMEST_CAT_WORKSPACE, pb.step);
-        point(&st, &om, VRAMEST_PHASE_OPTIMIZER, -1, "optimizer step", 1);
-    }
+/* The result of a rank from its step: the categories at the peak with their
+ * bands, the offloaded terms on the host / NVMe, the allocator's reserve. */
+static void train_finish(vx_ctx *x, const vx_shard *sh, const vx_train_knobs *k, const vx_train_model *tm,
+                         const vx_act_cfg *cp, const vx_step_out *st)
+{
+    struct vramest_result *r = x->r;
+    const vx_act_cfg c = *cp;
+    placement pl;
+    placement_of(sh, tm, &pl);
+    /* the timeline after the points an earlier part of this rank put there */
+    for (uint32_t i = 0; i < st->ntl && r->n_timeline < VX_MAX_TIMELINE; i++) r->timeline[r->n_timeline++] = st->tl[i];
 
     /* The result: categories at the peak instant, with bands. */
     int prov = tm->prov;
-    const vx_mem *pk = &st.best.at;
+    const uint64_t *pk = st->at;
     for (int cat = 0; cat < VX_NCAT; cat++) {
-        uint64_t v = pk->c[cat];
+        uint64_t v = pk[cat];
         if (!v) continue;
         uint64_t lo = v, hi = v;
         int p = VRAMEST_PROV_FORMULA;
@@ -617,23 +378,20 @@ static int train_rank(vx_ctx *x, const vx_shard *sh)
             break;
         default: break;
         }
-        if (cat == VRAMEST_CAT_MASTER_WEIGHTS || cat == VRAMEST_CAT_WEIGHTS || cat == VRAMEST_CAT_GRADIENTS ||
-            cat == VRAMEST_CAT_OPTIMIZER_STATES)
-            vx_result_add(r, VRAMEST_DEV_GPU, cat, v, lo, hi, p);
-        else
-            vx_result_add(r, VRAMEST_DEV_GPU, cat, v, lo, hi, p);
+        vx_result_add(r, VRAMEST_DEV_GPU, cat, v, lo, hi, p);
     }
     /* Offloaded parts live on the host / NVMe. */
-    if (wdev != VRAMEST_DEV_GPU) vx_shard_add(x, sh, VRAMEST_CAT_WEIGHTS, w_gpu, w_gpu, w_gpu, prov);
-    if (mdev != VRAMEST_DEV_GPU && tm->master) vx_shard_add(x, sh, VRAMEST_CAT_MASTER_WEIGHTS, tm->master, tm->master, tm->master, prov);
-    if (odev != VRAMEST_DEV_GPU && (tm->states || tm->adapter_s)) {
+    if (pl.wdev != VRAMEST_DEV_GPU) vx_shard_add(x, sh, VRAMEST_CAT_WEIGHTS, pl.w_gpu, pl.w_gpu, pl.w_gpu, prov);
+    if (pl.mdev != VRAMEST_DEV_GPU && tm->master) vx_shard_add(x, sh, VRAMEST_CAT_MASTER_WEIGHTS, tm->master, tm->master, tm->master, prov);
+    if (pl.odev != VRAMEST_DEV_GPU && (tm->states || tm->adapter_s)) {
         uint64_t o = vx_sat_add(tm->states, tm->adapter_s);
         vx_shard_add(x, sh, VRAMEST_CAT_OPTIMIZER_STATES, o, o, o, prov);
     }
-    if (!grads_on_gpu && tm->grads) vx_shard_add(x, sh, VRAMEST_CAT_GRADIENTS, tm->grads, tm->grads, tm->grads, prov);
-    if (pb.host_pinned)
-        vx_result_add(r, VRAMEST_DEV_HOST, VRAMEST_CAT_WORKSPACE, vx_sat_mul(pb.host_pinned, (uint64_t)(sh->host_ranks > 0 ? sh->host_ranks : 1)),
-                      pb.host_pinned, pb.host_pinned, VRAMEST_PROV_FORMULA);
+    if (!pl.grads_on_gpu && tm->grads) vx_shard_add(x, sh, VRAMEST_CAT_GRADIENTS, tm->grads, tm->grads, tm->grads, prov);
+    uint64_t pinned = vx_parallel_host_pinned(x, sh);
+    if (pinned)
+        vx_result_add(r, VRAMEST_DEV_HOST, VRAMEST_CAT_WORKSPACE, vx_sat_mul(pinned, (uint64_t)(sh->host_ranks > 0 ? sh->host_ranks : 1)),
+                      pinned, pinned, VRAMEST_PROV_FORMULA);
     if (tm->paged_states) {
         /* bitsandbytes paged states: CUDA managed memory, outside the caching
          * allocator; they migrate to the host under pressure. */
@@ -646,27 +404,46 @@ static int train_rank(vx_ctx *x, const vx_shard *sh)
 
     /* Reserved beyond allocated: the caching allocator's segments. */
     if (!k->cpu) {
-        vx_alloc_in ai = {.peak_alloc = st.best.total, .cpu = 0};
-        ai.act_peak = vx_sat_add(pk->c[VRAMEST_CAT_ACTIVATIONS], pk->c[VRAMEST_CAT_LOGITS]);
+        head_opts ho;
+        head_opts_of(x, k, tm, &ho);
+        vx_alloc_in ai = {.peak_alloc = st->total, .cpu = 0};
+        ai.act_peak = vx_sat_add(pk[VRAMEST_CAT_ACTIVATIONS], pk[VRAMEST_CAT_LOGITS]);
         /* The largest single transient: the logits in the widest dtype the
          * loss holds them in, eager attention scores (fp32 when upcast), or
          * a dense embedding gradient. */
         uint64_t t = vx_sat_mul(c.Nh * (uint64_t)c.h, (uint64_t)(c.amp ? 4 : c.cb));
-        if (last) {
-            int lb = (upcast || c.amp || !legacy || c.cb == 4) ? 4 : c.cb;
+        if (sh->last_stage) {
+            int lb = (ho.upcast || c.amp || !ho.legacy || c.cb == 4) ? 4 : c.cb;
             t = vx_max_u64(t, vx_sat_mul(c.N * (uint64_t)c.V, (uint64_t)lb));
         }
         if (c.attn == VX_KERN_EAGER)
             t = vx_max_u64(t, vx_sat_mul(c.b * (uint64_t)c.a * c.s * (uint64_t)c.skv, 4));
-        if (first && tm->embed.trainable) t = vx_max_u64(t, tm->embed.wgrad);
+        if (sh->first_stage && tm->embed.trainable) t = vx_max_u64(t, tm->embed.wgrad);
         ai.largest_act = vx_alloc_round(t);
         uint64_t res, lo, hi;
         vx_alloc_reserve(&ai, &res, &lo, &hi);
         vx_result_add(r, VRAMEST_DEV_GPU, VRAMEST_CAT_ALLOCATOR, res, lo, hi, VRAMEST_PROV_EMPIRICAL);
     }
 
-    r->val[VRAMEST_VAL_PEAK_PHASE] = (uint64_t)st.best.phase;
+    r->val[VRAMEST_VAL_PEAK_PHASE] = (uint64_t)st->phase;
     r->val[VRAMEST_VAL_PARAMS_TRAINABLE] = tm->trainable_params;
+}
+
+static int train_rank(vx_ctx *x, const vx_shard *sh)
+{
+    const vx_train_knobs *k = ((vx_train_ctx *)x)->k;
+    vx_train_model tm_buf;
+    const vx_train_model *tm = NULL;
+    int rc = vx_train_static_cached(x->m->pcache, x, sh, k, &tm_buf, &tm);
+    if (rc) return rc;
+    vx_act_cfg c;
+    vx_train_cfg(x, sh, k, tm, &c);
+    vx_step_out out;
+    vx_step_shape sp;
+    vx_step_vals v;
+    if ((rc = vx_train_step_prepare(x, sh, k, tm, tm != &tm_buf, &c, &sp, &v, NULL, NULL))) return rc;
+    vx_step_compose(&sp, &v, &out, NULL);
+    train_finish(x, sh, k, tm, &c, &out);
     return VRAMEST_OK;
 }
 
