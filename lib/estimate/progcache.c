@@ -6,52 +6,12 @@
 #include <string.h>
 
 #include "api/config.h"
+#include "estimate/cprog.h"
 #include "estimate/progcache.h"
 
-#define VX_PC_SLOTS 128    /* distinct byte polynomials of one program */
 #define VX_PC_CANDS 64     /* surviving peak candidates of one kind */
 #define VX_PC_TERMS 16384  /* (category, slot, count) terms of one program */
 #define VX_PC_ENTRIES 64   /* compiled programs per model handle */
-#define VX_PC_LIMIT ((int64_t)1 << 62)
-/* Kernels round s up (flash attention's 128-row tiles, mem-efficient's 32):
- * on one residue class of s modulo this, every size is a polynomial. */
-#define VX_PC_SMOD 128
-
-enum { PK_F = 0, PK_FN, PK_BK, PK_BA, PK_N };
-
-/* Bytes as a polynomial in Newton form around (b0, s0):
- *   p = a0 + a1 v + a2 w + u (e0 + e1 v + e2 w),  u = b - b0, v = s - s0,
- *   w = v (v - 1) / 2. */
-typedef struct vx_poly {
-    int64_t a0, a1, a2, e0, e1, e2;
-} vx_poly;
-
-/* n x slot's bytes, added to category `cat` of row `owner` (a candidate,
- * the saved set or the kept gradients). */
-typedef struct vx_term {
-    uint8_t cat, slot;
-    int16_t n;
-    uint16_t owner;
-} vx_term;
-
-/* A compiled program: byte polynomials (slots) and the terms that add them
- * up into rows (peak candidates, the saved set, the kept gradients). */
-typedef struct vx_cprog {
-    int64_t cmax;         /* the largest |coefficient| of any slot (overflow bound) */
-    uint8_t bfix, sfix;   /* b (s) is 1 in this class, not a variable */
-    int64_t s0;           /* the class's smallest s (s = s0 + VX_PC_SMOD * v) */
-    uint8_t held_is_bytes;
-    uint8_t ycat;
-    uint16_t nslot, nterm;
-    int16_t xslot, yslot, hslot; /* -1: zero */
-    uint64_t held_flag;
-    uint64_t rmask;
-    uint16_t ncand[PK_N];
-    uint16_t nowner;            /* rows: the candidates kind by kind, then saved, then wkept */
-    uint16_t cand_owner[PK_N];  /* the first row of each kind */
-    vx_poly slot[VX_PC_SLOTS];
-    vx_term term[]; /* nterm */
-} vx_cprog;
 
 /* ---- running a program ---- */
 
@@ -64,33 +24,7 @@ int vx_prog_run(const vx_prog_call *pc, vx_tlog *log, vx_prog *out)
     }
 }
 
-/* ---- polynomials ---- */
-
-static int poly_eval(const vx_poly *p, int64_t u, int64_t v, uint64_t *out)
-{
-    __int128 w = (__int128)v * (v - 1) / 2;
-    __int128 r = (__int128)p->a0 + (__int128)p->a1 * v + (__int128)p->a2 * w +
-                 (__int128)u * ((__int128)p->e0 + (__int128)p->e1 * v + (__int128)p->e2 * w);
-    if (r < 0 || r >= VX_PC_LIMIT) return 0;
-    *out = (uint64_t)r;
-    return 1;
-}
-
-static int poly_zero(const vx_poly *p)
-{
-    return !p->a0 && !p->a1 && !p->a2 && !p->e0 && !p->e1 && !p->e2;
-}
-
 /* ---- probes ---- */
-
-/* The grid: u in {0, 1} (b variable), v in {0, 1, 2} (s variable). */
-#define NGRID 6
-/* Checks beyond the grid: far and odd sizes, so a size-dependent branch of a
- * program (a broadcast that flips, a max of two shapes) shows up as a log
- * that differs; the caller's own size is added as the last one. */
-static const int64_t chk_b[] = {5, 3, 1000, 2, 37};
-static const int64_t chk_s[] = {9, 31, 3, 511, 4}; /* multiples of VX_PC_SMOD above s0 */
-#define NCHK ((int)(sizeof chk_b / sizeof chk_b[0]) + 1)
 
 typedef struct probe {
     int64_t b, s;
@@ -134,13 +68,13 @@ static int same_shape(const vx_tlog *a, const vx_tlog *b)
 typedef int32_t vec[VX_TC_N][VX_PC_SLOTS];
 
 typedef struct scratch {
-    probe pr[NGRID + NCHK];
+    probe pr[VX_PROBE_N];
     vx_poly poly[VX_TLOG_CAP];
     vec live, ns, wk;
     vec cand[PK_N][VX_PC_CANDS];
     int ncand[PK_N];
     vec saved_v, wkept_v;
-    vx_tlog logs[NGRID + NCHK];
+    vx_tlog logs[VX_PROBE_N];
 } scratch;
 
 static void tot_of(const vec v, int nslot, int32_t *t)
@@ -159,24 +93,15 @@ static void tot_of(const vec v, int nslot, int32_t *t)
  * v(v-1)/2, ...) or in the plain one (1, v, v^2, ...). */
 static int always_ge(const vx_cprog *cp, const int32_t *d, int nslot, int strict)
 {
-    __int128 A0 = 0, A1 = 0, A2 = 0, E0 = 0, E1 = 0, E2 = 0, slack = 0;
+    __int128 co[6] = {0}, slack = 0;
     for (int k = 0; k < nslot; k++) {
         if (!d[k]) continue;
         const vx_poly *P = &cp->slot[k];
-        A0 += (__int128)d[k] * P->a0;
-        A1 += (__int128)d[k] * P->a1;
-        A2 += (__int128)d[k] * P->a2;
-        E0 += (__int128)d[k] * P->e0;
-        E1 += (__int128)d[k] * P->e1;
-        E2 += (__int128)d[k] * P->e2;
+        const int64_t pc[6] = {P->a0, P->a1, P->a2, P->e0, P->e1, P->e2};
+        for (int i = 0; i < 6; i++) co[i] += (__int128)d[k] * pc[i];
         if (d[k] < 0) slack += (__int128)(-d[k]) * (__int128)cp->rmask;
     }
-    if (cp->sfix) A1 = A2 = E1 = E2 = 0;
-    if (cp->bfix) E0 = E1 = E2 = 0;
-    int newton = A1 >= 0 && A2 >= 0 && E0 >= 0 && E1 >= 0 && E2 >= 0;
-    int plain = 2 * A1 - A2 >= 0 && A2 >= 0 && E0 >= 0 && 2 * E1 - E2 >= 0 && E2 >= 0;
-    if (!newton && !plain) return 0;
-    return strict ? A0 - slack > 0 : A0 - slack >= 0;
+    return vx_poly_nonneg(co, slack, &cp->cl, strict);
 }
 
 /* Add candidate `v` to kind `kind` unless it can never be the first
@@ -253,11 +178,9 @@ static void best_of(const vx_cprog *cp, int kind, const uint64_t (*acc)[VX_TC_N]
 static int cprog_eval(const vx_cprog *cp, uint64_t b, uint64_t s, vx_prog *out)
 {
     uint64_t val[VX_PC_SLOTS];
-    if (b > ((uint64_t)1 << 40) || s > ((uint64_t)1 << 40)) return 0;
-    int64_t u = cp->bfix ? 0 : (int64_t)b - 2, ds = cp->sfix ? 0 : (int64_t)s - cp->s0;
-    if (u < 0 || ds < 0 || ds % VX_PC_SMOD) return 0;
-    int64_t v = ds / VX_PC_SMOD;
-    int64_t w = v * (v - 1) / 2; /* v < 2^33 */
+    int64_t u, v;
+    if (!vx_pclass_uv(&cp->cl, b, s, &u, &v)) return 0;
+    int64_t w = v * (v - 1) / 2;
     /* |terms| <= cmax (1 + v + w)(1 + u): when that is below the limit the
      * plain 64-bit sum cannot overflow */
     __int128 bound = (__int128)cp->cmax * (1 + v + w) * (1 + u) * 3;
@@ -271,7 +194,7 @@ static int cprog_eval(const vx_cprog *cp, uint64_t b, uint64_t s, vx_prog *out)
     } else {
         for (int k = 0; k < cp->nslot; k++) {
             uint64_t raw;
-            if (!poly_eval(&cp->slot[k], u, v, &raw)) return 0;
+            if (!vx_poly_eval(&cp->slot[k], u, v, &raw)) return 0;
             val[k] = (raw + cp->rmask) & ~cp->rmask;
         }
     }
@@ -331,24 +254,13 @@ static vx_cprog *compile(const vx_prog_call *pc)
     vx_cprog *cp = calloc(1, sizeof *cp + cap * sizeof(vx_term));
     vx_cprog *res = NULL;
     if (!sc || !cp) goto done;
-    cp->bfix = c->b == 1;
-    cp->sfix = c->s == 1;
-    int64_t sres = (int64_t)(c->s % VX_PC_SMOD);
-    cp->s0 = cp->sfix ? 1 : (sres >= 2 ? sres : sres + VX_PC_SMOD);
+    vx_pclass_of(c->b, c->s, &cp->cl);
     cp->rmask = c->cpu ? 0 : 511;
-    int np = 0;
-    for (int u = 0; u < 2; u++)
-        for (int v = 0; v < 3; v++) {
-            probe *p = &sc->pr[np];
-            p->b = cp->bfix ? 1 : 2 + u;
-            p->s = cp->sfix ? 1 : cp->s0 + VX_PC_SMOD * v;
-            p->log = &sc->logs[np++];
-        }
-    for (int i = 0; i < NCHK; i++) {
-        probe *p = &sc->pr[np];
-        p->b = cp->bfix ? 1 : (i < NCHK - 1 ? chk_b[i] : (int64_t)c->b);
-        p->s = cp->sfix ? 1 : (i < NCHK - 1 ? cp->s0 + VX_PC_SMOD * chk_s[i] : (int64_t)c->s);
-        p->log = &sc->logs[np++];
+    int np = VX_PROBE_N;
+    for (int i = 0; i < np; i++) {
+        probe *p = &sc->pr[i];
+        vx_probe_size(&cp->cl, i, c->b, c->s, &p->b, &p->s);
+        p->log = &sc->logs[i];
     }
     for (int i = 0; i < np; i++) {
         if (!run_probe(pc, &sc->pr[i])) goto done;
@@ -357,24 +269,21 @@ static vx_cprog *compile(const vx_prog_call *pc)
     const vx_tlog *L = sc->pr[0].log;
     /* Fit every event's bytes on the grid (index u * 3 + v). */
     for (uint32_t i = 0; i < L->n; i++) {
-        int64_t q[6];
-        for (int g = 0; g < NGRID; g++) {
+        int64_t q[VX_PROBE_GRID];
+        for (int g = 0; g < VX_PROBE_GRID; g++) {
             uint64_t r = sc->pr[g].log->ev[i].raw;
             if (r >= (uint64_t)VX_PC_LIMIT) goto done;
             q[g] = (int64_t)r;
         }
         vx_poly *p = &sc->poly[i];
-        p->a0 = q[0];
-        p->a1 = q[1] - q[0];
-        p->a2 = q[2] - 2 * q[1] + q[0];
-        p->e0 = q[3] - q[0];
-        p->e1 = (q[4] - q[3]) - p->a1;
-        p->e2 = (q[5] - 2 * q[4] + q[3]) - p->a2;
-        for (int k = NGRID; k < np; k++) {
+        vx_poly_fit(q, p);
+        for (int k = VX_PROBE_GRID; k < np; k++) {
             const probe *pk = &sc->pr[k];
             uint64_t r = 0;
-            int64_t u = cp->bfix ? 0 : pk->b - 2, v = cp->sfix ? 0 : (pk->s - cp->s0) / VX_PC_SMOD;
-            if (!poly_eval(p, u, v, &r) || r != pk->log->ev[i].raw) goto done;
+            int64_t u = 0, v = 0;
+            if (!vx_pclass_uv(&cp->cl, (uint64_t)pk->b, (uint64_t)pk->s, &u, &v) || !vx_poly_eval(p, u, v, &r) ||
+                r != pk->log->ev[i].raw)
+                goto done;
         }
     }
     /* Slots, then the symbolic run. */
@@ -383,7 +292,7 @@ static vx_cprog *compile(const vx_prog_call *pc)
     for (uint32_t i = 0; i < L->n; i++) {
         const vx_tev *e = &L->ev[i];
         int k = -1;
-        if (!poly_zero(&sc->poly[i])) {
+        if (!vx_poly_zero(&sc->poly[i])) {
             k = slot_of(cp, &sc->poly[i]);
             if (k == -2) goto done;
         }
