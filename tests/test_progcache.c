@@ -74,7 +74,7 @@ static const int64_t sizes[][2] = {{4, 2048}, {5, 2048}, {1, 2048}, {2, 2048}, {
 Test(progcache, compiled_equals_replay_every_preset)
 {
     int ran = 0;
-    unsigned entries = 0, compiled = 0;
+    unsigned entries = 0, compiled = 0, steps = 0, steps_compiled = 0;
     /* under valgrind (tests/meson.build) every 12th preset: compiling is
      * ~2.5 M instructions per structure */
     uint32_t step = getenv("VRAMEST_TEST_SUBSET") ? 12 : 1;
@@ -94,9 +94,11 @@ Test(progcache, compiled_equals_replay_every_preset)
             vramest_config *c = NULL;
             if (vramest_spec_parse(spec, strlen(spec), &m, &p, &c) != VRAMEST_OK) continue; /* e.g. nf4 of a GGUF-only model */
             for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) ran += compare_at(m, p, c, sizes[k][0], sizes[k][1], spec);
-            unsigned ne, nc;
+            unsigned ne, nc, ns, nsc;
             vx_pcache_stats(m->pcache, &ne, &nc);
+            vx_pcache_step_stats(m->pcache, &ns, &nsc);
             entries += ne, compiled += nc;
+            steps += ns, steps_compiled += nsc;
             vramest_model_free(m);
             vramest_precision_free(p);
             vramest_config_free(c);
@@ -104,8 +106,10 @@ Test(progcache, compiled_equals_replay_every_preset)
     }
     cr_assert_gt(ran, step > 1 ? 100 : 1000, "only %d estimates ran", ran);
     /* most structures must take the compiled path (else this tests nothing) */
-    cr_log_info("%d estimates, %u programs cached, %u compiled", ran, entries, compiled);
+    cr_log_info("%d estimates, %u programs cached, %u compiled; %u steps, %u compiled", ran, entries, compiled,
+                steps, steps_compiled);
     cr_assert_gt(compiled * 10, entries * 8, "%u of %u programs compiled", compiled, entries);
+    cr_assert_gt(steps_compiled * 10, steps * 8, "%u of %u steps compiled", steps_compiled, steps);
 }
 
 /* A job estimated again takes the compiled path for every program: the
@@ -126,11 +130,14 @@ Test(progcache, a_repeated_job_compiles_every_program)
         if (vramest_spec_parse(spec, strlen(spec), &m, &p, &c) != VRAMEST_OK) continue;
         int rc;
         for (int k = 0; k < 3; k++) free(plan_of(m, p, c, &rc));
-        unsigned ne, nc;
+        unsigned ne, nc, ns, nsc;
         vx_pcache_stats(m->pcache, &ne, &nc);
+        vx_pcache_step_stats(m->pcache, &ns, &nsc);
         if (rc == VRAMEST_OK) {
             cr_assert_geq(ne, 3, "%s: %u programs cached", vramest_preset_name(i), ne);
             cr_assert_eq(nc, ne, "%s: %u of %u programs compiled", vramest_preset_name(i), nc, ne);
+            cr_assert_eq(ns, 1, "%s: %u step slots", vramest_preset_name(i), ns);
+            cr_assert_eq(nsc, 1, "%s: the step did not compile", vramest_preset_name(i));
             checked++;
         }
         vramest_model_free(m);

@@ -8,6 +8,7 @@
 #include "api/config.h"
 #include "estimate/cprog.h"
 #include "estimate/progcache.h"
+#include "estimate/stepcache.h"
 
 #define VX_PC_CANDS 64     /* surviving peak candidates of one kind */
 #define VX_PC_TERMS 16384  /* (category, slot, count) terms of one program */
@@ -423,6 +424,7 @@ typedef struct vx_skey {
 typedef struct vx_sentry {
     vx_skey key;
     vx_train_model tm;
+    vx_stepslots steps; /* the rank's compiled steps, by size class */
 } vx_sentry;
 
 struct vx_pcache {
@@ -456,6 +458,7 @@ void vx_pcache_reset(vx_pcache *pc)
     atomic_store_explicit(&pc->n, 0, memory_order_release);
     n = atomic_load_explicit(&pc->ns, memory_order_acquire);
     for (uint32_t i = 0; i < n; i++) {
+        vx_stepslots_free(&pc->se[i]->steps);
         free(pc->se[i]);
         pc->se[i] = NULL;
     }
@@ -478,6 +481,30 @@ void vx_pcache_stats(vx_pcache *pc, unsigned *entries, unsigned *compiled)
     uint32_t n = atomic_load_explicit(&pc->n, memory_order_acquire);
     *entries = n;
     for (uint32_t i = 0; i < n; i++) *compiled += pc->e[i]->prog != NULL;
+}
+
+void vx_pcache_step_stats(vx_pcache *pc, unsigned *slots, unsigned *compiled)
+{
+    *slots = *compiled = 0;
+    if (!pc) return;
+    uint32_t n = atomic_load_explicit(&pc->ns, memory_order_acquire);
+    for (uint32_t i = 0; i < n; i++) vx_stepslots_stats(&pc->se[i]->steps, slots, compiled);
+}
+
+void vx_pcache_lock(vx_pcache *pc)
+{
+    pthread_mutex_lock(&pc->mu);
+}
+
+void vx_pcache_unlock(vx_pcache *pc)
+{
+    pthread_mutex_unlock(&pc->mu);
+}
+
+struct vx_stepslots *vx_pcache_steps(const vx_train_model *tm)
+{
+    vx_sentry *e = (vx_sentry *)(void *)((char *)(uintptr_t)tm - offsetof(vx_sentry, tm));
+    return &e->steps;
 }
 
 static void make_key(const vx_prog_call *pc, vx_pkey *k)
@@ -567,6 +594,7 @@ static int seen_before(vx_pcache *cache, uint64_t h)
 
 int vx_prog_eval(vx_pcache *cache, const vx_prog_call *pc, vx_prog *out)
 {
+    if (pc->used) *pc->used = NULL;
     if (!cache) return vx_prog_run(pc, NULL, out);
     uint32_t n = atomic_load_explicit(&cache->n, memory_order_acquire);
     const vx_pentry *e = lookup(cache, n, pc);
@@ -594,7 +622,11 @@ int vx_prog_eval(vx_pcache *cache, const vx_prog_call *pc, vx_prog *out)
         }
         pthread_mutex_unlock(&cache->mu);
     }
-    if (e && e->prog && cprog_eval(e->prog, pc->c->b, pc->c->s, out)) return VRAMEST_OK;
+    if (e && e->prog && cprog_eval(e->prog, pc->c->b, pc->c->s, out)) {
+        if (pc->used) *pc->used = e->prog;
+        return VRAMEST_OK;
+    }
+    if (pc->used) *pc->used = NULL;
     return vx_prog_run(pc, NULL, out);
 }
 

@@ -92,6 +92,7 @@ typedef struct vx_prog_call {
                                  identifies the content (no byte comparison) */
     int cross;                /* layer: T5 cross-attention */
     int upcast, shift, held;  /* head */
+    const struct vx_cprog **used; /* may be NULL: receives the compiled form evaluated (NULL: replayed) */
 } vx_prog_call;
 
 /* Run the program on the tape (the replay), optionally logging into `log`. */
@@ -107,6 +108,17 @@ void vx_pcache_reset(vx_pcache *pc) VX_HIDDEN;
 
 /* Entries held and how many of them compiled (tests, docs/performance.md). */
 void vx_pcache_stats(vx_pcache *pc, unsigned *entries, unsigned *compiled) VX_HIDDEN;
+/* Step slots held (size classes seen with every program compiled) and how
+ * many compiled (stepcache.h). */
+void vx_pcache_step_stats(vx_pcache *pc, unsigned *slots, unsigned *compiled) VX_HIDDEN;
+
+/* The cache's mutex (stepcache.c publishes compiled steps under it). */
+void vx_pcache_lock(vx_pcache *pc) VX_HIDDEN;
+void vx_pcache_unlock(vx_pcache *pc) VX_HIDDEN;
+
+/* The compiled steps kept with cached static terms: `tm` must be what
+ * vx_train_static_cached returned from the cache (not the caller's buffer). */
+struct vx_stepslots *vx_pcache_steps(const vx_train_model *tm) VX_HIDDEN;
 
 /* The program's result: from a compiled form when the cache has (or can
  * compile) one for this structure, else by replaying it. `cache` may be

@@ -17,6 +17,8 @@
 
 #include "estimate/train.h"
 
+struct vx_cprog;
+
 /* Programs: the embeddings, the head, up to six stacks of layers. */
 enum { VX_SP_EMB = 0, VX_SP_HEAD = 1, VX_SP_STK = 2, VX_SP_NSTK = 6, VX_SP_N = VX_SP_STK + VX_SP_NSTK };
 
@@ -107,10 +109,11 @@ void vx_train_cfg(const vx_ctx *x, const vx_shard *sh, const vx_train_knobs *k, 
 /* train.c: the step's shape and values at the sizes of `c` (programs
  * replayed or from their compiled forms; `stable`: `tm` is the cache's).
  * `lraw` / `lmask` (may be NULL): the leaves before allocator rounding and
- * each one's rounding mask. */
+ * each one's rounding mask. `used` (may be NULL): VX_SP_N entries, each
+ * program's compiled form (NULL: replayed, or not in the step). */
 int vx_train_step_prepare(const vx_ctx *x, const vx_shard *sh, const vx_train_knobs *k, const vx_train_model *tm,
                           int stable, const vx_act_cfg *c, vx_step_shape *sp, vx_step_vals *v, uint64_t *lraw,
-                          uint64_t *lmask) VX_HIDDEN;
+                          uint64_t *lmask, const struct vx_cprog **used) VX_HIDDEN;
 
 /* A point's allocated bytes: every category but FRAMEWORK and ALLOCATOR. */
 static inline int vx_step_counts(int cat)

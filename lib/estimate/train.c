@@ -11,8 +11,10 @@
 #include <string.h>
 
 #include "api/config.h"
+#include "estimate/cprog.h"
 #include "estimate/progcache.h"
 #include "estimate/step.h"
+#include "estimate/stepcache.h"
 #include "estimate/train.h"
 
 void vx_train_knobs_default(vx_train_knobs *k)
@@ -138,7 +140,8 @@ void vx_train_cfg(const vx_ctx *x, const vx_shard *sh, const vx_train_knobs *k, 
 
 /* One stack of identical layers: its program and its shape. */
 static int add_stack(vx_pcache *pc, const vx_act_cfg *c, const vx_part *p, int stable, int cross, int64_t n,
-                     int64_t first, const char *name, int frozen, vx_step_shape *sp, vx_step_vals *v)
+                     int64_t first, const char *name, int frozen, vx_step_shape *sp, vx_step_vals *v,
+                     const vx_cprog **used)
 {
     if (n <= 0) return VRAMEST_OK;
     int i = sp->nstk++;
@@ -149,7 +152,8 @@ static int add_stack(vx_pcache *pc, const vx_act_cfg *c, const vx_part *p, int s
     k->name = name;
     k->frozen = frozen;
     k->ckpt = !frozen && c->ckpt == VX_GC_FULL;
-    vx_prog_call call = {.kind = VX_PK_LAYER, .c = c, .part = p, .stable = stable, .cross = cross};
+    vx_prog_call call = {.kind = VX_PK_LAYER, .c = c, .part = p, .stable = stable, .cross = cross,
+                         .used = used ? &used[VX_SP_STK + i] : NULL};
     int rc = vx_prog_eval(pc, &call, &v->p[VX_SP_STK + i]);
     k->held = v->p[VX_SP_STK + i].held_out != 0;
     return rc;
@@ -159,17 +163,18 @@ static int add_stack(vx_pcache *pc, const vx_act_cfg *c, const vx_part *p, int s
  * require grad (frozen embeddings, no input-require-grads hook): that layer
  * saves only what its trainable parameters need. */
 static int add_stacks(vx_pcache *pc, const vx_act_cfg *c, const vx_part *p, int stable, int cross, int64_t n,
-                      int rg_first, int64_t first, const char *name, vx_step_shape *sp, vx_step_vals *v)
+                      int rg_first, int64_t first, const char *name, vx_step_shape *sp, vx_step_vals *v,
+                      const vx_cprog **used)
 {
     int rc;
     if (n <= 0) return VRAMEST_OK;
     if (!rg_first) {
         vx_act_cfg c0 = *c;
         c0.rg_stream = 0;
-        if ((rc = add_stack(pc, &c0, p, stable, cross, 1, first, name, 0, sp, v))) return rc;
+        if ((rc = add_stack(pc, &c0, p, stable, cross, 1, first, name, 0, sp, v, used))) return rc;
         n--, first++;
     }
-    return add_stack(pc, c, p, stable, cross, n, first, name, 0, sp, v);
+    return add_stack(pc, c, p, stable, cross, n, first, name, 0, sp, v, used);
 }
 
 /* The head's options from the knobs and the framework. */
@@ -206,7 +211,7 @@ static void placement_of(const vx_shard *sh, const vx_train_model *tm, placement
  * each (stepcache.c fits them). */
 int vx_train_step_prepare(const vx_ctx *x, const vx_shard *sh, const vx_train_knobs *k, const vx_train_model *tm,
                           int stable, const vx_act_cfg *cin, vx_step_shape *sp, vx_step_vals *v, uint64_t *lraw,
-                          uint64_t *lmask)
+                          uint64_t *lmask, const vx_cprog **used)
 {
     const vx_config_values *cv = x->cv;
     const vx_shape *s = x->s;
@@ -224,9 +229,11 @@ int vx_train_step_prepare(const vx_ctx *x, const vx_shard *sh, const vx_train_kn
 
     /* Programs. */
     vx_pcache *pc = x->m->pcache;
-    vx_prog_call emb_call = {.kind = VX_PK_EMBED, .c = c, .tm = tm, .stable = stable};
+    if (used) memset(used, 0, sizeof(*used) * VX_SP_N);
+    vx_prog_call emb_call = {.kind = VX_PK_EMBED, .c = c, .tm = tm, .stable = stable,
+                             .used = used ? &used[VX_SP_EMB] : NULL};
     vx_prog_call head_call = {.kind = VX_PK_HEAD, .c = c, .tm = tm, .stable = stable, .upcast = ho.upcast,
-                              .shift = ho.shift, .held = ho.held};
+                              .shift = ho.shift, .held = ho.held, .used = used ? &used[VX_SP_HEAD] : NULL};
     if (sp->first && (rc = vx_prog_eval(pc, &emb_call, &v->p[VX_SP_EMB]))) return rc;
     if (sp->last && (rc = vx_prog_eval(pc, &head_call, &v->p[VX_SP_HEAD]))) return rc;
     /* The residual stream entering the first layer requires grad when the
@@ -236,8 +243,9 @@ int vx_train_step_prepare(const vx_ctx *x, const vx_shard *sh, const vx_train_kn
     if (s->enc_dec) {
         int64_t ne = sh->pp > 1 ? (int64_t)vx_ceil_div((uint64_t)s->enc_layers * (uint64_t)sh->stage_layers, (uint64_t)s->layers)
                                 : s->enc_layers;
-        if ((rc = add_stacks(pc, c, &tm->enc, stable, 0, ne, rg_first, 0, "encoder layer", sp, v))) return rc;
-        if ((rc = add_stacks(pc, c, &tm->dec, stable, 1, sh->stage_layers, rg_first, sh->first_layer, "decoder layer", sp, v)))
+        if ((rc = add_stacks(pc, c, &tm->enc, stable, 0, ne, rg_first, 0, "encoder layer", sp, v, used))) return rc;
+        if ((rc = add_stacks(pc, c, &tm->dec, stable, 1, sh->stage_layers, rg_first, sh->first_layer, "decoder layer", sp, v,
+                             used)))
             return rc;
     } else {
         const vx_part *P = s->encoder_only ? &tm->enc : &tm->dec;
@@ -253,11 +261,12 @@ int vx_train_step_prepare(const vx_ctx *x, const vx_shard *sh, const vx_train_kn
             vx_act_cfg cf = *c;
             cf.rg_stream = 0;
             cf.ckpt = VX_GC_NONE;
-            if ((rc = add_stack(pc, &cf, &fp, 0, 0, frozen, sh->first_layer, "frozen layer", 1, sp, v))) return rc;
+            if ((rc = add_stack(pc, &cf, &fp, 0, 0, frozen, sh->first_layer, "frozen layer", 1, sp, v, used))) return rc;
             n -= frozen;
             rg_first = 0;
         }
-        if ((rc = add_stacks(pc, c, P, stable, 0, n, rg_first, sh->first_layer + (sh->stage_layers - n), "layer", sp, v)))
+        if ((rc = add_stacks(pc, c, P, stable, 0, n, rg_first, sh->first_layer + (sh->stage_layers - n), "layer", sp, v,
+                             used)))
             return rc;
     }
 
@@ -439,10 +448,28 @@ static int train_rank(vx_ctx *x, const vx_shard *sh)
     vx_act_cfg c;
     vx_train_cfg(x, sh, k, tm, &c);
     vx_step_out out;
+    /* A rank whose step is compiled for this size class evaluates it. */
+    int stable = tm != &tm_buf;
+    vx_stepslots *ss = stable ? vx_pcache_steps(tm) : NULL;
+    vx_pclass cl;
+    vx_pclass_of(c.b, c.s, &cl);
+    const vx_stepslot *slot = ss ? vx_step_find(ss, &cl) : NULL;
+    if (slot && slot->cs && vx_cstep_eval(slot->cs, c.b, c.s, &out)) {
+        train_finish(x, sh, k, tm, &c, &out);
+        return VRAMEST_OK;
+    }
     vx_step_shape sp;
     vx_step_vals v;
-    if ((rc = vx_train_step_prepare(x, sh, k, tm, tm != &tm_buf, &c, &sp, &v, NULL, NULL))) return rc;
+    const vx_cprog *used[VX_SP_N];
+    if ((rc = vx_train_step_prepare(x, sh, k, tm, stable, &c, &sp, &v, NULL, NULL, used))) return rc;
     vx_step_compose(&sp, &v, &out, NULL);
+    /* Every program compiled (the second sight of each): compile the step. */
+    if (ss && !slot) {
+        int all = 1;
+        for (int q = 0; q < VX_SP_N; q++)
+            if (q == VX_SP_EMB ? sp.first : q == VX_SP_HEAD ? sp.last : q - VX_SP_STK < sp.nstk) all &= used[q] != NULL;
+        if (all) vx_step_compile(x->m->pcache, ss, x, sh, k, tm, &c, &sp, used);
+    }
     train_finish(x, sh, k, tm, &c, &out);
     return VRAMEST_OK;
 }
