@@ -22,13 +22,16 @@ void vx_result_add(struct vramest_result *r, int dev, int cat, uint64_t bytes, u
     r->cat_low[dev][cat] = vx_sat_add(r->cat_low[dev][cat], low < bytes ? low : bytes);
     r->cat_high[dev][cat] = vx_sat_add(r->cat_high[dev][cat], high > bytes ? high : bytes);
     if (prov > r->prov[dev][cat]) r->prov[dev][cat] = (uint8_t)prov;
+    r->touched[dev] |= 1u << cat;
 }
 
-static void sum_device(const uint64_t cat[VX_NCAT], uint64_t *alloc, uint64_t *reserved, uint64_t *total)
+/* Allocated, reserved and device total of one device's categories. */
+static void sum_device(const uint64_t cat[VX_NCAT], uint32_t touched, uint64_t *alloc, uint64_t *reserved,
+                       uint64_t *total)
 {
     uint64_t a = 0;
-    for (int c = 0; c < VX_NCAT; c++)
-        if (c != VRAMEST_CAT_FRAMEWORK && c != VRAMEST_CAT_ALLOCATOR) a = vx_sat_add(a, cat[c]);
+    uint32_t counted = touched & ~(1u << VRAMEST_CAT_FRAMEWORK | 1u << VRAMEST_CAT_ALLOCATOR);
+    for (uint32_t b = counted; b; b &= b - 1) a = vx_sat_add(a, cat[__builtin_ctz(b)]);
     *alloc = a;
     *reserved = vx_sat_add(a, cat[VRAMEST_CAT_ALLOCATOR]);
     *total = vx_sat_add(*reserved, cat[VRAMEST_CAT_FRAMEWORK]);
@@ -36,10 +39,11 @@ static void sum_device(const uint64_t cat[VX_NCAT], uint64_t *alloc, uint64_t *r
 
 void vx_result_finish(struct vramest_result *r)
 {
+    /* Only categories something was added to can hold bytes or a band. */
     for (int d = 0; d < VX_NDEV; d++)
-        for (int c = 0; c < VX_NCAT; c++) {
+        for (uint32_t b = r->touched[d]; b; b &= b - 1) {
+            int c = __builtin_ctz(b);
             uint64_t v = r->cat[d][c], lo = r->cat_low[d][c], hi = r->cat_high[d][c];
-            if (!(v | lo | hi)) continue; /* most cells: nothing there */
             /* A category without an explicit band is as certain as its value. */
             if (!lo && !hi) lo = hi = v;
             if (lo > v) lo = v;
@@ -55,14 +59,15 @@ void vx_result_finish(struct vramest_result *r)
         {&r->val_high[heads[0]], &r->val_high[heads[1]], &r->val_high[heads[2]]},
     };
     const uint64_t(*src[3])[VX_NCAT] = {r->cat, r->cat_low, r->cat_high};
-    for (int k = 0; k < 3; k++) sum_device(src[k][VRAMEST_DEV_GPU], vals[k][0], vals[k][1], vals[k][2]);
+    for (int k = 0; k < 3; k++)
+        sum_device(src[k][VRAMEST_DEV_GPU], r->touched[VRAMEST_DEV_GPU], vals[k][0], vals[k][1], vals[k][2]);
     for (int k = 0; k < 3; k++) r->val_ok[heads[k]] = 1;
 
     uint64_t h = 0, n = 0;
-    for (int c = 0; c < VX_NCAT; c++) {
-        h = vx_sat_add(h, r->cat[VRAMEST_DEV_HOST][c]);
-        n = vx_sat_add(n, r->cat[VRAMEST_DEV_NVME][c]);
-    }
+    for (uint32_t b = r->touched[VRAMEST_DEV_HOST]; b; b &= b - 1)
+        h = vx_sat_add(h, r->cat[VRAMEST_DEV_HOST][__builtin_ctz(b)]);
+    for (uint32_t b = r->touched[VRAMEST_DEV_NVME]; b; b &= b - 1)
+        n = vx_sat_add(n, r->cat[VRAMEST_DEV_NVME][__builtin_ctz(b)]);
     r->val[VRAMEST_VAL_HOST_TOTAL] = h;
     r->val[VRAMEST_VAL_NVME_TOTAL] = n;
     r->val_ok[VRAMEST_VAL_HOST_TOTAL] = r->val_ok[VRAMEST_VAL_NVME_TOTAL] = 1;

@@ -42,6 +42,7 @@ struct vramest_result {
     uint64_t val[VX_NVAL];
     uint64_t val_low[VX_NVAL], val_high[VX_NVAL];
     uint8_t val_ok[VX_NVAL]; /* 0: the figure does not apply (E_UNSUPPORTED) */
+    uint32_t touched[VX_NDEV]; /* bit c: category c of the device was added to (finish reads only those) */
     uint32_t n_warn;
     char warn[VX_MAX_WARN][VX_WARN_LEN];
     uint32_t n_timeline;
