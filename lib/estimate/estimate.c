@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "api/config.h"
+#include "api/values.h"
 #include "estimate/estimate.h"
 #include "precision/policy.h"
 
@@ -59,8 +60,9 @@ int vx_estimate_into(const struct vramest_model *model, const struct vramest_pre
     r->magic = VX_MAGIC_RESULT;
     memcpy(r->model_name, model->name, sizeof r->model_name);
     r->shape = model->shape;
-    r->prec = prec->v;
-    r->cfg = cfg->v;
+    /* the precision is echoed as resolved, after the estimate
+     * (vx_precision_echo); strings up to their NUL (values.h) */
+    vx_values_copy(&r->cfg, &cfg->v, &vx_config_layout);
     r->has_file_inv = model->has_file_inv;
     r->device_bytes = device_bytes(&cfg->v);
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "api/config.h"
+#include "api/values.h"
 #include "estimate/cprog.h"
 #include "estimate/progcache.h"
 #include "estimate/stepcache.h"
@@ -630,17 +631,13 @@ int vx_prog_eval(vx_pcache *cache, const vx_prog_call *pc, vx_prog *out)
     return vx_prog_run(pc, NULL, out);
 }
 
-/* The entry's key against the call's values, without building a key: the
- * config compared around its batch_size and seq_len. */
+/* The entry's key against the call's values: the config without its
+ * batch_size and seq_len, strings as strings (values.h). */
 static int skey_matches(const vx_skey *k, const vx_ctx *x, const vx_shard *sh, const vx_train_knobs *kn)
 {
-    const vx_config_values *a = &k->cv, *b = x->cv;
-    size_t ob = offsetof(vx_config_values, batch_size), os = offsetof(vx_config_values, seq_len);
-    size_t lo = ob < os ? ob : os, hi = ob < os ? os : ob;
-    const char *pa = (const char *)a, *pb = (const char *)b;
-    return !memcmp(pa, pb, lo) && !memcmp(pa + lo + 8, pb + lo + 8, hi - lo - 8) &&
-           !memcmp(pa + hi + 8, pb + hi + 8, sizeof *a - hi - 8) && !memcmp(&k->rp, &x->rp, sizeof k->rp) &&
-           !memcmp(&k->sh, sh, sizeof *sh) && !memcmp(&k->k, kn, sizeof *kn) && !memcmp(&k->pv, x->pv, sizeof k->pv);
+    return !memcmp(&k->sh, sh, sizeof *sh) && !memcmp(&k->rp, &x->rp, sizeof k->rp) &&
+           !memcmp(&k->k, kn, sizeof *kn) && vx_values_equal(&k->cv, x->cv, &vx_config_key_layout) &&
+           vx_values_equal(&k->pv, x->pv, &vx_precision_layout);
 }
 
 static const vx_sentry *slookup(vx_pcache *pc, uint32_t n, const vx_ctx *x, const vx_shard *sh,

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "api/values.h"
 #include "estimate/parallel.h"
 #include "precision/policy.h"
 
@@ -238,7 +239,7 @@ int vx_policy_weight_dtype(const vx_ctx *x)
 
 void vx_precision_echo(const vx_ctx *x, vx_precision_values *out)
 {
-    *out = *x->pv;
+    vx_values_copy(out, x->pv, &vx_precision_layout);
     out->weights = vx_policy_weight_dtype(x);
     out->compute = x->rp.compute_dtype;
     out->amp = x->rp.amp;
