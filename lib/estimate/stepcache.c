@@ -8,6 +8,7 @@
 #include "estimate/stepcache.h"
 
 #define VX_CS_GSLOTS 1280 /* distinct byte polynomials of one step */
+#define VX_CS_ISLOTS 64   /* of them rounded, evaluated one by one */
 #define VX_CS_CANDS 1024  /* candidates of one step */
 #define VX_CS_MAXN ((int64_t)1 << 31)
 
@@ -23,12 +24,14 @@ typedef struct vx_cterm {
     uint32_t slot;
 } vx_cterm;
 
+/* A candidate: its total, the hot part (the categories are read for the
+ * winner only). */
 typedef struct vx_ccand {
     vx_poly tot;    /* the total's polynomial part */
-    uint32_t t0;    /* terms: total tval[t0 .. t0+nt), category c: cat0[c] .. cat0[c+1] */
-    uint32_t nt;
-    uint32_t cat0[VX_NCAT + 1];
+    uint32_t t0;    /* the total's rounded terms: term[t0 .. t0+nt) */
+    uint16_t nt;
     uint16_t group;
+    uint16_t cats;  /* the categories that are not always 0 */
 } vx_ccand;
 
 typedef struct vx_cgroup {
@@ -48,6 +51,7 @@ struct vx_cstep {
     vx_cgroup *group;
     vx_ccand *cand;
     vx_poly *cpoly; /* ncand x VX_NCAT: each category's polynomial part */
+    uint32_t *cat0; /* ncand x (VX_NCAT + 1): category c's terms are term[cat0[c] .. cat0[c+1]) */
     vx_cterm *term;
 };
 
@@ -59,6 +63,7 @@ static void cstep_free(vx_cstep *cs)
     free(cs->group);
     free(cs->cand);
     free(cs->cpoly);
+    free(cs->cat0);
     free(cs->term);
     free(cs);
 }
@@ -107,10 +112,10 @@ int vx_cstep_eval(const vx_cstep *cs, uint64_t b, uint64_t s, vx_step_out *out)
     int64_t u, v, m[6];
     if (!vx_pclass_uv(&cs->cl, b, s, &u, &v)) return 0;
     vx_poly_basis(u, v, m);
-    /* |p . m| <= cmax * sum(m): below the limit no sum can wrap */
-    __int128 msum = (__int128)m[0] + m[1] + m[2] + m[3] + m[4] + m[5];
-    if ((__int128)cs->cmax * msum >= VX_PC_LIMIT / 4) return 0;
-    int64_t val[VX_CS_GSLOTS];
+    /* |p . m| <= cmax * sum(m) = cmax (1 + v + w)(1 + u): below the limit no
+     * sum can wrap */
+    if ((__int128)cs->cmax * ((__int128)(1 + v + m[2]) * (1 + u)) >= VX_PC_LIMIT / 4) return 0;
+    int64_t val[VX_CS_ISLOTS];
     int64_t vmax = 0;
     for (uint32_t k = 0; k < cs->nslot; k++) {
         int64_t r = vx_poly_dot(&cs->slot[k], m);
@@ -123,38 +128,40 @@ int vx_cstep_eval(const vx_cstep *cs, uint64_t b, uint64_t s, vx_step_out *out)
     /* Each point's value is its largest candidate; the peak is the first
      * largest point (a strict `>` from 0, as take() in step.c). */
     int64_t best = 0;
-    int bi = -1;
-    out->ntl = 0;
-    for (uint32_t g = 0; g < cs->ngroup; g++) {
-        const vx_cgroup *gr = &cs->group[g];
+    const vx_ccand *bc = NULL, *c = cs->cand;
+    uint32_t ntl = 0;
+    for (const vx_cgroup *gr = cs->group, *ge = gr + cs->ngroup; gr < ge; gr++) {
         int64_t gm = 0;
-        for (uint32_t i = gr->c0; i < (uint32_t)gr->c0 + gr->nc; i++) {
-            const vx_ccand *c = &cs->cand[i];
-            int64_t t = vx_poly_dot(&c->tot, m) + terms_dot(cs->term + c->t0, c->nt, val);
+        for (const vx_ccand *ce = c + gr->nc; c < ce; c++) {
+            int64_t t = vx_poly_dot(&c->tot, m);
+            if (c->nt) t += terms_dot(cs->term + c->t0, c->nt, val);
             if (t < 0) return 0;
             if (t > gm) gm = t;
-            if (t > best) best = t, bi = (int)i;
+            if (t > best) best = t, bc = c;
         }
-        if (gr->record && out->ntl < VX_MAX_TIMELINE) {
-            vx_timeline_point *p = &out->tl[out->ntl++];
+        if (gr->record && ntl < VX_MAX_TIMELINE) {
+            vx_timeline_point *p = &out->tl[ntl++];
             p->phase = gr->phase;
             p->layer = gr->layer;
             p->allocated = (uint64_t)gm;
             p->label = gr->label;
         }
     }
-    memset(out->at, 0, sizeof out->at);
+    out->ntl = ntl;
     out->total = (uint64_t)best;
     out->phase = 0;
-    if (bi >= 0) {
-        const vx_ccand *c = &cs->cand[bi];
-        const vx_poly *cp = &cs->cpoly[(size_t)bi * VX_NCAT];
-        for (int k = 0; k < VX_NCAT; k++) {
-            int64_t x = vx_poly_dot(&cp[k], m) + terms_dot(cs->term + c->cat0[k], c->cat0[k + 1] - c->cat0[k], val);
+    memset(out->at, 0, sizeof out->at);
+    if (bc) {
+        size_t bi = (size_t)(bc - cs->cand);
+        const vx_poly *cp = &cs->cpoly[bi * VX_NCAT];
+        const uint32_t *c0 = &cs->cat0[bi * (VX_NCAT + 1)];
+        for (uint32_t bits = bc->cats; bits; bits &= bits - 1) {
+            int k = __builtin_ctz(bits);
+            int64_t x = vx_poly_dot(&cp[k], m) + terms_dot(cs->term + c0[k], c0[k + 1] - c0[k], val);
             if (x < 0) return 0;
             out->at[k] = (uint64_t)x;
         }
-        out->phase = cs->group[c->group].phase;
+        out->phase = cs->group[bc->group].phase;
     }
     return 1;
 }
@@ -320,6 +327,7 @@ static int islot(build *bd, uint32_t g)
 {
     vx_cstep *cs = bd->cs;
     if (bd->gs[g].idx < 0) {
+        if (cs->nslot >= VX_CS_ISLOTS) return -1;
         bd->gs[g].idx = (int32_t)cs->nslot;
         cs->slot[cs->nslot] = bd->gs[g].p;
         cs->mask[cs->nslot] = bd->gs[g].mask;
@@ -330,15 +338,16 @@ static int islot(build *bd, uint32_t g)
 
 /* Turn R (one candidate, every category) into the candidate's polynomials
  * and terms; 0 when a coefficient leaves the range. */
-static int emit_cand(build *bd, vx_ccand *c, vx_poly *cp)
+static int emit_cand(build *bd, vx_ccand *c, vx_poly *cp, uint32_t *cat0)
 {
     vx_cstep *cs = bd->cs;
     __int128 tot[6] = {0};
     int64_t tsum = 0;
+    c->cats = 0;
     for (int k = 0; k < VX_NCAT; k++) {
         __int128 co[6] = {0};
         int64_t csum = 0;
-        c->cat0[k] = cs->nterm;
+        cat0[k] = cs->nterm;
         for (uint32_t g = 0; g < bd->ngs; g++) {
             int64_t n = bd->R[k][g];
             if (!n) continue;
@@ -348,16 +357,18 @@ static int emit_cand(build *bd, vx_ccand *c, vx_poly *cp)
                 const int64_t pc[6] = {s->p.a0, s->p.a1, s->p.a2, s->p.e0, s->p.e1, s->p.e2};
                 for (int i = 0; i < 6; i++) co[i] += (__int128)n * pc[i];
             } else {
-                if (!push_term(bd, n, (uint32_t)islot(bd, g))) return 0;
+                int is = islot(bd, g);
+                if (is < 0 || !push_term(bd, n, (uint32_t)is)) return 0;
                 csum += n < 0 ? -n : n;
             }
         }
         if (!poly_acc(co, &cp[k], &cs->cmax)) return 0;
+        if (!vx_poly_zero(&cp[k]) || cs->nterm > cat0[k]) c->cats |= (uint16_t)(1u << k);
         if (csum > cs->tsum) cs->tsum = csum;
         if (vx_step_counts(k))
             for (int i = 0; i < 6; i++) tot[i] += co[i];
     }
-    c->cat0[VX_NCAT] = cs->nterm;
+    cat0[VX_NCAT] = cs->nterm;
     if (!poly_acc(tot, &c->tot, &cs->cmax)) return 0;
     /* the total's terms: the counted categories' terms merged by slot */
     c->t0 = cs->nterm;
@@ -367,10 +378,12 @@ static int emit_cand(build *bd, vx_ccand *c, vx_poly *cp)
         for (int k = 0; k < VX_NCAT; k++)
             if (vx_step_counts(k)) n += bd->R[k][g];
         if (!n) continue;
-        if (n >= VX_CS_MAXN || n <= -VX_CS_MAXN || !push_term(bd, n, (uint32_t)islot(bd, g))) return 0;
+        int is = islot(bd, g);
+        if (n >= VX_CS_MAXN || n <= -VX_CS_MAXN || is < 0 || !push_term(bd, n, (uint32_t)is)) return 0;
         tsum += n < 0 ? -n : n;
     }
-    c->nt = cs->nterm - c->t0;
+    if (cs->nterm - c->t0 > UINT16_MAX) return 0;
+    c->nt = (uint16_t)(cs->nterm - c->t0);
     if (tsum > cs->tsum) cs->tsum = tsum;
     return 1;
 }
@@ -383,7 +396,7 @@ static int dominates(const build *bd, const vx_ccand *a, const vx_ccand *b, int 
     const int64_t pb[6] = {b->tot.a0, b->tot.a1, b->tot.a2, b->tot.e0, b->tot.e1, b->tot.e2};
     __int128 co[6], slack = 0;
     for (int i = 0; i < 6; i++) co[i] = (__int128)pa[i] - pb[i];
-    int64_t d[VX_CS_GSLOTS];
+    int64_t d[VX_CS_ISLOTS];
     memset(d, 0, cs->nslot * sizeof d[0]);
     for (uint32_t i = 0; i < a->nt; i++) d[cs->term[a->t0 + i].slot] += cs->term[a->t0 + i].n;
     for (uint32_t i = 0; i < b->nt; i++) d[cs->term[b->t0 + i].slot] -= cs->term[b->t0 + i].n;
@@ -482,6 +495,13 @@ static int add_coef(build *bd, int pt, int cat, int f, uint64_t n)
     return 1;
 }
 
+static void move_cand(vx_cstep *cs, uint32_t to, uint32_t from)
+{
+    cs->cand[to] = cs->cand[from];
+    memcpy(&cs->cpoly[(size_t)to * VX_NCAT], &cs->cpoly[(size_t)from * VX_NCAT], VX_NCAT * sizeof(vx_poly));
+    memcpy(&cs->cat0[(size_t)to * (VX_NCAT + 1)], &cs->cat0[(size_t)from * (VX_NCAT + 1)], (VX_NCAT + 1) * sizeof(uint32_t));
+}
+
 /* The candidates of the points of group [p0, p1) (one point, or a pair). */
 static int build_group(build *bd, uint32_t p0, uint32_t p1)
 {
@@ -515,7 +535,7 @@ static int build_group(build *bd, uint32_t p0, uint32_t p1)
             uint32_t j = cs->ncand;
             vx_ccand *c = &cs->cand[j];
             uint32_t mark = cs->nterm;
-            if (!emit_cand(bd, c, &cs->cpoly[(size_t)j * VX_NCAT])) return 0;
+            if (!emit_cand(bd, c, &cs->cpoly[(size_t)j * VX_NCAT], &cs->cat0[(size_t)j * (VX_NCAT + 1)])) return 0;
             c->group = (uint16_t)cs->ngroup;
             /* An earlier candidate never smaller wins ties: this one never counts. */
             int dropped = 0;
@@ -528,22 +548,34 @@ static int build_group(build *bd, uint32_t p0, uint32_t p1)
             uint32_t w = gr->c0;
             for (uint32_t i = gr->c0; i < j; i++) {
                 if (dominates(bd, c, &cs->cand[i], 1)) continue;
-                if (w != i) {
-                    cs->cand[w] = cs->cand[i];
-                    memcpy(&cs->cpoly[(size_t)w * VX_NCAT], &cs->cpoly[(size_t)i * VX_NCAT], VX_NCAT * sizeof(vx_poly));
-                }
+                if (w != i) move_cand(cs, w, i);
                 w++;
             }
-            if (w != j) {
-                cs->cand[w] = *c;
-                memcpy(&cs->cpoly[(size_t)w * VX_NCAT], &cs->cpoly[(size_t)j * VX_NCAT], VX_NCAT * sizeof(vx_poly));
-            }
+            if (w != j) move_cand(cs, w, j);
             cs->ncand = w + 1;
         }
     }
     gr->nc = (uint16_t)(cs->ncand - gr->c0);
     cs->ngroup++;
     return 1;
+}
+
+/* Give back what the building needed beyond the step's size. */
+static void *fit(void *p, size_t n, size_t size)
+{
+    void *q = realloc(p, n ? n * size : size);
+    return q ? q : p;
+}
+
+static void shrink(vx_cstep *cs)
+{
+    cs->slot = fit(cs->slot, cs->nslot, sizeof *cs->slot);
+    cs->mask = fit(cs->mask, cs->nslot, sizeof *cs->mask);
+    cs->group = fit(cs->group, cs->ngroup, sizeof *cs->group);
+    cs->cand = fit(cs->cand, cs->ncand, sizeof *cs->cand);
+    cs->cpoly = fit(cs->cpoly, (size_t)cs->ncand * VX_NCAT, sizeof *cs->cpoly);
+    cs->cat0 = fit(cs->cat0, (size_t)cs->ncand * (VX_NCAT + 1), sizeof *cs->cat0);
+    cs->term = fit(cs->term, cs->nterm, sizeof *cs->term);
 }
 
 static vx_cstep *compile(build *bd, const vx_ctx *x, const vx_shard *sh, const vx_train_knobs *k,
@@ -630,12 +662,13 @@ static vx_cstep *compile(build *bd, const vx_ctx *x, const vx_shard *sh, const v
     if (!cs) return NULL;
     bd->cs = cs;
     cs->cl = bd->cl;
-    cs->slot = malloc(VX_CS_GSLOTS * sizeof *cs->slot);
-    cs->mask = malloc(VX_CS_GSLOTS * sizeof *cs->mask);
+    cs->slot = malloc(VX_CS_ISLOTS * sizeof *cs->slot);
+    cs->mask = malloc(VX_CS_ISLOTS * sizeof *cs->mask);
     cs->group = malloc(VX_CS_CANDS * sizeof *cs->group);
     cs->cand = malloc(VX_CS_CANDS * sizeof *cs->cand);
     cs->cpoly = malloc((size_t)VX_CS_CANDS * VX_NCAT * sizeof *cs->cpoly);
-    if (!cs->slot || !cs->mask || !cs->group || !cs->cand || !cs->cpoly) return NULL;
+    cs->cat0 = malloc((size_t)VX_CS_CANDS * (VX_NCAT + 1) * sizeof *cs->cat0);
+    if (!cs->slot || !cs->mask || !cs->group || !cs->cand || !cs->cpoly || !cs->cat0) return NULL;
     for (uint32_t p = 0; p < bd->log0.n;) {
         uint32_t p1 = p + 1;
         if (bd->log0.pt[p].pair == 1) {
@@ -658,6 +691,7 @@ static vx_cstep *compile(build *bd, const vx_ctx *x, const vx_shard *sh, const v
         if (!same_out(&got, &bd->pr[i].ref)) return NULL;
     }
     bd->cs = NULL;
+    shrink(cs);
     return cs;
 }
 

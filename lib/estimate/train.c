@@ -351,7 +351,7 @@ static void train_finish(vx_ctx *x, const vx_shard *sh, const vx_train_knobs *k,
                          const vx_act_cfg *cp, const vx_step_out *st)
 {
     struct vramest_result *r = x->r;
-    const vx_act_cfg c = *cp;
+    const vx_act_cfg *c = cp;
     placement pl;
     placement_of(sh, tm, &pl);
     /* the timeline after the points an earlier part of this rank put there */
@@ -420,13 +420,13 @@ static void train_finish(vx_ctx *x, const vx_shard *sh, const vx_train_knobs *k,
         /* The largest single transient: the logits in the widest dtype the
          * loss holds them in, eager attention scores (fp32 when upcast), or
          * a dense embedding gradient. */
-        uint64_t t = vx_sat_mul(c.Nh * (uint64_t)c.h, (uint64_t)(c.amp ? 4 : c.cb));
+        uint64_t t = vx_sat_mul(c->Nh * (uint64_t)c->h, (uint64_t)(c->amp ? 4 : c->cb));
         if (sh->last_stage) {
-            int lb = (ho.upcast || c.amp || !ho.legacy || c.cb == 4) ? 4 : c.cb;
-            t = vx_max_u64(t, vx_sat_mul(c.N * (uint64_t)c.V, (uint64_t)lb));
+            int lb = (ho.upcast || c->amp || !ho.legacy || c->cb == 4) ? 4 : c->cb;
+            t = vx_max_u64(t, vx_sat_mul(c->N * (uint64_t)c->V, (uint64_t)lb));
         }
-        if (c.attn == VX_KERN_EAGER)
-            t = vx_max_u64(t, vx_sat_mul(c.b * (uint64_t)c.a * c.s * (uint64_t)c.skv, 4));
+        if (c->attn == VX_KERN_EAGER)
+            t = vx_max_u64(t, vx_sat_mul(c->b * (uint64_t)c->a * c->s * (uint64_t)c->skv, 4));
         if (sh->first_stage && tm->embed.trainable) t = vx_max_u64(t, tm->embed.wgrad);
         ai.largest_act = vx_alloc_round(t);
         uint64_t res, lo, hi;
