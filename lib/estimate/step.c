@@ -71,7 +71,7 @@ static void take(vx_step *st, const vx_mem *m, uint64_t t, int phase, int layer,
         o->total = t;
         o->phase = phase;
     }
-    if (record && st->tl_on && o->ntl < VX_MAX_TIMELINE) {
+    if (record && st->tl_on && o->ntl < o->cap) {
         vx_timeline_point *p = &o->tl[o->ntl++];
         p->phase = (uint8_t)phase;
         p->layer = layer;
@@ -245,7 +245,10 @@ void vx_step_compose(const vx_step_shape *sp, const vx_step_vals *v, vx_step_out
 {
     const uint64_t *lf = v->leaf;
     vx_step st = {.out = out, .log = log, .tl_on = 1};
-    memset(out, 0, offsetof(vx_step_out, tl));
+    memset(out->at, 0, sizeof out->at);
+    out->total = 0;
+    out->phase = 0;
+    out->ntl = 0;
     if (log) log->n = 0, log->overflow = 0;
     uint64_t kept[VX_SP_NSTK][VX_TC_N];
     for (int s = 0; s < sp->nstk; s++) kept_of(sp, v, s, kept[s]);

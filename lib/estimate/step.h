@@ -96,8 +96,10 @@ typedef struct vx_step_out {
     uint64_t at[VX_NCAT]; /* categories at the peak */
     uint64_t total;       /* allocated at the peak (all but FRAMEWORK and ALLOCATOR) */
     int phase;
-    uint32_t ntl;
-    vx_timeline_point tl[VX_MAX_TIMELINE];
+    /* the timeline: points written to tl[0 .. ntl), at most cap of them (the
+     * caller's buffer: the result's timeline after what is there) */
+    vx_timeline_point *tl;
+    uint32_t ntl, cap;
 } vx_step_out;
 
 /* Compose the step. `log` may be NULL. */

@@ -139,7 +139,7 @@ int vx_cstep_eval(const vx_cstep *cs, uint64_t b, uint64_t s, vx_step_out *out)
             if (t > gm) gm = t;
             if (t > best) best = t, bc = c;
         }
-        if (gr->record && ntl < VX_MAX_TIMELINE) {
+        if (gr->record && ntl < out->cap) {
             vx_timeline_point *p = &out->tl[ntl++];
             p->phase = gr->phase;
             p->layer = gr->layer;
@@ -173,6 +173,7 @@ typedef struct probe {
     vx_step_vals v;
     uint64_t raw[VX_LF_N], mask[VX_LF_N];
     vx_step_out ref;
+    vx_timeline_point tl[VX_MAX_TIMELINE];
 } probe;
 
 /* One coefficient of the composition: point `pt`, category `cat` gains
@@ -601,6 +602,8 @@ static vx_cstep *compile(build *bd, const vx_ctx *x, const vx_shard *sh, const v
         if (ci.b != (uint64_t)p->b || ci.s != (uint64_t)p->s) return NULL;
         if (vx_train_step_prepare(&xx, sh, k, tm, 1, &ci, &spi, &p->v, p->raw, p->mask, NULL)) return NULL;
         if (memcmp(&spi, sp0, sizeof spi)) return NULL;
+        p->ref.tl = p->tl;
+        p->ref.cap = VX_MAX_TIMELINE;
         vx_step_compose(&spi, &p->v, &p->ref, NULL);
     }
     /* Global slots: the constant, the leaves (fitted), the programs' slots. */
@@ -632,7 +635,7 @@ static vx_cstep *compile(build *bd, const vx_ctx *x, const vx_shard *sh, const v
     /* The composition's coefficients: compose() with one unit value at a time. */
     vx_step_vals *uv = calloc(1, sizeof *uv);
     if (!uv) return NULL;
-    vx_step_out tmp;
+    vx_step_out tmp = {.cap = 0};
     vx_step_compose(sp0, uv, &tmp, &bd->log0);
     int ok = !bd->log0.overflow && bd->log0.n > 0;
     uint64_t *flat = (uint64_t *)uv;
@@ -683,7 +686,8 @@ static vx_cstep *compile(build *bd, const vx_ctx *x, const vx_shard *sh, const v
     /* It must give what composing gave, at every probe it can evaluate
      * (the grid and the caller's size at least). */
     for (int i = 0; i < VX_PROBE_N; i++) {
-        vx_step_out got;
+        vx_timeline_point tl[VX_MAX_TIMELINE];
+        vx_step_out got = {.tl = tl, .cap = VX_MAX_TIMELINE};
         if (!vx_cstep_eval(cs, (uint64_t)bd->pr[i].b, (uint64_t)bd->pr[i].s, &got)) {
             if (i < VX_PROBE_GRID || i == VX_PROBE_N - 1) return NULL;
             continue;

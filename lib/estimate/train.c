@@ -354,8 +354,8 @@ static void train_finish(vx_ctx *x, const vx_shard *sh, const vx_train_knobs *k,
     const vx_act_cfg *c = cp;
     placement pl;
     placement_of(sh, tm, &pl);
-    /* the timeline after the points an earlier part of this rank put there */
-    for (uint32_t i = 0; i < st->ntl && r->n_timeline < VX_MAX_TIMELINE; i++) r->timeline[r->n_timeline++] = st->tl[i];
+    /* the step wrote its timeline after what was there */
+    r->n_timeline += st->ntl;
 
     /* The result: categories at the peak instant, with bands. */
     int prov = tm->prov;
@@ -447,7 +447,7 @@ static int train_rank(vx_ctx *x, const vx_shard *sh)
     if (rc) return rc;
     vx_act_cfg c;
     vx_train_cfg(x, sh, k, tm, &c);
-    vx_step_out out;
+    vx_step_out out = {.tl = x->r->timeline + x->r->n_timeline, .cap = VX_MAX_TIMELINE - x->r->n_timeline};
     /* A rank whose step is compiled for this size class evaluates it. */
     int stable = tm != &tm_buf;
     vx_stepslots *ss = stable ? vx_pcache_steps(tm) : NULL;
