@@ -1001,6 +1001,29 @@ static int same_stage(const vx_shard *a, const vx_shard *b)
            a->last_stage == b->last_stage;
 }
 
+/* Append `str` / the decimal `v` at out[o], within cap (always terminated);
+ * returns the new length. */
+static size_t put_str(char *out, size_t cap, size_t o, const char *str)
+{
+    while (*str && o + 1 < cap) out[o++] = *str++;
+    out[o < cap ? o : cap - 1] = 0;
+    return o;
+}
+
+static size_t put_i64(char *out, size_t cap, size_t o, int64_t v)
+{
+    char d[24];
+    int n = 0;
+    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    do d[n++] = (char)('0' + u % 10), u /= 10;
+    while (u);
+    if (v < 0) d[n++] = '-';
+    char rev[24];
+    for (int i = 0; i < n; i++) rev[i] = d[n - 1 - i];
+    rev[n] = 0;
+    return put_str(out, cap, o, rev);
+}
+
 static void layers_label(char *out, size_t cap, const char *head, const vx_shard *sh, const char *tail)
 {
     char lay[32] = "no layers";
@@ -1071,16 +1094,18 @@ int vx_for_each_rank_group(vx_ctx *x, vx_rank_fn estimate_one)
             const vx_shard *sh = &cs[i].sh;
             char head[40];
             if (c->pp == 1) {
-                /* every rank alike: name the layout */
-                char lay[40];
-                int o = 0;
-                if (c->tp > 1) o += snprintf(lay + o, sizeof lay - (size_t)o, "tp %lld ", (long long)c->tp);
-                if (c->cp > 1) o += snprintf(lay + o, sizeof lay - (size_t)o, "cp %lld ", (long long)c->cp);
-                if (sh->dp > 1) o += snprintf(lay + o, sizeof lay - (size_t)o, "dp %lld ", (long long)sh->dp);
-                if (o) lay[o - 1] = 0;
-                char full[96];
-                snprintf(full, sizeof full, "all %lld ranks (%s)", (long long)c->gpus, lay);
-                vx_strlcpy(cs[i].label, full, sizeof cs[i].label);
+                /* every rank alike: name the layout, "all 64 ranks (tp 8 dp 8)"
+                 * (built by hand: snprintf was a tenth of such an estimate) */
+                char *l = cs[i].label;
+                size_t cap = sizeof cs[i].label, o = 0;
+                o = put_str(l, cap, o, "all ");
+                o = put_i64(l, cap, o, c->gpus);
+                o = put_str(l, cap, o, " ranks (");
+                const char *sep = "";
+                if (c->tp > 1) o = put_i64(l, cap, put_str(l, cap, o, "tp "), c->tp), sep = " ";
+                if (c->cp > 1) o = put_i64(l, cap, put_str(l, cap, put_str(l, cap, o, sep), "cp "), c->cp), sep = " ";
+                if (sh->dp > 1) o = put_i64(l, cap, put_str(l, cap, put_str(l, cap, o, sep), "dp "), sh->dp);
+                put_str(l, cap, o, ")");
                 continue;
             }
             else if (cs[i].ranks == per_stage)
@@ -1093,7 +1118,7 @@ int vx_for_each_rank_group(vx_ctx *x, vx_rank_fn estimate_one)
     }
 
     rank_snap base, worst;
-    snap_save(&base, r);
+    if (n > 1) snap_save(&base, r);
     uint32_t warn0 = r->n_warn;
     uint64_t worst_total = 0;
     int worst_i = -1;
