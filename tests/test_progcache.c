@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/config.h"
+#include "api/values.h"
 #include "estimate/progcache.h"
 #include "model/model.h"
 
@@ -68,8 +70,10 @@ static const char *const variants[] = {
     "\"sequence_parallel\":true},\"runtime\":{\"framework\":\"megatron\"}}",
 };
 
-static const int64_t sizes[][2] = {{4, 2048}, {5, 2048}, {1, 2048}, {2, 2048}, {3, 1000}, {7, 1128}, {2, 1},
-                                   {1, 1},    {6, 4096}, {16, 130}};
+/* The last two sit in the class of s = 2048 far beyond its probes: the
+ * compiled step must either give the composition's plan or step aside. */
+static const int64_t sizes[][2] = {{4, 2048}, {5, 2048}, {1, 2048},  {2, 2048},       {3, 1000},           {7, 1128},
+                                   {2, 1},    {1, 1},    {6, 4096},  {16, 130},       {1000000, 128},      {3, 2048 + 128 * 100000}};
 
 Test(progcache, compiled_equals_replay_every_preset)
 {
@@ -145,4 +149,30 @@ Test(progcache, a_repeated_job_compiles_every_program)
         vramest_config_free(c);
     }
     cr_assert_gt(checked, 40, "only %d presets checked", checked);
+}
+
+/* Handle values compare and copy by meaning: a string up to its NUL, what
+ * follows it ignored; the static-terms key leaves out batch_size and
+ * seq_len. */
+Test(progcache, values_compare_strings_as_strings)
+{
+    vx_config_values *a = calloc(1, sizeof *a), *b = calloc(1, sizeof *b), *d = malloc(sizeof *d);
+    cr_assert(a && b && d);
+    strcpy(a->device, "A100-80GB");
+    strcpy(b->device, "A100-80GB");
+    memset(b->device + 10, 'x', 20); /* a longer name overwritten by a shorter one leaves a tail */
+    cr_assert(vx_values_equal(a, b, &vx_config_layout));
+    b->batch_size = 7, b->seq_len = 99;
+    cr_assert(!vx_values_equal(a, b, &vx_config_layout));
+    cr_assert(vx_values_equal(a, b, &vx_config_key_layout));
+    strcpy(b->lora_targets, "q_proj");
+    cr_assert(!vx_values_equal(a, b, &vx_config_key_layout));
+    b->gpus = 8;
+    vx_values_copy(d, b, &vx_config_layout);
+    cr_assert(vx_values_equal(d, b, &vx_config_layout));
+    cr_assert_str_eq(d->lora_targets, "q_proj");
+    cr_assert_str_eq(d->device, "A100-80GB");
+    cr_assert_eq(d->gpus, 8);
+    cr_assert_eq(d->seq_len, 99);
+    free(a), free(b), free(d);
 }
