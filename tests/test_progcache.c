@@ -176,3 +176,47 @@ Test(progcache, values_compare_strings_as_strings)
     cr_assert_eq(d->seq_len, 99);
     free(a), free(b), free(d);
 }
+
+/* Load and inference read the weights' allocation statistics from the
+ * model's cache: the plans must equal those computed afresh, for every
+ * preset under precisions that quantize, keep or split the weights. */
+Test(progcache, cached_weight_stats_equal_fresh_ones)
+{
+    static const char *const jobs[] = {
+        "\"precision\":\"bf16\",\"workload\":{\"mode\":\"load\"}",
+        "\"precision\":\"nf4\",\"workload\":{\"mode\":\"load\"}",
+        "\"precision\":\"int8\",\"workload\":{\"mode\":\"infer\",\"batch_size\":2,\"prompt_len\":300,\"gen_len\":20}",
+        "\"precision\":\"fp16\",\"workload\":{\"mode\":\"infer\",\"head\":\"seq_cls\",\"num_labels\":3}",
+        "\"precision\":\"bf16\",\"workload\":{\"mode\":\"load\"},\"parallel\":{\"gpus\":2,\"tp\":2}",
+        "\"precision\":\"bf16\",\"workload\":{\"mode\":\"load\"},\"runtime\":{\"framework\":\"llama_cpp\"}",
+    };
+    int ran = 0;
+    uint32_t step = getenv("VRAMEST_TEST_SUBSET") ? 12 : 1;
+    for (uint32_t i = 0; i < vramest_preset_count(); i += step)
+        for (size_t j = 0; j < sizeof jobs / sizeof *jobs; j++) {
+            char spec[512];
+            snprintf(spec, sizeof spec, "{\"model\":\"%s\",%s}", vramest_preset_name(i), jobs[j]);
+            vramest_model *m = NULL;
+            vramest_precision *p = NULL;
+            vramest_config *c = NULL;
+            if (vramest_spec_parse(spec, strlen(spec), &m, &p, &c) != VRAMEST_OK) continue;
+            int rc1, rc2;
+            free(plan_of(m, p, c, &rc1));
+            char *cached = plan_of(m, p, c, &rc1);
+            struct vx_pcache *keep = m->pcache;
+            m->pcache = NULL;
+            char *fresh = plan_of(m, p, c, &rc2);
+            m->pcache = keep;
+            cr_assert_eq(rc1, rc2, "%s: status %d cached vs %d fresh", spec, rc1, rc2);
+            if (rc1 == VRAMEST_OK) {
+                cr_assert_str_eq(cached, fresh, "%s: the cached weight statistics changed the plan", spec);
+                ran++;
+            }
+            free(cached);
+            free(fresh);
+            vramest_model_free(m);
+            vramest_precision_free(p);
+            vramest_config_free(c);
+        }
+    cr_assert_gt(ran, step > 1 ? 10 : 100, "only %d estimates ran", ran);
+}

@@ -10,6 +10,7 @@
 #include "estimate/cprog.h"
 #include "estimate/progcache.h"
 #include "estimate/stepcache.h"
+#include "precision/policy.h"
 
 #define VX_PC_CANDS 64     /* surviving peak candidates of one kind */
 #define VX_PC_TERMS 16384  /* (category, slot, count) terms of one program */
@@ -428,11 +429,23 @@ typedef struct vx_sentry {
     vx_stepslots steps; /* the rank's compiled steps, by size class */
 } vx_sentry;
 
+/* The weights as allocations (vx_weights_stats) depend on the precision,
+ * its resolution, the head and the allocator mode. */
+#define VX_PC_WSTATS 32
+typedef struct vx_wentry {
+    vx_precision_values pv;
+    vx_resolved_precision rp;
+    int64_t head, num_labels;
+    int torch_alloc;
+    vx_weights_stats w;
+} vx_wentry;
+
 struct vx_pcache {
     pthread_mutex_t mu;
-    _Atomic uint32_t n, ns;
+    _Atomic uint32_t n, ns, nw;
     vx_pentry *e[VX_PC_ENTRIES];
     vx_sentry *se[VX_PC_ENTRIES];
+    vx_wentry *we[VX_PC_WSTATS];
     _Atomic uint64_t seen[VX_PC_SEEN]; /* key hashes, buckets of 4; a lost race only delays a compile */
 };
 
@@ -464,6 +477,12 @@ void vx_pcache_reset(vx_pcache *pc)
         pc->se[i] = NULL;
     }
     atomic_store_explicit(&pc->ns, 0, memory_order_release);
+    n = atomic_load_explicit(&pc->nw, memory_order_acquire);
+    for (uint32_t i = 0; i < n; i++) {
+        free(pc->we[i]);
+        pc->we[i] = NULL;
+    }
+    atomic_store_explicit(&pc->nw, 0, memory_order_release);
     for (int i = 0; i < VX_PC_SEEN; i++) atomic_store_explicit(&pc->seen[i], 0, memory_order_relaxed);
 }
 
@@ -482,6 +501,48 @@ void vx_pcache_stats(vx_pcache *pc, unsigned *entries, unsigned *compiled)
     uint32_t n = atomic_load_explicit(&pc->n, memory_order_acquire);
     *entries = n;
     for (uint32_t i = 0; i < n; i++) *compiled += pc->e[i]->prog != NULL;
+}
+
+static int wentry_matches(const vx_wentry *e, const vx_ctx *x, int torch_alloc)
+{
+    return e->torch_alloc == torch_alloc && e->head == x->cv->head && e->num_labels == x->cv->num_labels &&
+           !memcmp(&e->rp, &x->rp, sizeof e->rp) && vx_values_equal(&e->pv, x->pv, &vx_precision_layout);
+}
+
+void vx_weights_stats_get(const vx_ctx *x, int torch_alloc, vx_weights_stats *out)
+{
+    vx_pcache *pc = x->m->pcache;
+    if (!pc) {
+        vx_weights_stats_compute(x, torch_alloc, out);
+        return;
+    }
+    uint32_t n = atomic_load_explicit(&pc->nw, memory_order_acquire);
+    for (uint32_t i = 0; i < n; i++)
+        if (wentry_matches(pc->we[i], x, torch_alloc)) {
+            *out = pc->we[i]->w;
+            return;
+        }
+    vx_weights_stats_compute(x, torch_alloc, out);
+    if (n >= VX_PC_WSTATS) return;
+    vx_wentry *e = calloc(1, sizeof *e);
+    if (!e) return;
+    e->pv = *x->pv;
+    e->rp = x->rp;
+    e->head = x->cv->head;
+    e->num_labels = x->cv->num_labels;
+    e->torch_alloc = torch_alloc;
+    e->w = *out;
+    pthread_mutex_lock(&pc->mu);
+    uint32_t n2 = atomic_load_explicit(&pc->nw, memory_order_relaxed);
+    int have = 0;
+    for (uint32_t i = n; i < n2; i++) have |= wentry_matches(pc->we[i], x, torch_alloc);
+    if (!have && n2 < VX_PC_WSTATS) {
+        pc->we[n2] = e;
+        e = NULL;
+        atomic_store_explicit(&pc->nw, n2 + 1, memory_order_release);
+    }
+    pthread_mutex_unlock(&pc->mu);
+    free(e);
 }
 
 void vx_pcache_step_stats(vx_pcache *pc, unsigned *slots, unsigned *compiled)

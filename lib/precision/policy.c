@@ -1000,7 +1000,7 @@ static uint64_t alloc_counted(uint64_t b)
     return r;
 }
 
-void vx_weights_stats_get(const vx_ctx *x, int torch_alloc, vx_weights_stats *o)
+void vx_weights_stats_compute(const vx_ctx *x, int torch_alloc, vx_weights_stats *o)
 {
     memset(o, 0, sizeof *o);
     /* Small (<= 1 MiB) and medium (1-10 MiB) requests share 2 / 20 MiB

@@ -47,8 +47,11 @@ typedef struct vx_weights_stats {
     uint64_t largest_quantized_elems; /* largest matrix the policy quantizes on load */
     uint64_t unquantized;    /* bytes of groups left at a float dtype while the policy quantizes */
 } vx_weights_stats;
-/* `torch_alloc` 0: exact bytes only (llama.cpp buffers), allocated = exact. */
+/* `torch_alloc` 0: exact bytes only (llama.cpp buffers), allocated = exact.
+ * _get reads the model's cache (progcache.c) and fills it; _compute walks
+ * the tensors. */
 void vx_weights_stats_get(const vx_ctx *x, int torch_alloc, vx_weights_stats *out) VX_HIDDEN;
+void vx_weights_stats_compute(const vx_ctx *x, int torch_alloc, vx_weights_stats *out) VX_HIDDEN;
 
 /* Weights held by the rank `sh` as the caching allocator counts them
  * (`alloc`), their exact bytes, the slack of the segments they open, and the
