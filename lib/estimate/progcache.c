@@ -9,6 +9,7 @@
 #include "api/values.h"
 #include "estimate/cprog.h"
 #include "estimate/progcache.h"
+#include "estimate/step.h"
 #include "estimate/stepcache.h"
 #include "precision/policy.h"
 
@@ -427,6 +428,7 @@ typedef struct vx_sentry {
     vx_skey key;
     vx_train_model tm;
     vx_stepslots steps; /* the rank's compiled steps, by size class */
+    vx_act_cfg cfg;     /* the programs' config (its size fields are the first caller's) */
 } vx_sentry;
 
 /* The weights as allocations (vx_weights_stats) depend on the precision,
@@ -561,6 +563,12 @@ void vx_pcache_lock(vx_pcache *pc)
 void vx_pcache_unlock(vx_pcache *pc)
 {
     pthread_mutex_unlock(&pc->mu);
+}
+
+const vx_act_cfg *vx_pcache_cfg(const vx_train_model *tm)
+{
+    const vx_sentry *e = (const vx_sentry *)(const void *)((const char *)tm - offsetof(vx_sentry, tm));
+    return &e->cfg;
 }
 
 struct vx_stepslots *vx_pcache_steps(const vx_train_model *tm)
@@ -735,6 +743,7 @@ int vx_train_static_cached(vx_pcache *cache, vx_ctx *x, const vx_shard *sh, cons
             ne->key.sh = *sh;
             ne->key.k = *k;
             memcpy(&ne->tm, tm, sizeof *tm);
+            vx_train_cfg(x, sh, k, &ne->tm, &ne->cfg);
             cache->se[n2] = ne;
             atomic_store_explicit(&cache->ns, n2 + 1, memory_order_release);
         }

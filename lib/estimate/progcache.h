@@ -119,6 +119,9 @@ void vx_pcache_unlock(vx_pcache *pc) VX_HIDDEN;
 /* The compiled steps kept with cached static terms: `tm` must be what
  * vx_train_static_cached returned from the cache (not the caller's buffer). */
 struct vx_stepslots *vx_pcache_steps(const vx_train_model *tm) VX_HIDDEN;
+/* The programs' config kept with them (vx_train_cfg; set the size fields
+ * with vx_train_cfg_sizes). */
+const vx_act_cfg *vx_pcache_cfg(const vx_train_model *tm) VX_HIDDEN;
 
 /* The program's result: from a compiled form when the cache has (or can
  * compile) one for this structure, else by replaying it. `cache` may be

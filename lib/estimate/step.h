@@ -108,6 +108,9 @@ void vx_step_compose(const vx_step_shape *sp, const vx_step_vals *v, vx_step_out
 /* train.c: the programs' config of a rank at the config's sizes. */
 void vx_train_cfg(const vx_ctx *x, const vx_shard *sh, const vx_train_knobs *k, const vx_train_model *tm,
                   vx_act_cfg *c) VX_HIDDEN;
+/* train.c: the fields of `c` that depend on batch_size and seq_len. */
+void vx_train_cfg_sizes(const vx_config_values *cv, const vx_shard *sh, const vx_train_model *tm,
+                        vx_act_cfg *c) VX_HIDDEN;
 /* train.c: the step's shape and values at the sizes of `c` (programs
  * replayed or from their compiled forms; `stable`: `tm` is the cache's).
  * `lraw` / `lmask` (may be NULL): the leaves before allocator rounding and

@@ -70,16 +70,24 @@ static int eager_only(int fam)
            fam == VX_FAM_MOSS || fam == VX_FAM_CODEGEN;
 }
 
-void vx_train_cfg(const vx_ctx *x, const vx_shard *sh, const vx_train_knobs *k, const vx_train_model *tm, vx_act_cfg *c)
+void vx_train_cfg_sizes(const vx_config_values *cv, const vx_shard *sh, const vx_train_model *tm, vx_act_cfg *c)
 {
-    const vx_shape *s = x->s;
-    const vx_config_values *cv = x->cv;
-    memset(c, 0, sizeof *c);
     int64_t tp = sh->tp > 0 ? sh->tp : 1, cp = sh->cp > 0 ? sh->cp : 1;
     c->b = (uint64_t)cv->batch_size;
     c->s = (uint64_t)(cv->seq_len / cp > 0 ? cv->seq_len / cp : 1);
     c->N = c->b * c->s;
     c->Nh = sh->sequence_parallel ? vx_ceil_div(c->N, (uint64_t)tp) : c->N;
+    c->skv = (int64_t)c->s + tm->prefix_len;
+    c->s_enc = (int64_t)c->s;
+}
+
+void vx_train_cfg(const vx_ctx *x, const vx_shard *sh, const vx_train_knobs *k, const vx_train_model *tm, vx_act_cfg *c)
+{
+    const vx_shape *s = x->s;
+    const vx_config_values *cv = x->cv;
+    memset(c, 0, sizeof *c);
+    int64_t tp = sh->tp > 0 ? sh->tp : 1;
+    vx_train_cfg_sizes(cv, sh, tm, c);
     c->h = s->hidden;
     c->a = sh->heads_rank > 0 ? sh->heads_rank : s->heads;
     c->akv = sh->kv_heads_rank > 0 ? sh->kv_heads_rank : (s->kv_heads > 0 ? s->kv_heads : s->heads);
@@ -93,8 +101,6 @@ void vx_train_cfg(const vx_ctx *x, const vx_shard *sh, const vx_train_knobs *k, 
     c->topk = s->experts_per_tok > 0 ? s->experts_per_tok : 1;
     c->shared_ffn = s->shared_ffn;
     c->moe = s->experts > 0;
-    c->skv = (int64_t)c->s + tm->prefix_len;
-    c->s_enc = (int64_t)c->s;
     int fam = s->family;
     c->style = style_of_family(fam);
     if (cv->framework == VX_FW_MEGATRON && c->style == VX_STYLE_LLAMA) c->style = VX_STYLE_MEGATRON;
@@ -445,11 +451,17 @@ static int train_rank(vx_ctx *x, const vx_shard *sh)
     const vx_train_model *tm = NULL;
     int rc = vx_train_static_cached(x->m->pcache, x, sh, k, &tm_buf, &tm);
     if (rc) return rc;
+    /* The config of the programs: the cached one with this step's sizes. */
     vx_act_cfg c;
-    vx_train_cfg(x, sh, k, tm, &c);
+    int stable = tm != &tm_buf;
+    if (stable) {
+        c = *vx_pcache_cfg(tm);
+        vx_train_cfg_sizes(x->cv, sh, tm, &c);
+    } else {
+        vx_train_cfg(x, sh, k, tm, &c);
+    }
     vx_step_out out = {.tl = x->r->timeline + x->r->n_timeline, .cap = VX_MAX_TIMELINE - x->r->n_timeline};
     /* A rank whose step is compiled for this size class evaluates it. */
-    int stable = tm != &tm_buf;
     vx_stepslots *ss = stable ? vx_pcache_steps(tm) : NULL;
     vx_pclass cl;
     vx_pclass_of(c.b, c.s, &cl);
