@@ -23,12 +23,12 @@
  * and the solvers, all `vramest_result_*` functions); a mutating call on a
  * handle must not overlap with any other call on that handle.
  * ::vramest_result objects are immutable and may be shared freely.
- * A model handle keeps an internal, bounded cache of compiled training
- * programs that `const` calls fill (the second estimate of a structure
- * compiles it: ~0.2 ms and one bounded allocation, once); it is
- * synchronised internally, emptied by every setter on the model and freed
- * with it, and never changes a result. Other estimates allocate nothing but
- * their result.
+ * A model handle keeps an internal, bounded cache that `const` calls fill:
+ * compiled training programs and steps (the second estimate of a structure
+ * compiles them: well under a millisecond and bounded allocations, once),
+ * static terms and weights statistics; it is synchronised internally,
+ * emptied by every setter on the model and freed with it, and never changes
+ * a result. Other estimates allocate nothing but their result.
  *
  * @par Ownership
  * Handles never point at each other and the library never keeps a caller's
