@@ -28,6 +28,19 @@ static char *plan_of(vramest_model *m, vramest_precision *p, vramest_config *c, 
     return buf;
 }
 
+/* The plan from the model's cache (estimated twice: the second sight of a
+ * structure compiles it) and the plan without the cache. */
+static void cached_and_fresh(vramest_model *m, vramest_precision *p, vramest_config *c, char **cached, int *rc1,
+                             char **fresh, int *rc2)
+{
+    free(plan_of(m, p, c, rc1));
+    *cached = plan_of(m, p, c, rc1);
+    struct vx_pcache *keep = m->pcache;
+    m->pcache = NULL;
+    *fresh = plan_of(m, p, c, rc2);
+    m->pcache = keep;
+}
+
 /* Estimate at (b, s) with the cache and without; returns 1 when both ran. */
 static int compare_at(vramest_model *m, vramest_precision *p, vramest_config *c, int64_t b, int64_t s,
                       const char *what)
@@ -35,13 +48,8 @@ static int compare_at(vramest_model *m, vramest_precision *p, vramest_config *c,
     cr_assert_eq(vramest_config_set_i64(c, VRAMEST_CFG_BATCH_SIZE, b), VRAMEST_OK);
     cr_assert_eq(vramest_config_set_i64(c, VRAMEST_CFG_SEQ_LEN, s), VRAMEST_OK);
     int rc1, rc2;
-    /* twice with the cache: the second sight of a structure compiles it */
-    free(plan_of(m, p, c, &rc1));
-    char *cached = plan_of(m, p, c, &rc1);
-    struct vx_pcache *keep = m->pcache;
-    m->pcache = NULL;
-    char *replay = plan_of(m, p, c, &rc2);
-    m->pcache = keep;
+    char *cached, *replay;
+    cached_and_fresh(m, p, c, &cached, &rc1, &replay, &rc2);
     cr_assert_eq(rc1, rc2, "%s b=%lld s=%lld: status %d cached vs %d replayed", what, (long long)b, (long long)s,
                  rc1, rc2);
     int ran = rc1 == VRAMEST_OK;
@@ -201,12 +209,8 @@ Test(progcache, cached_weight_stats_equal_fresh_ones)
             vramest_config *c = NULL;
             if (vramest_spec_parse(spec, strlen(spec), &m, &p, &c) != VRAMEST_OK) continue;
             int rc1, rc2;
-            free(plan_of(m, p, c, &rc1));
-            char *cached = plan_of(m, p, c, &rc1);
-            struct vx_pcache *keep = m->pcache;
-            m->pcache = NULL;
-            char *fresh = plan_of(m, p, c, &rc2);
-            m->pcache = keep;
+            char *cached, *fresh;
+            cached_and_fresh(m, p, c, &cached, &rc1, &fresh, &rc2);
             cr_assert_eq(rc1, rc2, "%s: status %d cached vs %d fresh", spec, rc1, rc2);
             if (rc1 == VRAMEST_OK) {
                 cr_assert_str_eq(cached, fresh, "%s: the cached weight statistics changed the plan", spec);

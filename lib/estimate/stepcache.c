@@ -210,7 +210,7 @@ typedef struct build {
     int64_t R[VX_NCAT][VX_CS_GSLOTS];
     /* the result being built */
     vx_cstep *cs;
-    uint32_t capterm;
+    size_t capterm;
 } build;
 
 static int add_gslot(build *bd, const vx_poly *p, uint64_t mask)
@@ -307,16 +307,22 @@ static int poly_acc(const __int128 co[6], vx_poly *p, int64_t *cmax)
     return 1;
 }
 
+/* Room for one more element in a growing array; 0 when out of memory. */
+static int grow(void **arr, size_t *cap, size_t n, size_t elem)
+{
+    if (n < *cap) return 1;
+    size_t c = *cap ? 2 * *cap : 1024;
+    void *p = realloc(*arr, c * elem);
+    if (!p) return 0;
+    *arr = p;
+    *cap = c;
+    return 1;
+}
+
 static int push_term(build *bd, int64_t n, uint32_t slot)
 {
     vx_cstep *cs = bd->cs;
-    if (cs->nterm >= bd->capterm) {
-        uint32_t cap = bd->capterm ? 2 * bd->capterm : 1024;
-        vx_cterm *t = realloc(cs->term, cap * sizeof *t);
-        if (!t) return 0;
-        cs->term = t;
-        bd->capterm = cap;
-    }
+    if (!grow((void **)&cs->term, &bd->capterm, cs->nterm, sizeof *cs->term)) return 0;
     cs->term[cs->nterm].n = n;
     cs->term[cs->nterm].slot = slot;
     cs->nterm++;
@@ -484,14 +490,7 @@ static int saved_never_clamps(build *bd, int q)
 
 static int add_coef(build *bd, int pt, int cat, int f, uint64_t n)
 {
-    if (n >= (uint64_t)VX_CS_MAXN) return 0;
-    if (bd->nco >= bd->capco) {
-        size_t cap = bd->capco ? 2 * bd->capco : 4096;
-        coef *c = realloc(bd->co, cap * sizeof *c);
-        if (!c) return 0;
-        bd->co = c;
-        bd->capco = cap;
-    }
+    if (n >= (uint64_t)VX_CS_MAXN || !grow((void **)&bd->co, &bd->capco, bd->nco, sizeof *bd->co)) return 0;
     bd->co[bd->nco++] = (coef){.pt = (uint16_t)pt, .cat = (uint8_t)cat, .f = (uint16_t)f, .n = (int64_t)n};
     return 1;
 }
