@@ -76,6 +76,12 @@ static const char *const variants[] = {
     "\"parallel\":{\"gpus\":8,\"pp\":4,\"dp\":2}}",
     "{\"precision\":\"bf16\",\"workload\":{\"optimizer\":\"adamw\"},\"parallel\":{\"gpus\":4,\"tp\":2,\"dp\":2,"
     "\"sequence_parallel\":true},\"runtime\":{\"framework\":\"megatron\"}}",
+    "{\"precision\":\"bf16\",\"workload\":{\"optimizer\":\"none\",\"grad_accum_steps\":2}}",
+    "{\"precision\":\"bf16\",\"workload\":{\"optimizer\":\"adamw\",\"optimizer_in_backward\":true}}",
+    "{\"precision\":\"mixed_bf16\",\"workload\":{\"optimizer\":\"adamw\"},\"parallel\":{\"gpus\":8,\"fsdp\":"
+    "\"full_shard\",\"offload_params\":\"cpu\",\"offload_optimizer\":\"cpu\"}}",
+    "{\"precision\":\"bf16\",\"workload\":{\"optimizer\":\"adamw\"},\"parallel\":{\"gpus\":8,\"ep\":2,\"cp\":2,"
+    "\"dp\":4}}",
 };
 
 /* The last two sit in the class of s = 2048 far beyond its probes: the
