@@ -120,6 +120,12 @@ int vx_train_step_prepare(const vx_ctx *x, const vx_shard *sh, const vx_train_kn
                           int stable, const vx_act_cfg *c, vx_step_shape *sp, vx_step_vals *v, uint64_t *lraw,
                           uint64_t *lmask, const struct vx_cprog **used) VX_HIDDEN;
 
+/* Whether program q (VX_SP_*) runs in the step. */
+static inline int vx_step_has_prog(const vx_step_shape *sp, int q)
+{
+    return q == VX_SP_EMB ? sp->first : q == VX_SP_HEAD ? sp->last : q - VX_SP_STK < sp->nstk;
+}
+
 /* A point's allocated bytes: every category but FRAMEWORK and ALLOCATOR. */
 static inline int vx_step_counts(int cat)
 {

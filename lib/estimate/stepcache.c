@@ -418,14 +418,9 @@ static int dominates(const build *bd, const vx_ccand *a, const vx_ccand *b, int 
     return vx_poly_nonneg(co, slack, &bd->cl, strict);
 }
 
-static int present(const vx_step_shape *sp, int q)
-{
-    return q == VX_SP_EMB ? sp->first : q == VX_SP_HEAD ? sp->last : q - VX_SP_STK < sp->nstk;
-}
-
 static int field_present(const vx_step_shape *sp, int f)
 {
-    return f >= VX_SP_N * PROG_N || present(sp, f / PROG_N);
+    return f >= VX_SP_N * PROG_N || vx_step_has_prog(sp, f / PROG_N);
 }
 
 static int cmp_coef(const void *a, const void *b)
@@ -582,7 +577,7 @@ static vx_cstep *compile(build *bd, const vx_ctx *x, const vx_shard *sh, const v
                          const vx_train_model *tm, const vx_act_cfg *c, const vx_step_shape *sp0)
 {
     for (int q = 0; q < VX_SP_N; q++) {
-        if (!present(sp0, q)) continue;
+        if (!vx_step_has_prog(sp0, q)) continue;
         if (!bd->prog[q] || !same_class(&bd->prog[q]->cl, &bd->cl)) return NULL;
     }
     /* The step at every probe size: its values, its leaves, its result. */
@@ -629,7 +624,7 @@ static vx_cstep *compile(build *bd, const vx_ctx *x, const vx_shard *sh, const v
         bd->lslot[l] = g;
     }
     for (int q = 0; q < VX_SP_N; q++)
-        if (present(sp0, q) && (!index_rows(bd, q) || !saved_never_clamps(bd, q))) return NULL;
+        if (vx_step_has_prog(sp0, q) && (!index_rows(bd, q) || !saved_never_clamps(bd, q))) return NULL;
 
     /* The composition's coefficients: compose() with one unit value at a time. */
     vx_step_vals *uv = calloc(1, sizeof *uv);

@@ -479,7 +479,7 @@ static int train_rank(vx_ctx *x, const vx_shard *sh)
     if (ss && !slot) {
         int all = 1;
         for (int q = 0; q < VX_SP_N; q++)
-            if (q == VX_SP_EMB ? sp.first : q == VX_SP_HEAD ? sp.last : q - VX_SP_STK < sp.nstk) all &= used[q] != NULL;
+            if (vx_step_has_prog(&sp, q)) all &= used[q] != NULL;
         if (all) vx_step_compile(x->m->pcache, ss, x, sh, k, tm, &c, &sp, used);
     }
     train_finish(x, sh, k, tm, &c, &out);
