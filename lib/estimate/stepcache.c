@@ -190,7 +190,7 @@ typedef struct gslot {
     vx_poly p;
     uint64_t mask;
     uint8_t exact; /* always a non-negative multiple of mask + 1: summed, never rounded */
-    int32_t idx;   /* its index among the rounded slots (-1: exact) */
+    int32_t idx;   /* its index among the rounded slots (-1: none yet, or exact) */
 } gslot;
 
 typedef struct build {
