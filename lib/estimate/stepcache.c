@@ -100,10 +100,12 @@ void vx_stepslots_stats(const vx_stepslots *ss, unsigned *slots, unsigned *compi
 
 /* ---- evaluation ---- */
 
-static int64_t terms_dot(const vx_cterm *t, uint32_t n, const int64_t *val)
+/* sum of n x val[slot] over terms[from .. to) (`terms` may be NULL when
+ * the step has no rounded terms: it is then never indexed) */
+static int64_t terms_dot(const vx_cterm *terms, uint32_t from, uint32_t to, const int64_t *val)
 {
     int64_t s = 0;
-    for (uint32_t i = 0; i < n; i++) s += t[i].n * val[t[i].slot];
+    for (uint32_t i = from; i < to; i++) s += terms[i].n * val[terms[i].slot];
     return s;
 }
 
@@ -134,7 +136,7 @@ int vx_cstep_eval(const vx_cstep *cs, uint64_t b, uint64_t s, vx_step_out *out)
         int64_t gm = 0;
         for (const vx_ccand *ce = c + gr->nc; c < ce; c++) {
             int64_t t = vx_poly_dot(&c->tot, m);
-            if (c->nt) t += terms_dot(cs->term + c->t0, c->nt, val);
+            if (c->nt) t += terms_dot(cs->term, c->t0, c->t0 + c->nt, val);
             if (t < 0) return 0;
             if (t > gm) gm = t;
             if (t > best) best = t, bc = c;
@@ -157,7 +159,7 @@ int vx_cstep_eval(const vx_cstep *cs, uint64_t b, uint64_t s, vx_step_out *out)
         const uint32_t *c0 = &cs->cat0[bi * (VX_NCAT + 1)];
         for (uint32_t bits = bc->cats; bits; bits &= bits - 1) {
             int k = __builtin_ctz(bits);
-            int64_t x = vx_poly_dot(&cp[k], m) + terms_dot(cs->term + c0[k], c0[k + 1] - c0[k], val);
+            int64_t x = vx_poly_dot(&cp[k], m) + terms_dot(cs->term, c0[k], c0[k + 1], val);
             if (x < 0) return 0;
             out->at[k] = (uint64_t)x;
         }
@@ -646,7 +648,7 @@ static vx_cstep *compile(build *bd, const vx_ctx *x, const vx_shard *sh, const v
     free(uv);
     if (!ok) return NULL;
     /* by point (qsort is not stable; the order within a point does not matter) */
-    qsort(bd->co, bd->nco, sizeof *bd->co, cmp_coef);
+    if (bd->nco) qsort(bd->co, bd->nco, sizeof *bd->co, cmp_coef);
     bd->pt0 = calloc(bd->log0.n + 1, sizeof *bd->pt0);
     if (!bd->pt0) return NULL;
     for (size_t i = 0, p = 0; p <= bd->log0.n; p++) {
