@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/config.h"
-#include "estimate/infer.h"
+#include "runtime/config.h"
+#include "estimate/infer/infer.h"
 #include "helpers.h"
 #include "precision/policy.h"
 

@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/config.h"
+#include "runtime/config.h"
 #include "helpers.h"
-#include "io/hf_config.h"
+#include "model/hf_config.h"
 #include "model/model.h"
 
 /* ---- helpers ---- */

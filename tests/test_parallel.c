@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/config.h"
-#include "estimate/parallel.h"
+#include "runtime/config.h"
+#include "estimate/parallel/parallel.h"
 #include "precision/policy.h"
 
 typedef struct fixture {

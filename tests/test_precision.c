@@ -10,7 +10,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "api/config.h"
+#include "runtime/config.h"
 #include "model/model.h"
 #include "precision/policy.h"
 

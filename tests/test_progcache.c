@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/config.h"
-#include "api/values.h"
-#include "estimate/progcache.h"
+#include "runtime/config.h"
+#include "common/values.h"
+#include "estimate/cache/progcache.h"
 #include "model/model.h"
 
 static char *plan_of(vramest_model *m, vramest_precision *p, vramest_config *c, int *rc_out)

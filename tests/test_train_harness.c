@@ -28,8 +28,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/config.h"
-#include "estimate/train.h"
+#include "runtime/config.h"
+#include "estimate/train/train.h"
 #include "helpers.h"
 #include "result/result.h"
 

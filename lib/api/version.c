@@ -1,5 +1,5 @@
 /* Runtime version, so callers can detect a header/library mismatch. */
-#include "internal.h"
+#include "common/internal.h"
 
 VRAMEST_API uint32_t vramest_version_number(void)
 {

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/config.h"
-#include "api/values.h"
+#include "runtime/config.h"
+#include "common/values.h"
 #include "estimate/estimate.h"
 #include "precision/policy.h"
 

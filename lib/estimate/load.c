@@ -6,7 +6,7 @@
  * (segment slack and the block a quantizing load leaves cached), the load
  * peak and the peak phase. The dispatcher (estimate.c) sets the parameter
  * counts and checkpoint bytes; runtime.c adds the CUDA context. */
-#include "estimate/parallel.h"
+#include "estimate/parallel/parallel.h"
 #include "precision/policy.h"
 
 /* Libraries that quantize while loading hold one 16-bit matrix on the GPU

@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "io/files.h"
-#include "io/hf_config.h"
+#include "model/hf_config.h"
 
 #define H_MODEL VRAMEST_HANDLE_MODEL
 #define MAX_CONFIG_FILE VX_MAX_SPEC_BYTES /* config.json read from disk */

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "api/config.h"
+#include "runtime/config.h"
 #include "model/model.h"
 
 #define H_MODEL VRAMEST_HANDLE_MODEL

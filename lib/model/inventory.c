@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/config.h"
+#include "runtime/config.h"
 #include "model/model.h"
 
 uint64_t vx_tensor_elems(const vx_tensor *t)

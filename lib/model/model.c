@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/config.h"
+#include "runtime/config.h"
 #include "estimate/estimate.h" /* vx_checkpoint_bytes */
-#include "estimate/progcache.h"
+#include "estimate/cache/progcache.h"
 #include "model/model.h"
 
 #define H_MODEL VRAMEST_HANDLE_MODEL

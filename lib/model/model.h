@@ -5,7 +5,7 @@
 #ifndef VX_MODEL_H
 #define VX_MODEL_H
 
-#include "api/options.h"
+#include "common/options.h"
 
 /* Families (values of the model_type option). Append-only. */
 enum {

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/hf_config.h"
+#include "model/hf_config.h"
 #include "model/model.h"
 
 typedef struct vx_preset {

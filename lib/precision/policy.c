@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "api/values.h"
-#include "estimate/parallel.h"
+#include "common/values.h"
+#include "estimate/parallel/parallel.h"
 #include "precision/policy.h"
 
 /* ggml types and llama_ftype values used by the GGUF mixes (dtype.c has

@@ -3,7 +3,7 @@
 #ifndef VX_PRECISION_H
 #define VX_PRECISION_H
 
-#include "api/options.h"
+#include "common/options.h"
 
 enum { VX_QM_AUTO = 0, VX_QM_NONE = 1, VX_QM_BNB = 2, VX_QM_GPTQ = 3, VX_QM_AWQ = 4,
        VX_QM_TORCHAO = 5, VX_QM_GGUF = 6, VX_QM_FP8 = 7 };

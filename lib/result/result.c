@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "api/names.h"
+#include "result/names.h"
 #include "result/result.h"
 
 void vx_result_warn(struct vramest_result *r, const char *fmt, ...)

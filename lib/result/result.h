@@ -3,7 +3,7 @@
 #ifndef VX_RESULT_H
 #define VX_RESULT_H
 
-#include "api/config.h"
+#include "runtime/config.h"
 #include "model/model.h"
 #include "precision/precision.h"
 

@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "api/names.h"
-#include "result/json_writer.h"
+#include "result/names.h"
+#include "common/json_writer.h"
 #include "result/result.h"
 
 static void categories(vx_jw *w, const struct vramest_result *r, int dev)

@@ -6,8 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "api/config.h"
-#include "result/json_writer.h"
+#include "runtime/config.h"
+#include "common/json_writer.h"
 #include "solve/solve.h"
 
 typedef struct advice {

@@ -4,7 +4,7 @@
 #define VX_SOLVE_H
 
 #include "estimate/estimate.h"
-#include "result/json_writer.h"
+#include "common/json_writer.h"
 
 /* Estimate into `r` and say whether it fits the config's device
  * (VRAMEST_E_UNSUPPORTED without a device). */

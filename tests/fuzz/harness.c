@@ -17,7 +17,7 @@
 
 #include <vramest/vramest.h>
 
-#include "io/spec.h"
+#include "spec/spec.h"
 
 const char *const vf_target_names[VF_TARGET_COUNT] = {"hf_config", "safetensors", "st_index", "gguf", "spec"};
 

@@ -1,0 +1,25 @@
+/* A JSON text writer into a caller buffer that keeps counting past the end
+ * (like snprintf), so one pass yields both the text and the size needed. */
+#ifndef VX_JSON_WRITER_H
+#define VX_JSON_WRITER_H
+
+#include "common/internal.h"
+
+typedef struct vx_jw {
+    char *buf;
+    size_t cap, len;
+} vx_jw;
+
+void vx_jw_put(vx_jw *w, const char *s, size_t n) VX_HIDDEN;
+void vx_jw_puts(vx_jw *w, const char *s) VX_HIDDEN;
+void vx_jw_printf(vx_jw *w, const char *fmt, ...) VX_PRINTF(2, 3) VX_HIDDEN;
+/* A JSON string literal with escapes. */
+void vx_jw_str(vx_jw *w, const char *s) VX_HIDDEN;
+/* `"k":` preceded by a comma unless *first (which it clears). */
+void vx_jw_key(vx_jw *w, const char *k, int *first) VX_HIDDEN;
+void vx_jw_u64(vx_jw *w, uint64_t v) VX_HIDDEN;
+/* NUL-terminate into the buffer and apply the buffer protocol of the public
+ * *_json functions: VRAMEST_E_BUFFER_TOO_SMALL with *needed when it is short. */
+int vx_jw_finish(vx_jw *w, size_t *out_needed, const char *fn) VX_HIDDEN;
+
+#endif

@@ -1,0 +1,87 @@
+/* Small string helpers: names are compared case-insensitively and errors
+ * suggest close names, so users see "did you mean llama-2-7b?". */
+#include <stdio.h>
+#include <string.h>
+
+#include "common/internal.h"
+
+int vx_strcasecmp(const char *a, const char *b)
+{
+    for (;; a++, b++) {
+        int ca = (unsigned char)*a, cb = (unsigned char)*b;
+        if (ca >= 'A' && ca <= 'Z') ca += 'a' - 'A';
+        if (cb >= 'A' && cb <= 'Z') cb += 'a' - 'A';
+        if (ca != cb || ca == 0) return ca - cb;
+    }
+}
+
+size_t vx_strlcpy(char *dst, const char *src, size_t cap)
+{
+    size_t n = strlen(src);
+    if (cap) {
+        size_t k = n < cap - 1 ? n : cap - 1;
+        memcpy(dst, src, k);
+        dst[k] = '\0';
+    }
+    return n;
+}
+
+unsigned vx_edit_distance(const char *a, const char *b)
+{
+    /* Two-row Levenshtein over at most 63 characters: names are short, and a
+     * capped cost keeps hostile input cheap. */
+    enum { N = 64 };
+    unsigned row0[N], row1[N];
+    size_t la = strlen(a), lb = strlen(b);
+    if (la >= N) la = N - 1;
+    if (lb >= N) lb = N - 1;
+    for (size_t j = 0; j <= lb; j++) row0[j] = (unsigned)j;
+    for (size_t i = 1; i <= la; i++) {
+        row1[0] = (unsigned)i;
+        for (size_t j = 1; j <= lb; j++) {
+            int ca = (unsigned char)a[i - 1], cb = (unsigned char)b[j - 1];
+            if (ca >= 'A' && ca <= 'Z') ca += 'a' - 'A';
+            if (cb >= 'A' && cb <= 'Z') cb += 'a' - 'A';
+            unsigned sub = row0[j - 1] + (ca != cb);
+            unsigned del = row0[j] + 1, ins = row1[j - 1] + 1;
+            unsigned m = sub < del ? sub : del;
+            row1[j] = m < ins ? m : ins;
+        }
+        memcpy(row0, row1, (lb + 1) * sizeof row0[0]);
+    }
+    return row0[lb];
+}
+
+bool vx_in_list(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = list; p && *p;) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len == n) {
+            size_t i = 0;
+            while (i < n) {
+                int a = (unsigned char)p[i], b = (unsigned char)name[i];
+                if (a >= 'A' && a <= 'Z') a += 'a' - 'A';
+                if (b >= 'A' && b <= 'Z') b += 'a' - 'A';
+                if (a != b) break;
+                i++;
+            }
+            if (i == n) return true;
+        }
+        p = e ? e + 1 : NULL;
+    }
+    return false;
+}
+
+void vx_format_bytes(uint64_t bytes, char *buf, size_t cap)
+{
+    if (bytes >= VX_GIB)
+        snprintf(buf, cap, "%.2f GiB", (double)bytes / (double)VX_GIB);
+    else if (bytes >= VX_MIB)
+        snprintf(buf, cap, "%.2f MiB", (double)bytes / (double)VX_MIB);
+    else if (bytes >= VX_KIB)
+        snprintf(buf, cap, "%.2f KiB", (double)bytes / (double)VX_KIB);
+    else
+        snprintf(buf, cap, "%llu B", (unsigned long long)bytes);
+}

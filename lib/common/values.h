@@ -1,0 +1,37 @@
+/* Copying and comparing a handle's values (vx_config_values,
+ * vx_precision_values) by what they mean: a STRING member counts up to its
+ * NUL, and the bytes after it are neither copied nor compared. Most of
+ * those structs are string buffers (VX_STR_MAX each), nearly always short
+ * or empty: the result's echo and the estimate caches would otherwise move
+ * kilobytes of zeros per estimate. */
+#ifndef VX_VALUES_H
+#define VX_VALUES_H
+
+#include <stddef.h>
+
+#include "common/internal.h"
+
+/* A member the comparison or copy treats apart. */
+typedef struct vx_hole {
+    size_t off, len;
+    int is_string; /* 1: compared / copied up to its NUL; 0: skipped */
+} vx_hole;
+
+/* The layout of a values struct: its size and its holes, by offset. */
+typedef struct vx_layout {
+    size_t size;
+    int n;
+    vx_hole h[6];
+} vx_layout;
+
+extern const vx_layout vx_config_layout VX_HIDDEN;    /* vx_config_values */
+extern const vx_layout vx_config_key_layout VX_HIDDEN; /* the same without batch_size and seq_len */
+extern const vx_layout vx_precision_layout VX_HIDDEN; /* vx_precision_values */
+
+/* dst = src: every byte outside the holes, each string up to its NUL
+ * (skipped holes are left as they are). */
+void vx_values_copy(void *dst, const void *src, const vx_layout *l) VX_HIDDEN;
+/* Whether a and b are equal outside the skipped holes, strings as strings. */
+int vx_values_equal(const void *a, const void *b, const vx_layout *l) VX_HIDDEN;
+
+#endif

@@ -1,0 +1,139 @@
+/* Compiled training programs (issue #8: an estimate well under 1 µs).
+ *
+ * A layer / embedding / head program (activations.c, logits.c) replays a
+ * Hugging Face module op by op on the tape; the work is in building the
+ * graph, not in the numbers. For a fixed structure (everything but the
+ * micro-batch b and the sequence s) the program does the same thing at
+ * every size: only the byte counts change, and each is a polynomial in
+ * (b, s) of degree <= 1 in b and <= 2 in s (b*s*h, b*heads*s*(s+prefix),
+ * b*(s-1)*V, ...), rounded to the allocator's 512-B blocks.
+ *
+ * Compiling a program:
+ *   1. run it on a recording tape at six probe sizes (b in {b0, b0+1}, s in
+ *      {s0, s0+1, s0+2}) and at three more (the caller's and two far
+ *      ones): every change of a live counter is logged with its raw bytes;
+ *   2. the logs must agree event for event (else the program depends on
+ *      the sizes in a way this form cannot carry: it is not compiled);
+ *   3. each event's bytes are fitted exactly as such a polynomial and the
+ *      fit is checked at the three extra sizes; equal polynomials share a
+ *      slot;
+ *   4. the log is run symbolically (live bytes as integer combinations of
+ *      slots); every point where the tape compares against its peak gives
+ *      a candidate, and a candidate that an earlier one dominates term by
+ *      term (or a later one strictly) can never be the peak and is dropped.
+ * Evaluating one: the slots' rounded bytes, then a dot product per
+ * surviving candidate. The result is the vx_prog the replay would give
+ * (tests/test_progcache.c checks both over models and sizes, and
+ * tests/perf_golden.py that no plan changed).
+ *
+ * The compiled forms live in a cache owned by the model handle: entries are
+ * appended and never changed once published (an atomic count), so
+ * estimates on a shared model read them without a lock; compiling takes the
+ * cache's mutex. A full cache (VX_PC_ENTRIES) falls back to the replay. */
+#ifndef VX_PROGCACHE_H
+#define VX_PROGCACHE_H
+
+#include "estimate/train/train.h"
+
+/* ---- the tape's log (written only while compiling) ---- */
+enum {
+    VX_EV_ADD = 0,   /* live[cat] += round(raw) */
+    VX_EV_SUB,       /* live[cat] -= round(raw) */
+    VX_EV_ADDNS,     /* live_ns[cat] += round(raw) */
+    VX_EV_SUBNS,     /* live_ns[cat] -= round(raw) (saturating on the tape) */
+    VX_EV_WKEEP,     /* wkept[cat] += round(raw) */
+    VX_EV_BUMPF,     /* forward peak check */
+    VX_EV_BUMPB,     /* backward peak check */
+    VX_EV_BEGINB,    /* backward starts: peaks restart from the live bytes */
+    VX_EV_SNAPF,     /* the program's forward peaks are read */
+    VX_EV_VALX,      /* x_bytes = round(raw) */
+    VX_EV_VALY,      /* y_bytes = round(raw), in category `cat` */
+    VX_EV_SNAPSAVED, /* saved / saved_cat are read */
+    VX_EV_HELDFLAG,  /* held_out = raw (a flag, not rounded) */
+    VX_EV_HELD,      /* held_out = round(raw) (the head's kept logits) */
+    VX_EV_END        /* backward done: bwd peaks and kept gradients are read */
+};
+
+typedef struct vx_tev {
+    uint8_t op, cat;
+    uint64_t raw;
+} vx_tev;
+
+#define VX_TLOG_CAP 6144
+typedef struct vx_tlog {
+    uint32_t n;
+    uint8_t overflow;
+    vx_tev ev[VX_TLOG_CAP];
+} vx_tlog;
+
+static inline void vx_tlog_push(vx_tlog *l, int op, int cat, uint64_t raw)
+{
+    if (l->n >= VX_TLOG_CAP) {
+        l->overflow = 1;
+        return;
+    }
+    vx_tev *e = &l->ev[l->n++];
+    e->op = (uint8_t)op;
+    e->cat = (uint8_t)cat;
+    e->raw = raw;
+}
+
+/* ---- programs ---- */
+enum { VX_PK_LAYER = 0, VX_PK_EMBED = 1, VX_PK_HEAD = 2 };
+
+/* One program call: which program, its inputs. `part` for a layer, `tm`
+ * for the embeddings and the head. */
+typedef struct vx_prog_call {
+    int kind;
+    const vx_act_cfg *c;
+    const vx_part *part;
+    const vx_train_model *tm;
+    int stable;               /* part / tm point into the cache's static entry: the pointer
+                                 identifies the content (no byte comparison) */
+    int cross;                /* layer: T5 cross-attention */
+    int upcast, shift, held;  /* head */
+    const struct vx_cprog **used; /* may be NULL: receives the compiled form evaluated (NULL: replayed) */
+} vx_prog_call;
+
+/* Run the program on the tape (the replay), optionally logging into `log`. */
+int vx_prog_run(const vx_prog_call *pc, vx_tlog *log, vx_prog *out) VX_HIDDEN;
+
+/* ---- the cache (one per model handle) ---- */
+typedef struct vx_pcache vx_pcache;
+
+vx_pcache *vx_pcache_new(void) VX_HIDDEN;
+void vx_pcache_free(vx_pcache *pc) VX_HIDDEN;
+/* Forget every entry (the model changed). Not concurrent with estimates. */
+void vx_pcache_reset(vx_pcache *pc) VX_HIDDEN;
+
+/* Entries held and how many of them compiled (tests, docs/performance.md). */
+void vx_pcache_stats(vx_pcache *pc, unsigned *entries, unsigned *compiled) VX_HIDDEN;
+/* Step slots held (size classes seen with every program compiled) and how
+ * many compiled (stepcache.h). */
+void vx_pcache_step_stats(vx_pcache *pc, unsigned *slots, unsigned *compiled) VX_HIDDEN;
+
+/* The cache's mutex (stepcache.c publishes compiled steps under it). */
+void vx_pcache_lock(vx_pcache *pc) VX_HIDDEN;
+void vx_pcache_unlock(vx_pcache *pc) VX_HIDDEN;
+
+/* The compiled steps kept with cached static terms: `tm` must be what
+ * vx_train_static_cached returned from the cache (not the caller's buffer). */
+struct vx_stepslots *vx_pcache_steps(const vx_train_model *tm) VX_HIDDEN;
+/* The programs' config kept with them (vx_train_cfg; set the size fields
+ * with vx_train_cfg_sizes). */
+const vx_act_cfg *vx_pcache_cfg(const vx_train_model *tm) VX_HIDDEN;
+
+/* The program's result: from a compiled form when the cache has (or can
+ * compile) one for this structure, else by replaying it. `cache` may be
+ * NULL (replay). */
+int vx_prog_eval(vx_pcache *cache, const vx_prog_call *pc, vx_prog *out) VX_HIDDEN;
+
+/* vx_train_static through the cache: the static terms of a rank depend on
+ * the model, the precision, the config without batch_size / seq_len, the
+ * shard and the knobs; they are kept on first use. `*tm` points at the
+ * cached terms (valid until the model changes) or at `buf`. `cache` may be
+ * NULL. */
+int vx_train_static_cached(vx_pcache *cache, vx_ctx *x, const vx_shard *sh, const vx_train_knobs *k,
+                           vx_train_model *buf, const vx_train_model **tm) VX_HIDDEN;
+
+#endif

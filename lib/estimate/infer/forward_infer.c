@@ -1,0 +1,230 @@
+/* Transients of one inference forward pass (torch.no_grad, eval mode) of a
+ * Hugging Face model, by stage, in closed form. The training developer's
+ * activations.c models what autograd saves; here nothing is saved, so each
+ * stage only holds what its own code keeps alive at its high-water mark.
+ *
+ * The code paths are those of transformers 4.38-4.44 with torch 2.x (the
+ * era of the published generate() measurements and of the CPU harness);
+ * docs/methodology.md, "Inference and serving", lists every term, its
+ * source and its known error. In short, per forward over N = seqs x q
+ * tokens and S keys, A = bytes of the compute dtype:
+ *   resident  N.h.A (the layer input the caller's loop keeps) + rotary cos/sin
+ *             + T5's position bias (seqs.heads.q.S);
+ *   attention N.h.A (normed input) + N.heads.d.A (q) + 2.seqs.heads.S.d.A
+ *             (repeat_kv copies, GQA with eager/sdpa) + eager: c.seqs.heads.q.S
+ *             (scores and softmax: c = 8 for fp32/fp16, 10 for bf16 whose fp32
+ *             softmax first copies its input, 2A without an upcast) + the
+ *             4-D mask seqs.q.S.A; sdpa/flash: 2.N.heads.d.A (output and its
+ *             contiguous copy);
+ *   mlp       2.N.h.A (residual, normed input) + k.N.I.A (k = 3 gated, 2
+ *             plain, 4 for the composite gelu_new);
+ *   logits    N.h.A + N_out.V.A (+ N_out.V.4 fp32 upcast) + generate's
+ *             per-step fp32 scores. */
+#include "estimate/infer/infer.h"
+
+enum { SM_UPCAST = 0, SM_UPCAST_FP16 = 1, SM_NONE = 2, SM_FP32_SCORES = 3 };
+
+/* How a family's eager attention runs its softmax (transformers 4.38-4.44). */
+static int softmax_kind(int fam)
+{
+    switch (fam) {
+    /* softmax(scores, dtype=float32).to(dtype) only for fp16 */
+    case VX_FAM_OPT: return SM_UPCAST_FP16;
+    /* scores and softmax in the input dtype */
+    case VX_FAM_GPT2:
+    case VX_FAM_GPT_NEOX:
+    case VX_FAM_BERT: return SM_NONE;
+    /* query and key cast to fp32 before the product */
+    case VX_FAM_GPTJ:
+    case VX_FAM_CODEGEN:
+    case VX_FAM_MOSS: return SM_FP32_SCORES;
+    default: return SM_UPCAST;
+    }
+}
+
+/* LM heads that return fp32 logits (`logits = logits.float()` in the
+ * forward of transformers 4.38-4.44 for these classes). */
+static int upcasts_logits(int fam)
+{
+    switch (fam) {
+    case VX_FAM_LLAMA:
+    case VX_FAM_MISTRAL:
+    case VX_FAM_MIXTRAL:
+    case VX_FAM_QWEN2:
+    case VX_FAM_QWEN2_MOE:
+    case VX_FAM_QWEN3:
+    case VX_FAM_QWEN3_MOE:
+    case VX_FAM_GEMMA:
+    case VX_FAM_GEMMA2:
+    case VX_FAM_GEMMA3:
+    case VX_FAM_PHI3:
+    case VX_FAM_PHI:
+    case VX_FAM_DEEPSEEK_V2:
+    case VX_FAM_DEEPSEEK_V3: return 1;
+    default: return 0;
+    }
+}
+
+int vx_hf_legacy_cache(const vx_shape *s)
+{
+    switch (s->family) {
+    case VX_FAM_GPT2:
+    case VX_FAM_OPT:
+    case VX_FAM_GPT_BIGCODE:
+    case VX_FAM_BLOOM:
+    case VX_FAM_GPTJ:
+    case VX_FAM_CODEGEN:
+    case VX_FAM_MOSS:
+    case VX_FAM_GPT_NEOX:
+    case VX_FAM_FALCON:
+    case VX_FAM_T5:
+    case VX_FAM_MT5:
+    case VX_FAM_CHATGLM: return 1;
+    default: return 0;
+    }
+}
+
+uint64_t vx_hf_mask_buffer_bytes(const vx_ctx *x)
+{
+    const vx_shape *s = x->s;
+    uint64_t p = (uint64_t)(s->max_pos > 0 ? s->max_pos : 0);
+    uint64_t one = vx_alloc_round(vx_sat_mul(p, p));
+    switch (s->family) {
+    /* GPT2Attention / GPTJAttention register `bias` (bool, max_pos^2) per
+     * layer, plus a 4-byte `masked_bias`; CodeGen/MOSS `causal_mask`. */
+    case VX_FAM_GPT2:
+    case VX_FAM_GPTJ: return vx_sat_mul((uint64_t)s->layers, vx_sat_add(one, vx_alloc_round(4)));
+    case VX_FAM_CODEGEN:
+    case VX_FAM_MOSS: return vx_sat_mul((uint64_t)s->layers, one);
+    /* GPTBigCodeModel registers one shared `bias`. */
+    case VX_FAM_GPT_BIGCODE: return one;
+    default: return 0;
+    }
+}
+
+static uint64_t m3(uint64_t a, uint64_t b, uint64_t c)
+{
+    return vx_sat_mul(vx_sat_mul(a, b), c);
+}
+
+static uint64_t m4(uint64_t a, uint64_t b, uint64_t c, uint64_t d)
+{
+    return vx_sat_mul(m3(a, b, c), d);
+}
+
+/* Per element of the (seqs, heads, q, S) score tensor at the softmax. */
+static uint64_t score_bytes_per_elem(int kind, int dtype, uint64_t A)
+{
+    switch (kind) {
+    case SM_NONE: return 2u * A;
+    case SM_FP32_SCORES: return 8u + A;
+    case SM_UPCAST_FP16:
+        if (dtype == VRAMEST_DTYPE_BF16) return 2u * A;
+        /* fall through */
+    default:
+        /* fp16 on CUDA: the half->float softmax kernel reads the input
+         * directly (2 + 4, then the cast back 2); bf16 is first copied to
+         * fp32 (2 + 4 + 4); fp32: input and output. */
+        if (dtype == VRAMEST_DTYPE_BF16) return 10;
+        return 8;
+    }
+}
+
+/* Multiplier of N.I.A inside one MLP at its peak. */
+static uint64_t mlp_factor(const vx_shape *s)
+{
+    bool composite = s->act == VX_ACT_GELU_NEW;
+    if (s->gated) return composite ? 4 : 3;
+    return composite ? 4 : 2;
+}
+
+void vx_fwd_infer_terms(const vx_ctx *x, const vx_shard *sh, const vx_fwd_args *a, vx_fwd_terms *out)
+{
+    const vx_shape *s = x->s;
+    *out = (vx_fwd_terms){0};
+    int cd = x->rp.compute_dtype;
+    uint64_t A = vx_dtype_size(cd);
+    if (!A) A = 2;
+    uint64_t b = a->seqs, q = a->q, S = a->kv;
+    uint64_t N = vx_sat_mul(b, q);
+    uint64_t h = (uint64_t)s->hidden;
+    uint64_t tp = (uint64_t)(sh->tp > 0 ? sh->tp : 1);
+    uint64_t heads = (uint64_t)(sh->heads_rank > 0 ? sh->heads_rank : s->heads);
+    uint64_t kvh = (uint64_t)(sh->kv_heads_rank > 0 ? sh->kv_heads_rank : s->kv_heads);
+    uint64_t d = (uint64_t)s->head_dim, dv = d;
+    if (s->kv_lora_rank > 0) {
+        d = (uint64_t)(s->nope_dim + s->rope_dim);
+        dv = (uint64_t)(s->v_head_dim > 0 ? s->v_head_dim : s->head_dim);
+        kvh = heads; /* transformers decompresses MLA into full heads */
+    }
+    uint64_t NhA = m3(N, h, A);
+
+    /* resident */
+    uint64_t res = NhA;
+    if (s->rotary_dim > 0) res = vx_sat_add(res, m4(2, N, (uint64_t)s->rotary_dim, A));
+    if (s->rel_buckets > 0) res = vx_sat_add(res, m4(b, heads, q, vx_sat_mul(S, A)));
+    out->resident = res;
+
+    /* attention */
+    int kind = softmax_kind(s->family);
+    uint64_t attn = vx_sat_add(NhA, m4(N, heads, d, A));
+    bool eager = x->cv->attention == VX_ATTN_EAGER;
+    if (kvh < heads && x->cv->attention != VX_ATTN_FLASH)
+        attn = vx_sat_add(attn, m4(2 * b, heads, S, vx_sat_mul(d, A)));
+    if (eager) {
+        attn = vx_sat_add(attn, m4(b, heads, vx_sat_mul(q, S), score_bytes_per_elem(kind, cd, A)));
+        /* GPT-2 slices its causal buffer; the others build (seqs, 1, q, S). */
+        if (q > 1 && s->family != VX_FAM_GPT2) attn = vx_sat_add(attn, m4(b, q, S, A));
+    } else {
+        attn = vx_sat_add(attn, m4(2, N, heads, vx_sat_mul(dv, A)));
+    }
+    out->attn = attn;
+
+    /* MLP (dense, routed experts, shared experts: sequential in the HF MoE
+     * blocks, so the largest one counts) */
+    uint64_t mlp_in = vx_sat_mul(2, NhA);
+    uint64_t ffn = vx_ceil_div((uint64_t)s->ffn, tp);
+    uint64_t mlp = m4(mlp_factor(s), N, ffn, A);
+    if (s->experts > 0 && s->moe_ffn > 0) {
+        uint64_t E = (uint64_t)s->experts, k = (uint64_t)(s->experts_per_tok > 0 ? s->experts_per_tok : 1);
+        /* Tokens one expert gets: twice the balanced share, at most all. */
+        uint64_t ne = vx_min_u64(N, vx_ceil_div(vx_sat_mul(2 * k, N), E));
+        uint64_t moe_ffn = vx_ceil_div((uint64_t)s->moe_ffn, tp);
+        uint64_t routed = vx_sat_add(m4(3, ne, moe_ffn, A), m4(2, ne, h, A));
+        uint64_t router = vx_sat_add(m3(N, E, A + 4), vx_sat_mul(vx_sat_mul(N, E), vx_sat_mul(k, 8)));
+        uint64_t moe = vx_sat_add(vx_sat_add(routed, router), NhA);
+        if (s->shared_experts > 0 && s->shared_ffn > 0)
+            moe = vx_max_u64(moe, m4(3, N, vx_ceil_div((uint64_t)(s->shared_ffn * s->shared_experts), tp), A));
+        mlp = s->dense_layers > 0 && s->ffn > 0 ? vx_max_u64(mlp, moe) : moe;
+    }
+    out->mlp = vx_sat_add(mlp_in, mlp);
+    if (N > 1) out->mlp = vx_sat_add(out->mlp, a->dequant);
+
+    /* logits: the last pipeline stage (or the GPU holding the head) */
+    if (a->encoder || !sh->last_stage) return;
+    int head = vx_head_resolve(s, (int)x->cv->head);
+    uint64_t V = vx_ceil_div((uint64_t)s->vocab, tp);
+    uint64_t nout = a->all_logits ? N : b;
+    uint64_t lg = NhA; /* final norm output */
+    switch (head) {
+    case VX_HEAD_CAUSAL_LM:
+    case VX_HEAD_SEQ2SEQ_LM: {
+        /* .float() of fp32 logits returns them as they are */
+        out->upcast_logits = upcasts_logits(s->family) && A != 4;
+        uint64_t one = m3(nout, V, A);
+        lg = vx_sat_add(lg, one);
+        if (out->upcast_logits) lg = vx_sat_add(lg, m3(nout, V, 4));
+        /* final_logit_softcapping: divide, tanh, multiply, one at a time */
+        if (s->logit_softcap > 0) lg = vx_sat_add(lg, m3(nout, V, out->upcast_logits ? 4 : A));
+        /* generate(): the last position's logits cloned to fp32 and the
+         * processed scores; beam search also keeps log-softmax scores. */
+        uint64_t step = m3(2, b, vx_sat_mul(V, 4));
+        if (a->beams > 1) step = vx_sat_add(step, m3(2, b, vx_sat_mul(V, 4)));
+        lg = vx_sat_add(lg, step);
+        break;
+    }
+    case VX_HEAD_MASKED_LM: lg = vx_sat_add(vx_sat_mul(2, NhA), m3(N, V, A)); break;
+    default: lg = vx_sat_add(lg, m3(b, h, A)); break;
+    }
+    out->logits = lg;
+}

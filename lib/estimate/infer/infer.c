@@ -1,0 +1,316 @@
+/* Inference estimator (issue #6): the Hugging Face generate() timeline for
+ * the PyTorch frameworks, and the dispatch to the serving engines (vLLM,
+ * llama.cpp), which size their memory their own way.
+ *
+ * generate() has two candidate peaks (docs/methodology.md, "Inference and
+ * serving"):
+ * - prefill: weights + the cache of the prompt + the largest stage of the
+ *   prompt's forward (eager attention scores, the MLP, or the logits of
+ *   every prompt position with their fp32 upcast);
+ * - decode at full length: weights + the cache of prompt + gen - 1 tokens
+ *   plus its update transient (a DynamicCache torch.cat holds old and new
+ *   of one layer; legacy tuple caches hold the whole old cache while the new
+ *   one is built) + one token's forward.
+ * The peak phase is the larger; categories are the breakdown at it. Both are
+ * non-decreasing in batch_size, beams, prompt_len and gen_len, so a solver
+ * can bisect on any of them. */
+#include "estimate/infer/infer.h"
+#include "estimate/train/train.h"
+#include "precision/policy.h"
+
+uint64_t vx_infer_prompt_len(const vx_config_values *cv)
+{
+    return (uint64_t)(cv->prompt_len > 0 ? cv->prompt_len : cv->seq_len);
+}
+
+static void timeline(struct vramest_result *r, int phase, const char *label, uint64_t allocated)
+{
+    if (r->n_timeline >= VX_MAX_TIMELINE) return;
+    vx_timeline_point *p = &r->timeline[r->n_timeline++];
+    p->phase = (uint8_t)phase;
+    p->layer = -1;
+    p->allocated = allocated;
+    p->label = label;
+}
+
+/* The prompt's cache right after prefill. GPT-2 / GPT-BigCode cache views
+ * of the fused c_attn output, and GPT-NeoX / Phi-3 / ChatGLM a view for V
+ * (K is rotated into a new tensor), so each layer's whole q|k|v output stays
+ * pinned until the first decode step copies the cache (harness README:
+ * GPT-2 prefill cache +50%). */
+static uint64_t prefill_cache(const vx_ctx *x, const vx_shard *sh, const vx_kv_layout *kl, uint64_t seqs,
+                              uint64_t tokens)
+{
+    const vx_shape *s = x->s;
+    uint64_t normal = vx_kv_cache_bytes(kl, seqs, tokens, 0, 1);
+    if (kl->hf_quantized || kl->static_cache || kl->mla_latent || kl->layers <= 0) return normal;
+    uint64_t qd = (uint64_t)(sh->heads_rank * s->head_dim), kvd = kl->k_elems;
+    uint64_t row;
+    switch (s->family) {
+    case VX_FAM_GPT2:
+    case VX_FAM_GPT_BIGCODE: row = qd + 2 * kvd; break;
+    case VX_FAM_GPT_NEOX:
+    case VX_FAM_PHI3:
+    case VX_FAM_CHATGLM: row = qd + 3 * kvd; break;
+    default: return normal;
+    }
+    uint64_t A = kl->blk_elems == 1 ? kl->blk_bytes : 2;
+    uint64_t per_layer = vx_alloc_round(vx_sat_mul(vx_sat_mul(seqs, tokens), vx_sat_mul(row, A)));
+    uint64_t pinned = vx_sat_mul((uint64_t)kl->layers, per_layer);
+    return vx_max_u64(normal, pinned);
+}
+
+typedef struct phase_mem {
+    uint64_t cache, act, logits; /* at the phase's peak */
+    uint64_t logits_low;         /* logits with transformers >= 4.45 (logits_to_keep = 1, no upcast) */
+    uint64_t total;
+} phase_mem;
+
+/* Stage maximum of a forward; the logits stage is reported apart. */
+static void stage_peak(const vx_fwd_terms *f, phase_mem *pm)
+{
+    uint64_t body = vx_max_u64(f->attn, f->mlp);
+    if (f->logits > body) {
+        pm->act = f->resident;
+        pm->logits = f->logits;
+    } else {
+        pm->act = vx_sat_add(f->resident, body);
+        pm->logits = 0;
+    }
+}
+
+static uint64_t phase_total(const phase_mem *pm)
+{
+    return vx_sat_add(vx_sat_add(pm->cache, pm->act), pm->logits);
+}
+
+/* LoRA weights attached for inference: PeftModel keeps lora_A (r x in) and
+ * lora_B (out x r) beside every targeted matrix, upcast to fp32 by default
+ * (autocast_adapter_dtype). Target matching is peft.c's, shared with
+ * training. Prefix tuning and freezing change nothing at inference. */
+static int adapter_bytes(vx_ctx *x, uint64_t *out)
+{
+    *out = 0;
+    int ft = (int)x->cv->finetune;
+    if (ft == VX_FT_PREFIX) {
+        /* PEFT's PrefixEncoder: (virtual tokens, layers x 2 x kv dim) fp32,
+         * as static_terms.c counts it for training. */
+        const vx_shape *s = x->s;
+        uint64_t kvd = (uint64_t)((s->kv_heads > 0 ? s->kv_heads : s->heads) * s->head_dim);
+        uint64_t L = (uint64_t)(s->layers + s->enc_layers);
+        *out = vx_alloc_round(vx_sat_mul(vx_sat_mul((uint64_t)x->cv->prefix_len, L), vx_sat_mul(2 * kvd, 4)));
+        return VRAMEST_OK;
+    }
+    if (ft != VX_FT_LORA && ft != VX_FT_QLORA) return VRAMEST_OK;
+    int rc = vx_lora_check(x);
+    if (rc) return rc;
+    uint64_t r = (uint64_t)x->cv->lora_rank, sum = 0;
+    vx_tensor_iter it;
+    vx_tensor_iter_init(&it, x);
+    for (const vx_tensor *t; (t = vx_tensor_iter_next(&it));) {
+        if (!vx_lora_targets(x, t) || t->rows <= 0 || t->cols <= 0) continue;
+        uint64_t copies = vx_tensor_elems(t) / vx_sat_mul((uint64_t)t->rows, (uint64_t)t->cols);
+        uint64_t one = vx_sat_add(vx_alloc_round(vx_sat_mul(vx_sat_mul(r, (uint64_t)t->cols), 4)),
+                                  vx_alloc_round(vx_sat_mul(vx_sat_mul(r, (uint64_t)t->rows), 4)));
+        sum = vx_sat_add(sum, vx_sat_mul(copies, one));
+    }
+    *out = sum;
+    return VRAMEST_OK;
+}
+
+static int hf_generate(vx_ctx *x, const vx_shard *sh)
+{
+    const vx_shape *s = x->s;
+    const vx_config_values *cv = x->cv;
+    struct vramest_result *r = x->r;
+    vx_kv_layout kl;
+    int rc = vx_kv_layout_resolve(x, sh, &kl);
+    if (rc) return rc;
+
+    uint64_t beams = (uint64_t)(cv->beams > 0 ? cv->beams : 1);
+    uint64_t seqs = vx_sat_mul((uint64_t)cv->batch_size, beams);
+    uint64_t P = vx_infer_prompt_len(cv), G = (uint64_t)cv->gen_len;
+    bool use_cache = cv->kv_cache != 0;
+    /* Prefix tuning hands every layer prefix_len virtual K/V as the initial
+     * past_key_values: the cache starts that long (and is concatenated, so
+     * nothing stays pinned). */
+    uint64_t pfx = cv->finetune == VX_FT_PREFIX ? (uint64_t)cv->prefix_len : 0;
+    int head = vx_head_resolve(s, (int)cv->head);
+    bool generative = !s->encoder_only && (head == VX_HEAD_CAUSAL_LM || head == VX_HEAD_SEQ2SEQ_LM);
+    if (!generative && G > 0)
+        vx_result_warn(r, "gen_len %llu ignored: the %s head runs one forward pass, it does not generate",
+                       (unsigned long long)G, s->encoder_only ? "encoder's" : "selected");
+    if (!generative) G = 0;
+    uint64_t ctx_len = s->enc_dec ? P : P + (G ? G - 1 : 0);
+    if (s->max_pos > 0 && (s->enc_dec ? vx_max_u64(P, G) : ctx_len) > (uint64_t)s->max_pos)
+        vx_result_warn(r,
+                       "%llu tokens exceed the model's max_position_embeddings %lld: quality degrades (memory is "
+                       "estimated as asked)",
+                       (unsigned long long)(s->enc_dec ? vx_max_u64(P, G) : ctx_len), (long long)s->max_pos);
+
+    uint64_t w_alloc, w_exact, w_slack, largest_q;
+    vx_rank_weights(x, sh, &w_alloc, &w_exact, &w_slack, &largest_q);
+    uint64_t buffers = vx_hf_mask_buffer_bytes(x);
+    uint64_t adapter;
+    if ((rc = adapter_bytes(x, &adapter))) return rc;
+    uint64_t ws = vx_cublas_workspace_bytes(x);
+    unsigned A = vx_dtype_size(x->rp.compute_dtype);
+    if (!A) A = 2;
+    /* bitsandbytes 4-bit (<= 0.49): a matmul over more than one token runs
+     * linear(A, dequantize_4bit(W).to(A.dtype)), a full copy of the weight;
+     * single-token decoding uses gemv_4bit without one. */
+    uint64_t dequant = 0;
+    if (x->rp.quant_method == VX_QM_BNB && vx_policy_weight_dtype(x) != VRAMEST_DTYPE_INT8)
+        dequant = vx_alloc_round(vx_sat_mul(largest_q, A));
+
+    phase_mem pre = {0}, dec = {0};
+    bool has_dec = false;
+    vx_fwd_terms f;
+    if (s->encoder_only || !generative) {
+        vx_fwd_args a = {.seqs = seqs, .q = P, .kv = P, .all_logits = 1, .dequant = dequant};
+        vx_fwd_infer_terms(x, sh, &a, &f);
+        stage_peak(&f, &pre);
+        pre.logits_low = pre.logits;
+        /* A decoder's forward returns past_key_values (use_cache defaults to
+         * true in the configs) whatever head sits on top. */
+        if (use_cache && !s->encoder_only && !s->enc_dec)
+            pre.cache = pfx ? vx_kv_cache_bytes(&kl, seqs, P + pfx, 0, 1) : prefill_cache(x, sh, &kl, seqs, P);
+    } else if (s->enc_dec) {
+        /* Encoder pass, then the decoder's first step fills the cross cache;
+         * the encoder output stays referenced through generation. */
+        uint64_t enc_out = vx_sat_mul(vx_sat_mul(seqs, P), vx_sat_mul((uint64_t)s->hidden, A));
+        vx_fwd_args ea = {.seqs = seqs, .q = P, .kv = P, .encoder = 1, .dequant = dequant};
+        vx_fwd_infer_terms(x, sh, &ea, &f);
+        phase_mem enc = {0};
+        stage_peak(&f, &enc);
+        vx_fwd_args da = {
+            .seqs = seqs, .q = 1, .kv = vx_max_u64(P, 1), .all_logits = 1, .beams = (int)beams, .dequant = dequant};
+        vx_fwd_terms fd;
+        vx_fwd_infer_terms(x, sh, &da, &fd);
+        phase_mem first = {0};
+        first.cache = use_cache ? vx_kv_cache_bytes(&kl, seqs, 1, P, 1) : 0;
+        stage_peak(&fd, &first);
+        first.act = vx_sat_add(first.act, enc_out);
+        pre = phase_total(&enc) >= phase_total(&first) ? enc : first;
+        pre.logits_low = pre.logits;
+        if (G >= 2) {
+            has_dec = true;
+            uint64_t S = G;
+            vx_fwd_args a = {.seqs = seqs,
+                             .q = use_cache ? 1 : S,
+                             .kv = vx_max_u64(S, P),
+                             .all_logits = 1,
+                             .beams = (int)beams,
+                             .dequant = dequant};
+            vx_fwd_infer_terms(x, sh, &a, &fd);
+            stage_peak(&fd, &dec);
+            dec.act = vx_sat_add(dec.act, enc_out);
+            if (use_cache) {
+                dec.cache = vx_kv_cache_bytes(&kl, seqs, S, P, 1);
+                if (vx_hf_legacy_cache(s))
+                    dec.cache = vx_sat_add(dec.cache, vx_kv_cache_bytes(&kl, seqs, S - 1, 0, 1));
+                else
+                    dec.cache = vx_sat_add(dec.cache, vx_kv_layer_tensor_bytes(&kl, seqs, S - 1));
+            }
+            dec.logits_low = dec.logits;
+        }
+    } else {
+        /* Decoder-only. Without a cache every step re-runs the whole
+         * sequence: the longest one is the last. */
+        uint64_t q0 = use_cache ? P : ctx_len;
+        vx_fwd_args a = {
+            .seqs = seqs, .q = q0, .kv = q0 + pfx, .all_logits = 1, .beams = (int)beams, .dequant = dequant};
+        vx_fwd_infer_terms(x, sh, &a, &f);
+        stage_peak(&f, &pre);
+        if (use_cache)
+            pre.cache = kl.static_cache ? vx_kv_cache_bytes(&kl, seqs, P + G + pfx, 0, 1)
+                        : pfx           ? vx_kv_cache_bytes(&kl, seqs, P + pfx, 0, 1)
+                                        : prefill_cache(x, sh, &kl, seqs, P);
+        /* transformers >= 4.45: logits of the last position only, no upcast. */
+        uint64_t V = (uint64_t)s->vocab / (uint64_t)(sh->tp > 0 ? sh->tp : 1);
+        pre.logits_low = pre.logits ? vx_sat_mul(vx_sat_mul(seqs, V), A + 4u) : 0;
+        if (use_cache && G >= 2) {
+            has_dec = true;
+            uint64_t S = ctx_len + pfx;
+            vx_fwd_args da = {.seqs = seqs, .q = 1, .kv = S, .all_logits = 1, .beams = (int)beams, .dequant = dequant};
+            vx_fwd_infer_terms(x, sh, &da, &f);
+            stage_peak(&f, &dec);
+            dec.logits_low = dec.logits;
+            if (kl.static_cache)
+                dec.cache = vx_kv_cache_bytes(&kl, seqs, P + G + pfx, 0, 1);
+            else if (vx_hf_legacy_cache(s))
+                dec.cache =
+                    vx_sat_add(vx_kv_cache_bytes(&kl, seqs, S, 0, 1), vx_kv_cache_bytes(&kl, seqs, S - 1, 0, 1));
+            else
+                dec.cache =
+                    vx_sat_add(vx_kv_cache_bytes(&kl, seqs, S, 0, 1), vx_kv_layer_tensor_bytes(&kl, seqs, S - 1));
+        }
+    }
+    pre.total = phase_total(&pre);
+    dec.total = has_dec ? phase_total(&dec) : 0;
+    bool peak_dec = has_dec && dec.total > pre.total;
+    const phase_mem *pk = peak_dec ? &dec : &pre;
+    int phase = s->encoder_only || !generative ? VRAMEST_PHASE_FORWARD
+                : peak_dec                     ? VRAMEST_PHASE_DECODE
+                                               : VRAMEST_PHASE_PREFILL;
+
+    int wprov = x->m->has_file_inv ? VRAMEST_PROV_EXACT_FILE : VRAMEST_PROV_EXACT_ARCH;
+    vx_result_add(r, VRAMEST_DEV_GPU, VRAMEST_CAT_WEIGHTS, w_alloc, w_exact, w_alloc, wprov);
+    /* The causal-mask buffers exist in the transformers releases of the
+     * measurements; later releases dropped some of them. */
+    if (buffers) vx_result_add(r, VRAMEST_DEV_GPU, VRAMEST_CAT_WEIGHTS, buffers, 0, buffers, VRAMEST_PROV_FORMULA);
+    if (adapter) vx_result_add(r, VRAMEST_DEV_GPU, VRAMEST_CAT_ADAPTER, adapter, adapter, adapter, wprov);
+    if (pk->cache) {
+        /* The exact cache of the tokens; the update transients are formula. */
+        uint64_t tokens = (peak_dec ? ctx_len : P) + pfx;
+        uint64_t exact = s->enc_dec ? vx_kv_cache_bytes(&kl, seqs, peak_dec ? G : 1, P, 0)
+                                    : vx_kv_cache_bytes(&kl, seqs, kl.static_cache ? P + G + pfx : tokens, 0, 0);
+        vx_result_add(r, VRAMEST_DEV_GPU, VRAMEST_CAT_KV_CACHE, pk->cache, vx_min_u64(exact, pk->cache), pk->cache,
+                      VRAMEST_PROV_FORMULA);
+    }
+    if (pk->act)
+        vx_result_add(r, VRAMEST_DEV_GPU, VRAMEST_CAT_ACTIVATIONS, pk->act, pk->act - pk->act / 4,
+                      vx_sat_add(pk->act, pk->act / 4), VRAMEST_PROV_FORMULA);
+    if (pk->logits)
+        vx_result_add(r, VRAMEST_DEV_GPU, VRAMEST_CAT_LOGITS, pk->logits, vx_min_u64(pk->logits_low, pk->logits),
+                      vx_sat_add(pk->logits, pk->logits / 10), VRAMEST_PROV_FORMULA);
+    vx_result_add(r, VRAMEST_DEV_GPU, VRAMEST_CAT_WORKSPACE, ws, ws, ws, VRAMEST_PROV_EMPIRICAL);
+
+    /* Reserved beyond allocated: the weights' segment slack, plus the cache
+     * growth. Every decode step allocates each layer's K and V one token
+     * longer and frees the old ones, sizes no freed block fits, so the
+     * allocator keeps about half a cache of freed blocks (0 to 1.5x). */
+    uint64_t kv_final = has_dec ? vx_kv_cache_bytes(&kl, seqs, s->enc_dec ? G : ctx_len + pfx, 0, 1) : 0;
+    uint64_t frag = kl.static_cache ? 0 : kv_final / 2;
+    uint64_t alloc_cat = vx_sat_add(w_slack, frag);
+    if (alloc_cat)
+        vx_result_add(r, VRAMEST_DEV_GPU, VRAMEST_CAT_ALLOCATOR, alloc_cat, w_slack,
+                      vx_sat_add(w_slack, vx_sat_mul(kv_final, kl.static_cache ? 0 : 3) / 2), VRAMEST_PROV_EMPIRICAL);
+
+    uint64_t base = vx_sat_add(vx_sat_add(w_alloc, buffers), vx_sat_add(adapter, ws));
+    r->val[VRAMEST_VAL_PEAK_PHASE] = (uint64_t)phase;
+    timeline(r, VRAMEST_PHASE_LOAD, "weights", base);
+    timeline(r, phase == VRAMEST_PHASE_FORWARD ? VRAMEST_PHASE_FORWARD : VRAMEST_PHASE_PREFILL, "prefill",
+             vx_sat_add(base, pre.total));
+    if (has_dec) timeline(r, VRAMEST_PHASE_DECODE, "decode at full length", vx_sat_add(base, dec.total));
+    if (vx_sat_add(base, pk->total) == UINT64_MAX)
+        return vx_fail(VRAMEST_E_OVERFLOW, "infer: batch_size %lld x beams %lld x %llu tokens overflows 64-bit bytes",
+                       (long long)cv->batch_size, (long long)cv->beams, (unsigned long long)ctx_len);
+    return VRAMEST_OK;
+}
+
+static int infer_rank(vx_ctx *x, const vx_shard *sh)
+{
+    switch (x->cv->framework) {
+    case VX_FW_VLLM: return vx_serving_vllm(x, sh);
+    case VX_FW_LLAMA_CPP: return vx_serving_llamacpp(x, sh);
+    default: return hf_generate(x, sh);
+    }
+}
+
+/* Each distinct rank (pipeline stage, device_map GPU) is estimated by the
+ * parallel hook, which keeps the worst as the headline. */
+int vx_estimate_infer(vx_ctx *x)
+{
+    return vx_for_each_rank_group(x, infer_rank);
+}

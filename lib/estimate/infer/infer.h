@@ -1,0 +1,99 @@
+/* Inference internals (issue #6), shared by the files of the inference
+ * estimator only: kv_cache.c (KV layout and bytes), forward_infer.c (the
+ * transients of one inference forward pass), serving_vllm.c and
+ * serving_llamacpp.c (serving engines), infer.c (the Hugging Face generate
+ * timeline and the dispatch). Closed forms only: no loops over tokens, no
+ * allocation. */
+#ifndef VX_INFER_H
+#define VX_INFER_H
+
+#include "estimate/parallel/parallel.h"
+
+/* How a runtime lays its KV cache out. */
+enum {
+    VX_KVF_HF = 0,       /* transformers caches (DynamicCache, legacy tuples, HybridCache, QuantizedCache) */
+    VX_KVF_VLLM = 1,     /* paged blocks; MLA as one latent per token */
+    VX_KVF_LLAMACPP = 2, /* ggml K/V buffers for n_ctx cells; MLA latent K + V */
+};
+
+/* The KV cache of one rank, per token and per layer. */
+typedef struct vx_kv_layout {
+    int framework;                 /* VX_KVF_* */
+    int dtype;                     /* element dtype (a plain dtype, or a GGUF block type for llama.cpp) */
+    int hf_quantized;              /* transformers QuantizedCache (int8 / int4): group scales + a residual */
+    int residual_dtype;            /* dtype of that full-precision residual (the compute dtype) */
+    int static_cache;              /* allocated at its final length before prefill (HybridCache) */
+    int mla_latent;                /* MLA cached as the compressed latent (kv_lora_rank + rope) */
+    uint32_t blk_elems, blk_bytes; /* the dtype's block (1 and its size for plain dtypes), looked up once */
+    uint32_t residual_bytes;       /* bytes per element of the QuantizedCache residual */
+    int64_t layers;                /* decoder layers with a self-attention cache on this rank */
+    int64_t window_layers;         /* of those, layers whose cache the runtime caps at `window` tokens */
+    int64_t window;                /* tokens a capped layer keeps (0: no cap) */
+    uint64_t k_elems, v_elems;     /* self-attention elements per token per layer (this rank) */
+    uint64_t xk_elems, xv_elems;   /* cross-attention elements per encoder token per decoder layer */
+} vx_kv_layout;
+
+/* The runtime a framework setting stands for. */
+int vx_kv_framework(int framework) VX_HIDDEN;
+/* Resolve the layout of this rank and validate the KV dtype against the
+ * runtime (VRAMEST_E_UNSUPPORTED / E_CONFLICT naming the dtype). */
+int vx_kv_layout_resolve(const vx_ctx *x, const vx_shard *sh, vx_kv_layout *out) VX_HIDDEN;
+/* Bytes of the cache of `seqs` sequences of `tokens` self-attention tokens
+ * and `enc_tokens` encoder tokens (cross-attention). `torch_round`: each
+ * per-layer K and V tensor rounded as the caching allocator does. */
+uint64_t vx_kv_cache_bytes(const vx_kv_layout *kl, uint64_t seqs, uint64_t tokens, uint64_t enc_tokens,
+                           int torch_round) VX_HIDDEN;
+/* The larger of one uncapped layer's K or V tensor (the torch.cat transient
+ * of a DynamicCache update holds the old and the new one). */
+uint64_t vx_kv_layer_tensor_bytes(const vx_kv_layout *kl, uint64_t seqs, uint64_t tokens) VX_HIDDEN;
+/* Bytes of one token over every layer, windows ignored (vLLM block size). */
+uint64_t vx_kv_token_bytes(const vx_kv_layout *kl) VX_HIDDEN;
+/* Bytes of one token in one uncapped layer (the per-layer split of a
+ * llama.cpp partial offload). */
+uint64_t vx_kv_layer_token_bytes(const vx_kv_layout *kl) VX_HIDDEN;
+/* Bytes of `elems` elements of one cache tensor at the layout's dtype
+ * (blocks rounded up; a llama.cpp row is whole blocks). */
+uint64_t vx_kv_elems_bytes(const vx_kv_layout *kl, uint64_t elems) VX_HIDDEN;
+
+/* Transient bytes of one inference forward pass (no autograd) over `q`
+ * query tokens of `seqs` sequences attending to `kv` keys, on this rank.
+ * Each stage is what is alive besides the weights and the cache at its own
+ * high-water mark; the forward's peak is the largest stage. */
+typedef struct vx_fwd_terms {
+    uint64_t attn;     /* attention of one layer (scores, softmax upcast, GQA copies, mask) */
+    uint64_t mlp;      /* MLP / MoE of one layer */
+    uint64_t logits;   /* LM head output (+ fp32 upcast) and generate's per-step processing */
+    uint64_t resident; /* alive through the whole pass: residual stream, rotary tables */
+    int upcast_logits; /* the head upcasts its logits to fp32 (transformers 4.38-4.44 Llama family) */
+} vx_fwd_terms;
+
+/* Options of one forward pass. */
+typedef struct vx_fwd_args {
+    uint64_t seqs, q, kv;
+    int all_logits;   /* logits for every query position (plain forward, pre-4.45 generate) */
+    int encoder;      /* an encoder pass (bidirectional, no LM head) */
+    int beams;        /* beam search: its scorer keeps seqs x vocab fp32 scores */
+    uint64_t dequant; /* bitsandbytes 4-bit: bytes of the largest matrix dequantized for a matmul
+                         over more than one token (added to the MLP stage) */
+} vx_fwd_args;
+
+void vx_fwd_infer_terms(const vx_ctx *x, const vx_shard *sh, const vx_fwd_args *a, vx_fwd_terms *out) VX_HIDDEN;
+
+/* Causal-mask buffers transformers registers on some families (GPT-2, GPT-J,
+ * CodeGen/MOSS: max_pos^2 bools per layer; GPT-BigCode: one), moved to the
+ * GPU with the model and counted by the allocator. */
+uint64_t vx_hf_mask_buffer_bytes(const vx_ctx *x) VX_HIDDEN;
+
+/* Whether a family's transformers generate loop returned legacy tuple caches
+ * (every decode step builds a whole new cache while the old one is still
+ * referenced), as in transformers 4.38-4.44 for GPT-2, OPT, BLOOM, ... */
+int vx_hf_legacy_cache(const vx_shape *s) VX_HIDDEN;
+
+/* Serving engines: fill the result (categories, serving values, phase). */
+int vx_serving_vllm(vx_ctx *x, const vx_shard *sh) VX_HIDDEN;
+int vx_serving_llamacpp(vx_ctx *x, const vx_shard *sh) VX_HIDDEN;
+
+/* Tokens of the workload: prompt (prompt_len, 0 = seq_len) and generated. */
+uint64_t vx_infer_prompt_len(const vx_config_values *cv) VX_HIDDEN;
+
+#endif

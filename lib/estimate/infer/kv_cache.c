@@ -1,0 +1,243 @@
+/* The KV cache: its layout per token and per layer, from the shape of the
+ * model and the runtime that holds it, and its bytes in closed form.
+ *
+ * Decisions (docs/methodology.md, "Inference and serving"):
+ * - K and V per token per layer: kv_heads x head_dim each (MHA, GQA, MQA:
+ *   the cache is filled before repeat_kv, so GQA shrinks it).
+ * - MLA (DeepSeek-V2/V3): vLLM/SGLang cache one latent of kv_lora_rank +
+ *   qk_rope_head_dim per token, replicated on every TP rank; llama.cpp
+ *   (since its MLA path) a latent K of kv_lora_rank + rope and a V of
+ *   kv_lora_rank; transformers' DeepseekV2Attention decompresses and caches
+ *   full per-head K (nope + rope) and V (v_head_dim).
+ * - Sliding windows: transformers' DynamicCache keeps every token (the
+ *   window is a mask), except Gemma 2/3, whose generate() uses a
+ *   HybridCache: sliding layers hold `window` tokens, preallocated; vLLM
+ *   keeps the window per layer; llama.cpp has a SWA cache only for the
+ *   architectures it marks SWA (Gemma 2/3), not for Mistral (converted to
+ *   the llama architecture). A window larger than the context is simply
+ *   the context (min), not an error.
+ * - Encoder-decoder: the decoder's self-attention cache grows with the
+ *   generated tokens; its cross-attention cache holds the encoder length.
+ * - dtypes: plain element sizes; GGUF block types (q8_0, q4_0, ...) by
+ *   blocks; transformers' QuantizedCache (int8/int4) adds one scale and one
+ *   zero point per group of 64 in the compute dtype and keeps a residual of
+ *   up to 128 recent tokens unquantized. */
+#include "estimate/infer/infer.h"
+
+/* transformers QuantizedCacheConfig defaults. */
+#define HF_QCACHE_GROUP 64
+#define HF_QCACHE_RESIDUAL 128
+
+int vx_kv_framework(int framework)
+{
+    switch (framework) {
+    case VX_FW_VLLM: return VX_KVF_VLLM;
+    case VX_FW_LLAMA_CPP: return VX_KVF_LLAMACPP;
+    default: return VX_KVF_HF;
+    }
+}
+
+static const char *dname(int d)
+{
+    const char *n = vramest_dtype_name(d);
+    return n ? n : "?";
+}
+
+static bool is_gguf(int d)
+{
+    return d >= 100 && d < 300;
+}
+
+/* The KV dtype each runtime can hold, or an error naming what it accepts. */
+static int check_dtype(const vx_ctx *x, int fw, int *dtype, int *hf_quant)
+{
+    int d = *dtype;
+    *hf_quant = 0;
+    if (d == VRAMEST_DTYPE_NF4 || d == VRAMEST_DTYPE_FP4)
+        return vx_fail(VRAMEST_E_UNSUPPORTED,
+                       "precision kv_cache '%s': bitsandbytes 4-bit is a weight format; no runtime stores a KV cache "
+                       "in it (use int4/int8 with framework pytorch, fp8 with vllm, q4_0/q8_0 with llama.cpp)",
+                       dname(d));
+    switch (fw) {
+    case VX_KVF_VLLM:
+        if (d == VRAMEST_DTYPE_FP16 || d == VRAMEST_DTYPE_BF16 || d == VRAMEST_DTYPE_FP32 ||
+            d == VRAMEST_DTYPE_FP8_E4M3 || d == VRAMEST_DTYPE_FP8_E5M2)
+            return VRAMEST_OK;
+        return vx_fail(
+            VRAMEST_E_UNSUPPORTED,
+            "precision kv_cache '%s' with framework vllm: vLLM's kv_cache_dtype takes auto (the model dtype), "
+            "fp8, fp8_e4m3 or fp8_e5m2",
+            dname(d));
+    case VX_KVF_LLAMACPP: {
+        /* llama.cpp --cache-type-k/-v: f32 f16 bf16 q8_0 q4_0 q4_1 iq4_nl q5_0 q5_1. */
+        static const int ok[] = {100, 101, 130, 108, 102, 103, 120, 106, 107};
+        if (d == VRAMEST_DTYPE_FP32)
+            d = 100;
+        else if (d == VRAMEST_DTYPE_FP16)
+            d = 101;
+        else if (d == VRAMEST_DTYPE_BF16)
+            d = 130;
+        bool found = false;
+        for (size_t i = 0; i < VX_ARRAY_LEN(ok); i++) found |= ok[i] == d;
+        if (!found)
+            return vx_fail(VRAMEST_E_UNSUPPORTED,
+                           "precision kv_cache '%s' with framework llama.cpp: its cache types are f32, f16, bf16, "
+                           "q8_0, q4_0, q4_1, iq4_nl, q5_0 and q5_1",
+                           dname(*dtype));
+        /* A quantized V cache needs the flash-attention kernel (llama.cpp
+         * refuses to create the context otherwise). */
+        if (d != 100 && d != 101 && d != 130 && x->cv->attention != VX_ATTN_FLASH)
+            return vx_fail(VRAMEST_E_CONFLICT,
+                           "precision kv_cache '%s' with framework llama.cpp quantizes the V cache, which needs flash "
+                           "attention: set workload attention 'flash' (-fa)",
+                           dname(*dtype));
+        *dtype = d;
+        return VRAMEST_OK;
+    }
+    default:
+        if (d == VRAMEST_DTYPE_FP16 || d == VRAMEST_DTYPE_BF16 || d == VRAMEST_DTYPE_FP32) return VRAMEST_OK;
+        if (d == VRAMEST_DTYPE_INT8 || d == VRAMEST_DTYPE_INT4) {
+            *hf_quant = 1;
+            return VRAMEST_OK;
+        }
+        if (is_gguf(d) || d == VRAMEST_DTYPE_FP8_E4M3 || d == VRAMEST_DTYPE_FP8_E5M2)
+            return vx_fail(
+                VRAMEST_E_UNSUPPORTED,
+                "precision kv_cache '%s' with framework pytorch: transformers caches hold fp32/fp16/bf16, or "
+                "int8/int4 through QuantizedCache (fp8 KV needs framework vllm, GGUF types llama.cpp)",
+                dname(d));
+        return vx_fail(VRAMEST_E_UNSUPPORTED, "precision kv_cache '%s' is not a KV-cache dtype", dname(d));
+    }
+}
+
+int vx_kv_layout_resolve(const vx_ctx *x, const vx_shard *sh, vx_kv_layout *out)
+{
+    const vx_shape *s = x->s;
+    *out = (vx_kv_layout){0};
+    out->framework = vx_kv_framework((int)x->cv->framework);
+    int d = x->rp.kv_dtype;
+    /* llama.cpp's default cache type is f16 whatever the weights are. */
+    if (out->framework == VX_KVF_LLAMACPP && x->pv->kv_cache == VRAMEST_DTYPE_AUTO) d = VRAMEST_DTYPE_FP16;
+    int rc = check_dtype(x, out->framework, &d, &out->hf_quantized);
+    if (rc) return rc;
+    out->dtype = d;
+    out->residual_dtype = x->rp.compute_dtype;
+    const vx_dtype_info *di = vx_dtype(d);
+    if (!di || di->is_policy || !di->block_elems)
+        return vx_fail(VRAMEST_E_UNSUPPORTED, "precision kv_cache '%s' is not a storage dtype", dname(d));
+    out->blk_elems = di->block_elems, out->blk_bytes = di->block_bytes;
+    out->residual_bytes = vx_dtype_size(out->residual_dtype);
+    if (!out->residual_bytes) out->residual_bytes = 2;
+    if (s->encoder_only) return VRAMEST_OK; /* no cache: bidirectional encoders never generate */
+
+    /* A device_map's first GPU also runs the CPU-placed layers, whose cache
+     * it holds (accelerate's offload hooks). */
+    out->layers = sh->exec_layers > 0 ? sh->exec_layers : sh->stage_layers;
+    int64_t kvh = sh->kv_heads_rank > 0 ? sh->kv_heads_rank : 1;
+    int64_t hd = s->head_dim;
+    if (s->kv_lora_rank > 0) {
+        switch (out->framework) {
+        case VX_KVF_VLLM:
+            out->mla_latent = 1;
+            out->k_elems = (uint64_t)(s->kv_lora_rank + s->rope_dim);
+            break;
+        case VX_KVF_LLAMACPP:
+            out->mla_latent = 1;
+            out->k_elems = (uint64_t)(s->kv_lora_rank + s->rope_dim);
+            out->v_elems = (uint64_t)s->kv_lora_rank;
+            break;
+        default: {
+            int64_t h = sh->heads_rank > 0 ? sh->heads_rank : s->heads;
+            out->k_elems = (uint64_t)(h * (s->nope_dim + s->rope_dim));
+            out->v_elems = (uint64_t)(h * (s->v_head_dim > 0 ? s->v_head_dim : hd));
+        }
+        }
+    } else {
+        out->k_elems = out->v_elems = (uint64_t)(kvh * hd);
+    }
+    if (s->enc_dec) out->xk_elems = out->xv_elems = (uint64_t)(kvh * hd);
+
+    if (s->sliding_window > 0 && s->sliding_pattern > 0) {
+        bool swa_family = s->family == VX_FAM_GEMMA2 || s->family == VX_FAM_GEMMA3;
+        bool caps = out->framework == VX_KVF_VLLM || swa_family;
+        if (caps) {
+            int64_t n = s->sliding_pattern;
+            out->window = s->sliding_window;
+            out->window_layers = n <= 1 ? out->layers : out->layers - out->layers / n;
+        }
+        /* transformers' generate() builds a HybridCache for Gemma 2/3:
+         * allocated before prefill at its final size. */
+        if (out->framework == VX_KVF_HF && swa_family) out->static_cache = 1;
+    }
+    return VRAMEST_OK;
+}
+
+/* Bytes of `elems` cache elements in one tensor. */
+static uint64_t elem_bytes(const vx_kv_layout *kl, uint64_t elems, uint64_t tokens, uint64_t per_token_elems,
+                           uint64_t seqs)
+{
+    if (!elems) return 0;
+    uint64_t b = kl->blk_elems == 1 ? vx_sat_mul(elems, kl->blk_bytes)
+                                    : vx_sat_mul(vx_ceil_div(elems, kl->blk_elems), kl->blk_bytes);
+    if (kl->hf_quantized) {
+        unsigned rb = kl->residual_bytes;
+        uint64_t groups = vx_ceil_div(elems, HF_QCACHE_GROUP);
+        uint64_t resid = vx_sat_mul(vx_sat_mul(seqs, vx_min_u64(tokens, HF_QCACHE_RESIDUAL)), per_token_elems);
+        b = vx_sat_add(b, vx_sat_mul(groups, 2u * rb));
+        b = vx_sat_add(b, vx_sat_mul(resid, rb));
+    }
+    return b;
+}
+
+static uint64_t tensor_bytes(const vx_kv_layout *kl, uint64_t seqs, uint64_t tokens, uint64_t per_tok, int round)
+{
+    if (!per_tok || !tokens || !seqs) return 0;
+    uint64_t e = vx_sat_mul(vx_sat_mul(seqs, tokens), per_tok);
+    uint64_t b = elem_bytes(kl, e, tokens, per_tok, seqs);
+    return round ? vx_alloc_round(b) : b;
+}
+
+static uint64_t layer_bytes(const vx_kv_layout *kl, uint64_t seqs, uint64_t tokens, uint64_t enc, int round)
+{
+    uint64_t b = vx_sat_add(tensor_bytes(kl, seqs, tokens, kl->k_elems, round),
+                            tensor_bytes(kl, seqs, tokens, kl->v_elems, round));
+    b = vx_sat_add(b, tensor_bytes(kl, seqs, enc, kl->xk_elems, round));
+    return vx_sat_add(b, tensor_bytes(kl, seqs, enc, kl->xv_elems, round));
+}
+
+uint64_t vx_kv_cache_bytes(const vx_kv_layout *kl, uint64_t seqs, uint64_t tokens, uint64_t enc_tokens, int torch_round)
+{
+    if (kl->layers <= 0) return 0;
+    uint64_t full_layers = (uint64_t)(kl->layers - kl->window_layers);
+    uint64_t b = vx_sat_mul(full_layers, layer_bytes(kl, seqs, tokens, enc_tokens, torch_round));
+    if (kl->window_layers > 0) {
+        uint64_t wt = vx_min_u64(tokens, (uint64_t)kl->window);
+        b = vx_sat_add(b, vx_sat_mul((uint64_t)kl->window_layers, layer_bytes(kl, seqs, wt, enc_tokens, torch_round)));
+    }
+    return b;
+}
+
+uint64_t vx_kv_layer_tensor_bytes(const vx_kv_layout *kl, uint64_t seqs, uint64_t tokens)
+{
+    if (kl->layers <= 0) return 0;
+    return vx_alloc_round(
+        vx_max_u64(tensor_bytes(kl, seqs, tokens, kl->k_elems, 0), tensor_bytes(kl, seqs, tokens, kl->v_elems, 0)));
+}
+
+uint64_t vx_kv_layer_token_bytes(const vx_kv_layout *kl)
+{
+    return vx_sat_add(vx_kv_elems_bytes(kl, kl->k_elems), vx_kv_elems_bytes(kl, kl->v_elems));
+}
+
+uint64_t vx_kv_elems_bytes(const vx_kv_layout *kl, uint64_t elems)
+{
+    if (!elems || !kl->blk_elems) return 0;
+    return kl->blk_elems == 1 ? vx_sat_mul(elems, kl->blk_bytes)
+                              : vx_sat_mul(vx_ceil_div(elems, kl->blk_elems), kl->blk_bytes);
+}
+
+uint64_t vx_kv_token_bytes(const vx_kv_layout *kl)
+{
+    if (kl->layers <= 0) return 0;
+    return vx_sat_mul((uint64_t)kl->layers, vx_kv_layer_token_bytes(kl));
+}

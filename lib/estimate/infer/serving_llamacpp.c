@@ -1,0 +1,193 @@
+/* llama.cpp: the buffers llama_model_load and llama_init_from_model
+ * allocate (they size everything up front; nothing grows afterwards).
+ *
+ * Placement (src/llama-model.cpp, load_tensors, 2024-2025):
+ *   i_gpu_start = max(n_layer - n_gpu_layers, 0)
+ *   act_gpu_layers = min(n_gpu_layers, n_layer + 1)
+ *   layer il (0..n_layer, where n_layer is the output layer) is on the GPU
+ *   iff il >= i_gpu_start and il - i_gpu_start < act_gpu_layers.
+ * So the last n_gpu_layers repeating layers go to the GPU, the output layer
+ * (final norm + output matrix) only when n_gpu_layers > n_layer, and the
+ * input layer (token embeddings) always stays on the host ("there is very
+ * little benefit to offloading the input layer"). A tied output is loaded
+ * twice (TENSOR_DUPLICATED): the host copy for the input, one for the
+ * output device.
+ *
+ * Context (llama-context.cpp, llama-kv-cache.cpp):
+ *   KV cells = n_ctx padded to 256 with flash attention, 32 without;
+ *   SWA layers (Gemma 2/3) min(cells, pad(window x n_seq + n_ubatch));
+ *   each layer's K/V lives on that layer's device (offload_kqv default);
+ *   output buffer (host) = n_vocab x n_seq x 4 B;
+ *   compute buffers: the graph allocator's worst case over one ubatch,
+ *   buffers reused across layers, so the largest stage counts. */
+#include "estimate/infer/infer.h"
+#include "precision/policy.h"
+
+static bool input_role(int role)
+{
+    return role == VX_ROLE_EMBED || role == VX_ROLE_POS_EMBED || role == VX_ROLE_TYPE_EMBED ||
+           role == VX_ROLE_EMBED_NORM || role == VX_ROLE_EMBED_PROJ;
+}
+
+/* Layers of a per-layer group that fall in the last `gpu` layers. */
+static uint64_t group_gpu_layers(const vx_shape *s, const vx_tensor *t, uint64_t gpu)
+{
+    uint64_t n = (uint64_t)t->n_layers, L = (uint64_t)s->layers;
+    if (n >= L) return gpu;
+    /* MoE models with dense first layers: the dense group is the front. */
+    if (s->dense_layers > 0 && n == (uint64_t)s->dense_layers && !t->expert) return gpu > L - n ? gpu - (L - n) : 0;
+    return vx_min_u64(n, gpu);
+}
+
+static uint64_t pad_to(uint64_t v, uint64_t m)
+{
+    return vx_round_up(v, m);
+}
+
+int vx_serving_llamacpp(vx_ctx *x, const vx_shard *sh)
+{
+    const vx_shape *s = x->s;
+    const vx_config_values *cv = x->cv;
+    struct vramest_result *r = x->r;
+    if (sh->tp > 1 || sh->pp > 1 || sh->placement)
+        return vx_fail(VRAMEST_E_UNSUPPORTED,
+                       "framework llama.cpp splits layers across GPUs by tensor_split, not tp/pp/device_map (tp %lld, "
+                       "pp %lld): estimate one device",
+                       (long long)sh->tp, (long long)sh->pp);
+    vx_kv_layout kl;
+    int rc = vx_kv_layout_resolve(x, sh, &kl);
+    if (rc) return rc;
+
+    uint64_t L = (uint64_t)s->layers;
+    int64_t ngl_opt = cv->n_gpu_layers;
+    uint64_t ngl = ngl_opt < 0 ? L + 1 : vx_min_u64((uint64_t)ngl_opt, L + 1);
+    uint64_t gpu_rep = vx_min_u64(ngl, L);
+    bool out_gpu = ngl > L;
+    uint64_t n_ctx = (uint64_t)(cv->n_ctx > 0 ? cv->n_ctx : s->max_pos);
+    if (!n_ctx)
+        return vx_fail(VRAMEST_E_INCOMPLETE_MODEL,
+                       "framework llama.cpp: n_ctx 0 takes the model's context length (max_position_embeddings), "
+                       "which is not set: set runtime n_ctx");
+    uint64_t P = vx_infer_prompt_len(cv), G = (uint64_t)cv->gen_len;
+    uint64_t n_seq = (uint64_t)cv->batch_size * (uint64_t)(cv->beams > 0 ? cv->beams : 1);
+    /* Only a prompt the caller gave (prompt_len, not the seq_len default). */
+    if (cv->prompt_len > 0 && P + G > n_ctx)
+        vx_result_warn(r, "prompt_len + gen_len = %llu exceeds n_ctx %llu: llama.cpp shifts or truncates the context",
+                       (unsigned long long)(P + G), (unsigned long long)n_ctx);
+    uint64_t n_ub = vx_min_u64((uint64_t)cv->n_ubatch, (uint64_t)cv->n_batch);
+    bool fa = cv->attention == VX_ATTN_FLASH;
+    uint64_t cells = pad_to(n_ctx, fa ? 256 : 32);
+
+    /* Weights: exact tensor bytes, split by layer placement. */
+    uint64_t w_gpu = 0, w_host = 0, largest_q = 0;
+    bool has_head = false;
+    const vx_tensor *embed = NULL;
+    uint64_t embed_bytes = 0;
+    vx_tensor_iter it;
+    vx_tensor_iter_init(&it, x);
+    for (const vx_tensor *t; (t = vx_tensor_iter_next(&it));) {
+        /* One policy evaluation per group: bytes and whether it is a block type. */
+        vx_piece pc[VX_MAX_PIECES];
+        size_t np = vx_tensor_pieces(x, t, pc);
+        uint64_t b = 0;
+        bool quant = false;
+        for (size_t i = 0; i < np; i++) {
+            b = vx_sat_add(b, vx_sat_mul(pc[i].bytes, pc[i].count));
+            const vx_dtype_info *di = vx_dtype(pc[i].dtype);
+            quant |= di && di->block_elems > 1;
+        }
+        if (t->role == VX_ROLE_LM_HEAD) has_head = true;
+        if (t->role == VX_ROLE_EMBED) embed = t, embed_bytes = b;
+        if (t->part != VX_PART_GLOBAL && t->n_layers > 0) {
+            uint64_t g = group_gpu_layers(s, t, gpu_rep);
+            uint64_t on = (uint64_t)((double)b * ((double)g / (double)t->n_layers));
+            w_gpu = vx_sat_add(w_gpu, on);
+            w_host = vx_sat_add(w_host, b - on);
+            if (g && t->kind == VX_TK_MATRIX && quant) {
+                uint64_t e = vx_sat_mul((uint64_t)t->rows, (uint64_t)t->cols);
+                if (e > largest_q) largest_q = e;
+            }
+        } else if (input_role(t->role)) {
+            w_host = vx_sat_add(w_host, b);
+        } else if (out_gpu) {
+            w_gpu = vx_sat_add(w_gpu, b);
+        } else {
+            w_host = vx_sat_add(w_host, b);
+        }
+    }
+    int head = vx_head_resolve(s, (int)cv->head);
+    if (!has_head && embed && (head == VX_HEAD_CAUSAL_LM || head == VX_HEAD_SEQ2SEQ_LM)) {
+        if (out_gpu)
+            w_gpu = vx_sat_add(w_gpu, embed_bytes);
+        else
+            w_host = vx_sat_add(w_host, embed_bytes);
+    }
+
+    /* KV cells per layer kind, then by device. */
+    uint64_t swa_cells = cells;
+    if (kl.window_layers > 0)
+        swa_cells = vx_min_u64(cells, pad_to(vx_sat_add(vx_sat_mul((uint64_t)kl.window, n_seq), n_ub), fa ? 256 : 32));
+    uint64_t n_swa = (uint64_t)kl.window_layers, n_full = L - n_swa;
+    uint64_t swa_gpu = gpu_rep * n_swa / (L ? L : 1), full_gpu = gpu_rep - swa_gpu;
+    uint64_t kv_full_layer =
+        vx_kv_elems_bytes(&kl, vx_sat_mul(cells, kl.k_elems)) + vx_kv_elems_bytes(&kl, vx_sat_mul(cells, kl.v_elems));
+    uint64_t kv_swa_layer = vx_kv_elems_bytes(&kl, vx_sat_mul(swa_cells, kl.k_elems)) +
+                            vx_kv_elems_bytes(&kl, vx_sat_mul(swa_cells, kl.v_elems));
+    uint64_t kv_gpu = vx_sat_add(vx_sat_mul(full_gpu, kv_full_layer), vx_sat_mul(swa_gpu, kv_swa_layer));
+    uint64_t kv_host =
+        vx_sat_add(vx_sat_mul(n_full - full_gpu, kv_full_layer), vx_sat_mul(n_swa - swa_gpu, kv_swa_layer));
+
+    /* Compute buffers (f32 activations over one ubatch). */
+    uint64_t h = (uint64_t)s->hidden, heads = (uint64_t)s->heads, V = (uint64_t)s->vocab;
+    uint64_t ffn = (uint64_t)s->ffn;
+    if (s->experts > 0 && s->moe_ffn > 0)
+        ffn = vx_max_u64(ffn, (uint64_t)(s->moe_ffn * (s->experts_per_tok > 0 ? s->experts_per_tok : 1)));
+    uint64_t hid = vx_sat_mul(vx_sat_mul(n_ub, h), 4);
+    uint64_t mask = vx_sat_mul(vx_sat_mul(cells, n_ub), fa ? 2 : 4);
+    uint64_t attn = vx_sat_add(mask, vx_sat_mul(4, hid));
+    if (!fa) attn = vx_sat_add(attn, vx_sat_mul(vx_sat_mul(heads, cells), vx_sat_mul(n_ub, 4)));
+    uint64_t mlp = vx_sat_mul(vx_sat_mul(n_ub, 4), vx_sat_add(vx_sat_mul(2, ffn), vx_sat_mul(2, h)));
+    uint64_t out = vx_sat_add(vx_sat_mul(vx_sat_mul(n_ub, V), 4), vx_sat_mul(2, hid));
+    uint64_t body = vx_max_u64(attn, mlp);
+    uint64_t c_gpu = 0, c_host = vx_sat_add(hid, mask); /* inputs: embeddings (get_rows on the host), KQ mask */
+    if (gpu_rep > 0 || out_gpu) c_gpu = vx_max_u64(gpu_rep > 0 ? body : 0, out_gpu ? out : 0);
+    if (gpu_rep < L) c_host = vx_sat_add(c_host, body);
+    if (!out_gpu) c_host = vx_max_u64(c_host, vx_sat_add(vx_sat_add(hid, mask), out));
+    uint64_t outbuf = vx_sat_mul(vx_sat_mul(V, n_seq), 4);
+
+    /* CUDA pool scratch: the ubatch converted for the matmuls; cuBLAS paths
+     * dequantize a whole weight matrix to f16 (high band). */
+    uint64_t scratch = 0, scratch_high = 0;
+    if (gpu_rep > 0 || out_gpu) {
+        scratch = vx_sat_mul(vx_sat_mul(n_ub, vx_max_u64(h, ffn)), 2);
+        scratch_high = vx_sat_add(scratch, vx_sat_mul(largest_q, 2));
+    }
+
+    int wprov = x->m->has_file_inv ? VRAMEST_PROV_EXACT_FILE : VRAMEST_PROV_EXACT_ARCH;
+    if (w_gpu) vx_result_add(r, VRAMEST_DEV_GPU, VRAMEST_CAT_WEIGHTS, w_gpu, w_gpu, w_gpu, wprov);
+    if (w_host) vx_result_add(r, VRAMEST_DEV_HOST, VRAMEST_CAT_WEIGHTS, w_host, w_host, w_host, wprov);
+    if (kv_gpu)
+        vx_result_add(r, VRAMEST_DEV_GPU, VRAMEST_CAT_KV_CACHE, kv_gpu, kv_gpu, kv_gpu, VRAMEST_PROV_EXACT_ARCH);
+    if (kv_host)
+        vx_result_add(r, VRAMEST_DEV_HOST, VRAMEST_CAT_KV_CACHE, kv_host, kv_host, kv_host, VRAMEST_PROV_EXACT_ARCH);
+    if (c_gpu)
+        vx_result_add(r, VRAMEST_DEV_GPU, VRAMEST_CAT_ACTIVATIONS, c_gpu, c_gpu - c_gpu / 4,
+                      vx_sat_add(c_gpu, c_gpu / 4), VRAMEST_PROV_FORMULA);
+    if (c_host)
+        vx_result_add(r, VRAMEST_DEV_HOST, VRAMEST_CAT_ACTIVATIONS, c_host, c_host - c_host / 4,
+                      vx_sat_add(c_host, c_host / 4), VRAMEST_PROV_FORMULA);
+    vx_result_add(r, VRAMEST_DEV_HOST, VRAMEST_CAT_LOGITS, outbuf, outbuf, outbuf, VRAMEST_PROV_FORMULA);
+    if (scratch)
+        vx_result_add(r, VRAMEST_DEV_GPU, VRAMEST_CAT_WORKSPACE, scratch, scratch / 2, scratch_high,
+                      VRAMEST_PROV_FORMULA);
+
+    r->val[VRAMEST_VAL_PEAK_PHASE] = VRAMEST_PHASE_PREFILL;
+    if (r->n_timeline < VX_MAX_TIMELINE) {
+        vx_timeline_point *p = &r->timeline[r->n_timeline++];
+        p->phase = VRAMEST_PHASE_PREFILL;
+        p->layer = -1;
+        p->allocated = vx_sat_add(vx_sat_add(w_gpu, kv_gpu), vx_sat_add(c_gpu, scratch));
+        p->label = "context created";
+    }
+    return VRAMEST_OK;
+}

@@ -1,0 +1,131 @@
+/* The workload configuration handle: public new/clone/free/set/get/reset. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/config.h"
+#include "estimate/estimate.h"
+
+#define H VRAMEST_HANDLE_CONFIG
+
+void vx_config_init(struct vramest_config *c)
+{
+    memset(c, 0, sizeof *c);
+    c->magic = VX_MAGIC_CONFIG;
+    vx_opt_defaults(&c->v, c->set_bits, H);
+    c->v.gpu_index = -1;
+}
+
+void vx_config_resolve_device(vx_config_values *v)
+{
+    const vx_gpu *g = v->device[0] ? vx_gpu_find(v->device) : NULL;
+    v->gpu_index = g ? (int64_t)(g - vx_gpus) : -1;
+}
+
+static int check(const vramest_config *c, const char *fn)
+{
+    if (!c) return vx_fail(VRAMEST_E_INVALID_ARG, "%s: config is NULL", fn);
+    if (c->magic != VX_MAGIC_CONFIG) return vx_fail(VRAMEST_E_INVALID_ARG, "%s: not a vramest_config handle", fn);
+    return VRAMEST_OK;
+}
+
+VRAMEST_API int vramest_config_new(vramest_config **out)
+{
+    if (!out) return vx_fail(VRAMEST_E_INVALID_ARG, "vramest_config_new: out is NULL");
+    *out = NULL;
+    vramest_config *c = malloc(sizeof *c);
+    if (!c) return vx_fail(VRAMEST_E_NOMEM, "vramest_config_new: out of memory");
+    vx_config_init(c);
+    *out = c;
+    return VRAMEST_OK;
+}
+
+VRAMEST_API int vramest_config_clone(const vramest_config *cfg, vramest_config **out)
+{
+    int rc = check(cfg, "vramest_config_clone");
+    if (rc) return rc;
+    if (!out) return vx_fail(VRAMEST_E_INVALID_ARG, "vramest_config_clone: out is NULL");
+    *out = NULL;
+    vramest_config *c = malloc(sizeof *c);
+    if (!c) return vx_fail(VRAMEST_E_NOMEM, "vramest_config_clone: out of memory");
+    memcpy(c, cfg, sizeof *c);
+    *out = c;
+    return VRAMEST_OK;
+}
+
+VRAMEST_API void vramest_config_free(vramest_config *cfg)
+{
+    if (!cfg || cfg->magic != VX_MAGIC_CONFIG) return;
+    cfg->magic = VX_MAGIC_DEAD;
+    free(cfg);
+}
+
+VRAMEST_API int vramest_config_set_i64(vramest_config *cfg, vramest_option key, int64_t value)
+{
+    int rc = check(cfg, "vramest_config_set_i64");
+    return rc ? rc : vx_opt_set_i64(&cfg->v, cfg->set_bits, H, key, value);
+}
+
+VRAMEST_API int vramest_config_set_f64(vramest_config *cfg, vramest_option key, double value)
+{
+    int rc = check(cfg, "vramest_config_set_f64");
+    return rc ? rc : vx_opt_set_f64(&cfg->v, cfg->set_bits, H, key, value);
+}
+
+/* A device name must name a preset: an unknown GPU is an error with close
+ * names, never a silent "no device". */
+static int check_device(const char *name)
+{
+    if (!name[0] || vx_gpu_find(name)) return VRAMEST_OK;
+    const char *best[3] = {NULL, NULL, NULL};
+    unsigned bd[3] = {99, 99, 99};
+    for (size_t i = 0; i < vx_gpu_count_; i++) {
+        unsigned d = vx_edit_distance(name, vx_gpus[i].name);
+        for (int k = 0; k < 3; k++)
+            if (d < bd[k]) {
+                for (int j = 2; j > k; j--) bd[j] = bd[j - 1], best[j] = best[j - 1];
+                bd[k] = d, best[k] = vx_gpus[i].name;
+                break;
+            }
+    }
+    return vx_fail(VRAMEST_E_UNKNOWN_NAME, "device: unknown GPU '%s' (close names: %s, %s, %s; see `vramest gpus`)",
+                   name, best[0] ? best[0] : "-", best[1] ? best[1] : "-", best[2] ? best[2] : "-");
+}
+
+VRAMEST_API int vramest_config_set_str(vramest_config *cfg, vramest_option key, const char *value)
+{
+    int rc = check(cfg, "vramest_config_set_str");
+    if (rc) return rc;
+    if (key == VRAMEST_CFG_DEVICE && value && (rc = check_device(value))) return rc;
+    if ((rc = vx_opt_set_str(&cfg->v, cfg->set_bits, H, key, value))) return rc;
+    if (key == VRAMEST_CFG_DEVICE) vx_config_resolve_device(&cfg->v);
+    return VRAMEST_OK;
+}
+
+VRAMEST_API int vramest_config_get_i64(const vramest_config *cfg, vramest_option key, int64_t *out)
+{
+    int rc = check(cfg, "vramest_config_get_i64");
+    if (!rc && !out) rc = vx_fail(VRAMEST_E_INVALID_ARG, "vramest_config_get_i64: out is NULL");
+    return rc ? rc : vx_opt_get_i64(&cfg->v, H, key, out);
+}
+
+VRAMEST_API int vramest_config_get_f64(const vramest_config *cfg, vramest_option key, double *out)
+{
+    int rc = check(cfg, "vramest_config_get_f64");
+    if (!rc && !out) rc = vx_fail(VRAMEST_E_INVALID_ARG, "vramest_config_get_f64: out is NULL");
+    return rc ? rc : vx_opt_get_f64(&cfg->v, H, key, out);
+}
+
+VRAMEST_API int vramest_config_get_str(const vramest_config *cfg, vramest_option key, const char **out)
+{
+    int rc = check(cfg, "vramest_config_get_str");
+    if (!rc && !out) rc = vx_fail(VRAMEST_E_INVALID_ARG, "vramest_config_get_str: out is NULL");
+    return rc ? rc : vx_opt_get_str(&cfg->v, H, key, out);
+}
+
+VRAMEST_API int vramest_config_reset(vramest_config *cfg, vramest_option key)
+{
+    int rc = check(cfg, "vramest_config_reset");
+    if (rc || (rc = vx_opt_reset(&cfg->v, cfg->set_bits, H, key))) return rc;
+    if (key == VRAMEST_CFG_DEVICE) vx_config_resolve_device(&cfg->v);
+    return VRAMEST_OK;
+}

@@ -1,0 +1,74 @@
+/* The workload configuration handle: plain values, so clone is a copy and
+ * a result can keep an echo of it without allocating. */
+#ifndef VX_CONFIG_H
+#define VX_CONFIG_H
+
+#include "common/options.h"
+
+enum { VX_MODE_LOAD = 0, VX_MODE_TRAIN = 1, VX_MODE_INFER = 2 };
+enum { VX_HEAD_AUTO = 0, VX_HEAD_CAUSAL_LM = 1, VX_HEAD_SEQ2SEQ_LM = 2, VX_HEAD_MASKED_LM = 3,
+       VX_HEAD_SEQ_CLS = 4, VX_HEAD_NONE = 5 };
+enum { VX_OPT_NONE = 0, VX_OPT_SGD = 1, VX_OPT_SGD_MOMENTUM = 2, VX_OPT_ADAM = 3, VX_OPT_ADAMW = 4,
+       VX_OPT_ADAMW_8BIT = 5, VX_OPT_PAGED_ADAMW_8BIT = 6, VX_OPT_ADAFACTOR = 7, VX_OPT_LION = 8 };
+enum { VX_OPTIMPL_AUTO = 0, VX_OPTIMPL_FOREACH = 1, VX_OPTIMPL_FUSED = 2, VX_OPTIMPL_SINGLE = 3 };
+enum { VX_FT_FULL = 0, VX_FT_LORA = 1, VX_FT_QLORA = 2, VX_FT_PREFIX = 3, VX_FT_FREEZE = 4 };
+enum { VX_GC_NONE = 0, VX_GC_FULL = 1, VX_GC_SELECTIVE = 2 };
+enum { VX_ATTN_EAGER = 0, VX_ATTN_SDPA = 1, VX_ATTN_FLASH = 2 };
+enum { VX_FSDP_NONE = 0, VX_FSDP_FULL_SHARD = 1, VX_FSDP_SHARD_GRAD_OP = 2, VX_FSDP_HYBRID_SHARD = 3 };
+enum { VX_OFFLOAD_NONE = 0, VX_OFFLOAD_CPU = 1, VX_OFFLOAD_NVME = 2 };
+enum { VX_PPS_1F1B = 0, VX_PPS_GPIPE = 1, VX_PPS_INTERLEAVED = 2 };
+enum { VX_OVERLAP_AUTO = 0, VX_OVERLAP_OFF = 1, VX_OVERLAP_ON = 2 };
+enum { VX_PPSPLIT_BALANCED = 0, VX_PPSPLIT_UNIFORM = 1 };
+enum { VX_DMAP_NONE = 0, VX_DMAP_AUTO = 1, VX_DMAP_BALANCED = 2, VX_DMAP_BALANCED_LOW_0 = 3, VX_DMAP_SEQUENTIAL = 4 };
+enum { VX_FW_PYTORCH = 0, VX_FW_HF_TRAINER = 1, VX_FW_DEEPSPEED = 2, VX_FW_MEGATRON = 3,
+       VX_FW_VLLM = 4, VX_FW_LLAMA_CPP = 5 };
+
+typedef struct vx_config_values {
+    /* workload */
+    int64_t mode, batch_size, seq_len, grad_accum_steps, head, num_labels;
+    int64_t optimizer, optimizer_impl, finetune, lora_rank;
+    char lora_targets[VX_STR_MAX];
+    int64_t gradient_checkpointing, attention, prompt_len, gen_len, kv_cache, beams;
+    double lora_dropout;
+    int64_t prefix_len, trainable_layers;
+    /* parallel */
+    int64_t gpus, tp, pp, dp, ep, zero_stage, fsdp, offload_optimizer, offload_params;
+    int64_t sequence_parallel, cp, pp_schedule, virtual_stages;
+    /* device */
+    char device[VX_STR_MAX];
+    double memory_gib;
+    /* runtime */
+    double cuda_context_mib;
+    int64_t framework;
+    double gpu_memory_utilization;
+    int64_t block_size, max_model_len, max_num_seqs, max_num_batched_tokens, enforce_eager;
+    int64_t n_gpu_layers, n_ctx, n_batch, n_ubatch;
+    /* parallel, appended (issue #7) */
+    double bucket_cap_mb;
+    int64_t reduce_bucket_size, allgather_bucket_size, prefetch_bucket_size, max_live_parameters;
+    int64_t param_persistence_threshold, overlap_comm, sub_group_size, offload_pin_memory, offload_activations;
+    int64_t limit_all_gathers, gpus_per_node;
+    double nccl_mib;
+    int64_t device_map;
+    char max_memory[VX_STR_MAX];
+    int64_t pp_split;
+    int64_t max_reuse_distance;
+    int64_t optimizer_in_backward;
+    /* Not an option: the GPU preset `device` names (index into vx_gpus, -1
+     * none), resolved when `device` is set so estimates never search names. */
+    int64_t gpu_index;
+} vx_config_values;
+
+struct vramest_config {
+    uint32_t magic;
+    uint64_t set_bits[VX_SET_WORDS];
+    vx_config_values v;
+};
+
+/* A config with every default, for vramest_estimate(..., NULL). */
+void vx_config_init(struct vramest_config *c) VX_HIDDEN;
+int vx_config_check(const struct vramest_config *c) VX_HIDDEN;
+/* Re-resolve v.gpu_index from v.device (after any change of `device`). */
+void vx_config_resolve_device(vx_config_values *v) VX_HIDDEN;
+
+#endif

@@ -1,0 +1,189 @@
+/* Option table of the workload configuration handle (design.md §6:
+ * workload, parallel, device and runtime objects). Names are a contract. */
+#include <stddef.h>
+
+#include "runtime/config.h"
+
+static const vx_enum_name mode_e[] = {{VX_MODE_LOAD, "load"}, {VX_MODE_TRAIN, "train"}, {VX_MODE_INFER, "infer"}, {0, NULL}};
+static const vx_enum_name head_e[] = {{VX_HEAD_AUTO, "auto"},        {VX_HEAD_CAUSAL_LM, "causal_lm"},
+                                      {VX_HEAD_SEQ2SEQ_LM, "seq2seq_lm"}, {VX_HEAD_MASKED_LM, "masked_lm"},
+                                      {VX_HEAD_SEQ_CLS, "seq_cls"},   {VX_HEAD_NONE, "none"},
+                                      {0, NULL}};
+static const vx_enum_name optimizer_e[] = {
+    {VX_OPT_NONE, "none"},         {VX_OPT_SGD, "sgd"},
+    {VX_OPT_SGD_MOMENTUM, "sgd_momentum"}, {VX_OPT_ADAM, "adam"},
+    {VX_OPT_ADAMW, "adamw"},       {VX_OPT_ADAMW_8BIT, "adamw_8bit"},
+    {VX_OPT_PAGED_ADAMW_8BIT, "paged_adamw_8bit"}, {VX_OPT_ADAFACTOR, "adafactor"},
+    {VX_OPT_LION, "lion"},         {0, NULL}};
+static const vx_enum_name optimpl_e[] = {{VX_OPTIMPL_AUTO, "auto"},   {VX_OPTIMPL_FOREACH, "foreach"},
+                                         {VX_OPTIMPL_FUSED, "fused"}, {VX_OPTIMPL_SINGLE, "single_tensor"},
+                                         {0, NULL}};
+static const vx_enum_name finetune_e[] = {{VX_FT_FULL, "full"},     {VX_FT_LORA, "lora"},     {VX_FT_QLORA, "qlora"},
+                                          {VX_FT_PREFIX, "prefix"}, {VX_FT_FREEZE, "freeze"}, {0, NULL}};
+static const vx_enum_name gc_e[] = {{VX_GC_NONE, "none"}, {VX_GC_FULL, "full"}, {VX_GC_SELECTIVE, "selective"}, {0, NULL}};
+static const vx_enum_name attn_e[] = {{VX_ATTN_EAGER, "eager"}, {VX_ATTN_SDPA, "sdpa"}, {VX_ATTN_FLASH, "flash"}, {0, NULL}};
+static const vx_enum_name fsdp_e[] = {{VX_FSDP_NONE, "none"},
+                                      {VX_FSDP_FULL_SHARD, "full_shard"},
+                                      {VX_FSDP_SHARD_GRAD_OP, "shard_grad_op"},
+                                      {VX_FSDP_HYBRID_SHARD, "hybrid_shard"},
+                                      {0, NULL}};
+static const vx_enum_name offload_e[] = {{VX_OFFLOAD_NONE, "none"}, {VX_OFFLOAD_CPU, "cpu"}, {VX_OFFLOAD_NVME, "nvme"}, {0, NULL}};
+static const vx_enum_name pps_e[] = {{VX_PPS_1F1B, "1f1b"}, {VX_PPS_GPIPE, "gpipe"}, {VX_PPS_INTERLEAVED, "interleaved"}, {0, NULL}};
+static const vx_enum_name overlap_e[] = {{VX_OVERLAP_AUTO, "auto"}, {VX_OVERLAP_OFF, "off"}, {VX_OVERLAP_ON, "on"}, {0, NULL}};
+static const vx_enum_name dmap_e[] = {{VX_DMAP_NONE, "none"},         {VX_DMAP_AUTO, "auto"},
+                                      {VX_DMAP_BALANCED, "balanced"}, {VX_DMAP_BALANCED_LOW_0, "balanced_low_0"},
+                                      {VX_DMAP_SEQUENTIAL, "sequential"}, {0, NULL}};
+static const vx_enum_name ppsplit_e[] = {{VX_PPSPLIT_BALANCED, "balanced"}, {VX_PPSPLIT_UNIFORM, "uniform"}, {0, NULL}};
+static const vx_enum_name fw_e[] = {{VX_FW_PYTORCH, "pytorch"}, {VX_FW_HF_TRAINER, "hf_trainer"},
+                                    {VX_FW_DEEPSPEED, "deepspeed"}, {VX_FW_MEGATRON, "megatron"},
+                                    {VX_FW_VLLM, "vllm"},       {VX_FW_LLAMA_CPP, "llama.cpp"},
+                                    {0, NULL}};
+
+#define F(field) offsetof(vx_config_values, field)
+#define ROW(key, name, alias, type, grp, mn, mx, def, enums, defs, field, modelled, desc)                          \
+    {key, name, alias, VRAMEST_HANDLE_CONFIG, type, grp, mn, mx, def, enums, defs, F(field), modelled, desc}
+#define I64(key, name, grp, mn, mx, def, field, m, desc) \
+    ROW(key, name, NULL, VRAMEST_TYPE_I64, grp, mn, mx, def, NULL, #def, field, m, desc)
+#define ENUM(key, name, grp, enums, def, field, m, desc) \
+    ROW(key, name, NULL, VRAMEST_TYPE_ENUM, grp, 0, (double)(VX_ARRAY_LEN(enums) - 2), def, enums, NULL, field, m, desc)
+#define BOOL(key, name, grp, def, field, m, desc) \
+    ROW(key, name, NULL, VRAMEST_TYPE_BOOL, grp, 0, 1, def, NULL, NULL, field, m, desc)
+#define F64(key, name, grp, mn, mx, def, field, m, desc) \
+    ROW(key, name, NULL, VRAMEST_TYPE_F64, grp, mn, mx, def, NULL, #def, field, m, desc)
+#define STR(key, name, grp, def, field, m, desc) \
+    ROW(key, name, NULL, VRAMEST_TYPE_STRING, grp, 0, VX_STR_MAX - 1, 0, NULL, def, field, m, desc)
+
+/* `modelled` says whether the estimator models the option's effect yet; a
+ * non-default value of an unmodelled option is refused by vramest_estimate
+ * with VRAMEST_E_UNSUPPORTED instead of being silently ignored. */
+const vx_option_def vx_config_options[] = {
+    ENUM(VRAMEST_CFG_MODE, "mode", "workload", mode_e, VX_MODE_LOAD, mode, true,
+         "what to estimate: load (weights resident, nothing run), train (one training step) or infer (generation)"),
+    I64(VRAMEST_CFG_BATCH_SIZE, "batch_size", "workload", 1, 1e9, 1, batch_size, true,
+        "micro-batch size (sequences per forward pass)"),
+    I64(VRAMEST_CFG_SEQ_LEN, "seq_len", "workload", 1, 1073741824, 2048, seq_len, true,
+        "tokens per sequence (training; also the default prompt length)"),
+    I64(VRAMEST_CFG_GRAD_ACCUM_STEPS, "grad_accum_steps", "workload", 1, 1e9, 1, grad_accum_steps, true,
+        "gradient accumulation steps (micro-batches per optimizer step)"),
+    ENUM(VRAMEST_CFG_HEAD, "head", "workload", head_e, VX_HEAD_AUTO, head, true,
+         "model class: auto (from config.json architectures), causal_lm, seq2seq_lm, masked_lm, seq_cls, none"),
+    I64(VRAMEST_CFG_NUM_LABELS, "num_labels", "workload", 0, 1e7, 0, num_labels, true,
+        "labels of a seq_cls head (0 = the model's num_labels, default 2)"),
+    ENUM(VRAMEST_CFG_OPTIMIZER, "optimizer", "workload", optimizer_e, VX_OPT_ADAMW, optimizer, true,
+         "optimizer: none (forward+backward only), sgd, sgd_momentum, adam, adamw, adamw_8bit, paged_adamw_8bit, adafactor, lion"),
+    ENUM(VRAMEST_CFG_OPTIMIZER_IMPL, "optimizer_impl", "workload", optimpl_e, VX_OPTIMPL_AUTO, optimizer_impl, true,
+         "optimizer step implementation: auto (foreach on CUDA, as PyTorch 2 defaults), foreach, fused, single_tensor"),
+    ENUM(VRAMEST_CFG_FINETUNE, "finetune", "workload", finetune_e, VX_FT_FULL, finetune, true,
+         "what trains: full, lora, qlora (4-bit base + LoRA), prefix (prefix tuning), freeze (last trainable_layers)"),
+    I64(VRAMEST_CFG_LORA_RANK, "lora_rank", "workload", 1, 65536, 8, lora_rank, true, "LoRA rank r"),
+    STR(VRAMEST_CFG_LORA_TARGETS, "lora_targets", "workload", "auto", lora_targets, true,
+        "LoRA target modules as in the HF model (comma list, e.g. q_proj,v_proj), all-linear, or auto (PEFT's default for the family)"),
+    ENUM(VRAMEST_CFG_GRADIENT_CHECKPOINTING, "gradient_checkpointing", "workload", gc_e, VX_GC_NONE,
+         gradient_checkpointing, true, "activation checkpointing: none, full (per layer), selective (attention core recomputed)"),
+    ENUM(VRAMEST_CFG_ATTENTION, "attention", "workload", attn_e, VX_ATTN_SDPA, attention, true,
+         "attention kernel: eager (materialized scores), sdpa (PyTorch SDPA), flash (FlashAttention 2)"),
+    I64(VRAMEST_CFG_PROMPT_LEN, "prompt_len", "workload", 0, 1073741824, 0, prompt_len, true,
+        "inference prompt tokens (0 = seq_len)"),
+    I64(VRAMEST_CFG_GEN_LEN, "gen_len", "workload", 0, 1073741824, 0, gen_len, true, "inference: new tokens generated"),
+    BOOL(VRAMEST_CFG_KV_CACHE, "kv_cache", "workload", 1, kv_cache, true, "inference keeps a KV cache"),
+    I64(VRAMEST_CFG_BEAMS, "beams", "workload", 1, 1024, 1, beams, true, "beam-search beams (multiply the KV cache)"),
+    F64(VRAMEST_CFG_LORA_DROPOUT, "lora_dropout", "workload", 0, 0.999, 0.0, lora_dropout, true,
+        "LoRA dropout probability (> 0 keeps a dropped copy of each adapter input)"),
+    I64(VRAMEST_CFG_PREFIX_LEN, "prefix_len", "workload", 1, 1048576, 20, prefix_len, true,
+        "prefix tuning: virtual tokens per layer"),
+    I64(VRAMEST_CFG_TRAINABLE_LAYERS, "trainable_layers", "workload", 0, 1048576, 0, trainable_layers, true,
+        "finetune=freeze: how many of the last layers train"),
+    BOOL(VRAMEST_CFG_OPTIMIZER_IN_BACKWARD, "optimizer_in_backward", "workload", 0, optimizer_in_backward, true,
+         "step each parameter inside backward as its gradient arrives and free the gradient (torchtune "
+         "optimizer_in_bwd, PyTorch _apply_optimizer_in_backward): no full set of gradients; needs grad_accum_steps 1"),
+
+    I64(VRAMEST_CFG_GPUS, "gpus", "parallel", 1, 1e7, 1, gpus, true, "world size (GPUs in the job)"),
+    I64(VRAMEST_CFG_TP, "tp", "parallel", 1, 65536, 1, tp, true, "tensor-parallel size"),
+    I64(VRAMEST_CFG_PP, "pp", "parallel", 1, 4096, 1, pp, true,
+        "pipeline-parallel size (at most 4096 stages: the per-stage layout costs O(pp^2) to evaluate)"),
+    I64(VRAMEST_CFG_DP, "dp", "parallel", 0, 1e7, 0, dp, true, "data-parallel size (0 = gpus / (tp*pp*cp))"),
+    I64(VRAMEST_CFG_EP, "ep", "parallel", 1, 65536, 1, ep, true, "expert-parallel size (MoE)"),
+    I64(VRAMEST_CFG_ZERO_STAGE, "zero_stage", "parallel", 0, 3, 0, zero_stage, true, "DeepSpeed ZeRO stage (0-3)"),
+    ENUM(VRAMEST_CFG_FSDP, "fsdp", "parallel", fsdp_e, VX_FSDP_NONE, fsdp, true,
+         "PyTorch FSDP sharding: none, full_shard, shard_grad_op, hybrid_shard"),
+    ENUM(VRAMEST_CFG_OFFLOAD_OPTIMIZER, "offload_optimizer", "parallel", offload_e, VX_OFFLOAD_NONE, offload_optimizer,
+         true, "optimizer states (and fp32 master weights) offloaded to: none, cpu, nvme"),
+    ENUM(VRAMEST_CFG_OFFLOAD_PARAMS, "offload_params", "parallel", offload_e, VX_OFFLOAD_NONE, offload_params, true,
+         "parameters offloaded to: none, cpu, nvme (ZeRO-3)"),
+    BOOL(VRAMEST_CFG_SEQUENCE_PARALLEL, "sequence_parallel", "parallel", 0, sequence_parallel, true,
+         "Megatron sequence parallelism with TP (activations split along the sequence)"),
+    I64(VRAMEST_CFG_CP, "cp", "parallel", 1, 65536, 1, cp, true, "context-parallel size"),
+    ENUM(VRAMEST_CFG_PP_SCHEDULE, "pp_schedule", "parallel", pps_e, VX_PPS_1F1B, pp_schedule, true,
+         "pipeline schedule: 1f1b, gpipe, interleaved"),
+    I64(VRAMEST_CFG_VIRTUAL_STAGES, "virtual_stages", "parallel", 1, 1024, 1, virtual_stages, true,
+        "interleaved pipeline: virtual stages per rank"),
+    F64(VRAMEST_CFG_BUCKET_CAP_MB, "bucket_cap_mb", "parallel", 1, 1048576, 25, bucket_cap_mb, true,
+        "DDP gradient bucket size in MiB (torch DDP bucket_cap_mb)"),
+    I64(VRAMEST_CFG_REDUCE_BUCKET_SIZE, "reduce_bucket_size", "parallel", 1, 1e12, 500000000, reduce_bucket_size, true,
+        "DeepSpeed ZeRO reduce_bucket_size (elements; HF 'auto' = hidden^2)"),
+    I64(VRAMEST_CFG_ALLGATHER_BUCKET_SIZE, "allgather_bucket_size", "parallel", 1, 1e12, 500000000,
+        allgather_bucket_size, true, "DeepSpeed ZeRO-1/2 allgather_bucket_size (elements)"),
+    I64(VRAMEST_CFG_PREFETCH_BUCKET_SIZE, "prefetch_bucket_size", "parallel", 0, 1e12, 50000000, prefetch_bucket_size,
+        true, "DeepSpeed ZeRO-3 stage3_prefetch_bucket_size (elements; HF 'auto' = 0.9*hidden^2)"),
+    I64(VRAMEST_CFG_MAX_LIVE_PARAMETERS, "max_live_parameters", "parallel", 0, 1e13, 1000000000, max_live_parameters,
+        true, "DeepSpeed ZeRO-3 stage3_max_live_parameters (elements gathered at once)"),
+    I64(VRAMEST_CFG_MAX_REUSE_DISTANCE, "max_reuse_distance", "parallel", 0, 1e13, 1000000000, max_reuse_distance,
+        true,
+        "DeepSpeed ZeRO-3 stage3_max_reuse_distance (elements): a gathered parameter used again within this many "
+        "elements of the module trace is not released (keeps the last layers gathered from forward to backward)"),
+    I64(VRAMEST_CFG_PARAM_PERSISTENCE_THRESHOLD, "param_persistence_threshold", "parallel", 0, 1e12, 100000,
+        param_persistence_threshold, true,
+        "DeepSpeed ZeRO-3 stage3_param_persistence_threshold: smaller parameters stay whole on every rank"),
+    ENUM(VRAMEST_CFG_OVERLAP_COMM, "overlap_comm", "parallel", overlap_e, VX_OVERLAP_AUTO, overlap_comm, true,
+         "DeepSpeed overlap_comm (doubles the reduce bucket): auto (on for ZeRO-3, off otherwise), off, on"),
+    I64(VRAMEST_CFG_SUB_GROUP_SIZE, "sub_group_size", "parallel", 1, 1e13, 1000000000, sub_group_size, true,
+        "DeepSpeed ZeRO-3 sub_group_size (elements per optimizer sub-group)"),
+    BOOL(VRAMEST_CFG_OFFLOAD_PIN_MEMORY, "offload_pin_memory", "parallel", 0, offload_pin_memory, true,
+         "offload buffers in pinned host memory (DeepSpeed pin_memory)"),
+    BOOL(VRAMEST_CFG_OFFLOAD_ACTIVATIONS, "offload_activations", "parallel", 0, offload_activations, true,
+         "checkpointed activations kept in host memory (DeepSpeed cpu_checkpointing, torch save_on_cpu)"),
+    BOOL(VRAMEST_CFG_LIMIT_ALL_GATHERS, "limit_all_gathers", "parallel", 1, limit_all_gathers, true,
+         "FSDP limit_all_gathers: at most two unsharded units in flight"),
+    I64(VRAMEST_CFG_GPUS_PER_NODE, "gpus_per_node", "parallel", 1, 65536, 8, gpus_per_node, true,
+        "GPUs per node (hybrid sharding group; host RAM is reported per node)"),
+    F64(VRAMEST_CFG_NCCL_MIB, "nccl_mib", "parallel", -1, 1048576, -1, nccl_mib, true,
+        "NCCL communicator buffers per rank in MiB, outside PyTorch's allocator (-1 = estimated)"),
+    ENUM(VRAMEST_CFG_DEVICE_MAP, "device_map", "parallel", dmap_e, VX_DMAP_NONE, device_map, true,
+         "Hugging Face device_map placement of whole layers over the GPUs and the CPU: none, auto, balanced, "
+         "balanced_low_0, sequential"),
+    STR(VRAMEST_CFG_MAX_MEMORY, "max_memory", "parallel", "", max_memory, true,
+        "device_map budgets per device, e.g. \"0:10GiB,1:10GiB,cpu:30GiB\" (empty = gpus x the device, CPU unbounded)"),
+    ENUM(VRAMEST_CFG_PP_SPLIT, "pp_split", "parallel", ppsplit_e, VX_PPSPLIT_BALANCED, pp_split, true,
+         "decoder layers per pipeline stage: balanced (by compute, the LM head counted as vocab x hidden on the last "
+         "stage: nanotron, DeepSpeed-like), uniform (Megatron-LM: layers / pp, remainder to the first stages)"),
+
+    STR(VRAMEST_CFG_DEVICE, "device", "device", "", device, true,
+        "GPU preset name (see `vramest gpus`); empty = no device (no fit verdict)"),
+    F64(VRAMEST_CFG_MEMORY_GIB, "memory_gib", "device", 0, 1048576, 0, memory_gib, true,
+        "GPU memory in GiB (overrides the preset; 0 = from the preset)"),
+
+    F64(VRAMEST_CFG_CUDA_CONTEXT_MIB, "cuda_context_mib", "runtime", -1, 1048576, -1, cuda_context_mib, true,
+        "CUDA context and library handles in MiB, outside PyTorch's allocator (-1 = the device's typical value)"),
+    ENUM(VRAMEST_CFG_FRAMEWORK, "framework", "runtime", fw_e, VX_FW_PYTORCH, framework, true,
+         "runtime: pytorch, hf_trainer, deepspeed, megatron, vllm, llama.cpp"),
+    F64(VRAMEST_CFG_GPU_MEMORY_UTILIZATION, "gpu_memory_utilization", "runtime", 0.01, 1, 0.9, gpu_memory_utilization,
+        true, "vLLM: fraction of the GPU memory it may use"),
+    I64(VRAMEST_CFG_BLOCK_SIZE, "block_size", "runtime", 1, 1048576, 16, block_size, true,
+        "vLLM: tokens per KV-cache block"),
+    I64(VRAMEST_CFG_MAX_MODEL_LEN, "max_model_len", "runtime", 0, 1073741824, 0, max_model_len, true,
+        "vLLM: longest sequence (0 = the model's max_position_embeddings)"),
+    I64(VRAMEST_CFG_MAX_NUM_SEQS, "max_num_seqs", "runtime", 1, 1e7, 256, max_num_seqs, true,
+        "vLLM: most sequences scheduled at once"),
+    I64(VRAMEST_CFG_MAX_NUM_BATCHED_TOKENS, "max_num_batched_tokens", "runtime", 0, 1073741824, 0,
+        max_num_batched_tokens, true, "vLLM: tokens per scheduler step and profiling run (0 = vLLM's default)"),
+    BOOL(VRAMEST_CFG_ENFORCE_EAGER, "enforce_eager", "runtime", 0, enforce_eager, true,
+         "vLLM: no CUDA graphs (false = graph capture memory too)"),
+    I64(VRAMEST_CFG_N_GPU_LAYERS, "n_gpu_layers", "runtime", -1, 1048576, -1, n_gpu_layers, true,
+        "llama.cpp: layers offloaded to the GPU (-1 = all)"),
+    I64(VRAMEST_CFG_N_CTX, "n_ctx", "runtime", 0, 1073741824, 0, n_ctx, true,
+        "llama.cpp: context the KV cache is allocated for (0 = the model's context length)"),
+    I64(VRAMEST_CFG_N_BATCH, "n_batch", "runtime", 1, 1073741824, 2048, n_batch, true, "llama.cpp: logical batch"),
+    I64(VRAMEST_CFG_N_UBATCH, "n_ubatch", "runtime", 1, 1073741824, 512, n_ubatch, true,
+        "llama.cpp: physical batch (sizes the compute buffer)"),
+};
+const size_t vx_config_option_count = VX_ARRAY_LEN(vx_config_options);
