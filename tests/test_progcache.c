@@ -1,9 +1,9 @@
-/* Compiled training programs (lib/estimate/progcache.c) against the replay:
+/* Compiled training programs (lib/estimate/cache/progcache.c) against the replay:
  * for every bundled model and a spread of workloads, a training estimate
  * from the cache's compiled forms must be byte-identical to the one that
  * replays the programs on the tape - at the size that compiled them and at
- * other sizes of the same class. The model's cache is switched off
- * (m->pcache = NULL) for the reference. */
+ * other sizes of the same class. The model's memo slot, which holds the
+ * cache, is switched off (VX_MEMO_OFF) for the reference. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,10 +35,9 @@ static void cached_and_fresh(vramest_model *m, vramest_precision *p, vramest_con
 {
     free(plan_of(m, p, c, rc1));
     *cached = plan_of(m, p, c, rc1);
-    struct vx_pcache *keep = m->pcache;
-    m->pcache = NULL;
+    vx_memo_obj *keep = vx_memo_swap(&m->memo, VX_MEMO_OFF);
     *fresh = plan_of(m, p, c, rc2);
-    m->pcache = keep;
+    vx_memo_swap(&m->memo, keep);
 }
 
 /* Estimate at (b, s) with the cache and without; returns 1 when both ran. */
@@ -113,8 +112,8 @@ Test(progcache, compiled_equals_replay_every_preset)
             if (vramest_spec_parse(spec, strlen(spec), &m, &p, &c) != VRAMEST_OK) continue; /* e.g. nf4 of a GGUF-only model */
             for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) ran += compare_at(m, p, c, sizes[k][0], sizes[k][1], spec);
             unsigned ne, nc, ns, nsc;
-            vx_pcache_stats(m->pcache, &ne, &nc);
-            vx_pcache_step_stats(m->pcache, &ns, &nsc);
+            vx_pcache_stats(vx_pcache_of(m), &ne, &nc);
+            vx_pcache_step_stats(vx_pcache_of(m), &ns, &nsc);
             entries += ne, compiled += nc;
             steps += ns, steps_compiled += nsc;
             vramest_model_free(m);
@@ -149,8 +148,8 @@ Test(progcache, a_repeated_job_compiles_every_program)
         int rc;
         for (int k = 0; k < 3; k++) free(plan_of(m, p, c, &rc));
         unsigned ne, nc, ns, nsc;
-        vx_pcache_stats(m->pcache, &ne, &nc);
-        vx_pcache_step_stats(m->pcache, &ns, &nsc);
+        vx_pcache_stats(vx_pcache_of(m), &ne, &nc);
+        vx_pcache_step_stats(vx_pcache_of(m), &ns, &nsc);
         if (rc == VRAMEST_OK) {
             cr_assert_geq(ne, 3, "%s: %u programs cached", vramest_preset_name(i), ne);
             cr_assert_eq(nc, ne, "%s: %u of %u programs compiled", vramest_preset_name(i), nc, ne);

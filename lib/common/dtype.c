@@ -18,7 +18,7 @@
  * estimate hot path looks a dtype up per tensor group. */
 #include <string.h>
 
-#include "precision/precision.h"
+#include "common/dtype.h"
 
 #define PLAIN(id_, name_, al_, bytes_, flt_) {id_, name_, al_, 1, bytes_, flt_, false}
 #define BLOCK(id_, name_, al_, elems_, bytes_) {id_, name_, al_, elems_, bytes_, false, false}

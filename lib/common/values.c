@@ -1,31 +1,7 @@
 /* Copying and comparing handle values (see values.h). */
 #include <string.h>
 
-#include "runtime/config.h"
 #include "common/values.h"
-#include "precision/precision.h"
-
-#define STR(T, m) {offsetof(T, m), VX_STR_MAX, 1}
-#define SKIP(T, m) {offsetof(T, m), sizeof(((T *)0)->m), 0}
-
-const vx_layout vx_config_layout = {
-    sizeof(vx_config_values),
-    3,
-    {STR(vx_config_values, lora_targets), STR(vx_config_values, device), STR(vx_config_values, max_memory)}};
-
-const vx_layout vx_precision_layout = {sizeof(vx_precision_values), 1, {STR(vx_precision_values, skip_modules)}};
-
-/* Holes go in increasing offset order. */
-_Static_assert(offsetof(vx_config_values, batch_size) < offsetof(vx_config_values, seq_len) &&
-                   offsetof(vx_config_values, seq_len) < offsetof(vx_config_values, lora_targets) &&
-                   offsetof(vx_config_values, lora_targets) < offsetof(vx_config_values, device) &&
-                   offsetof(vx_config_values, device) < offsetof(vx_config_values, max_memory),
-               "vx_config_layout lists its holes by offset");
-const vx_layout vx_config_key_layout = {
-    sizeof(vx_config_values),
-    5,
-    {SKIP(vx_config_values, batch_size), SKIP(vx_config_values, seq_len), STR(vx_config_values, lora_targets),
-     STR(vx_config_values, device), STR(vx_config_values, max_memory)}};
 
 void vx_values_copy(void *dst, const void *src, const vx_layout *l)
 {

@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-#include "common/internal.h"
+#include "common/options.h" /* VX_STR_MAX */
 
 /* A member the comparison or copy treats apart. */
 typedef struct vx_hole {
@@ -24,9 +24,10 @@ typedef struct vx_layout {
     vx_hole h[6];
 } vx_layout;
 
-extern const vx_layout vx_config_layout VX_HIDDEN;    /* vx_config_values */
-extern const vx_layout vx_config_key_layout VX_HIDDEN; /* the same without batch_size and seq_len */
-extern const vx_layout vx_precision_layout VX_HIDDEN; /* vx_precision_values */
+/* Holes of a layout, written next to the struct they describe
+ * (runtime/config.c, precision/precision.c). */
+#define VX_LAYOUT_STR(T, m) {offsetof(T, m), VX_STR_MAX, 1}
+#define VX_LAYOUT_SKIP(T, m) {offsetof(T, m), sizeof(((T *)0)->m), 0}
 
 /* dst = src: every byte outside the holes, each string up to its NUL
  * (skipped holes are left as they are). */

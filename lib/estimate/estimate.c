@@ -76,7 +76,7 @@ int vx_estimate_into(const struct vramest_model *model, const struct vramest_pre
     /* Every parameter requires grad after from_pretrained; training methods
      * (PEFT, freezing) narrow this down. */
     r->val[VRAMEST_VAL_PARAMS_TRAINABLE] = total;
-    r->val[VRAMEST_VAL_CHECKPOINT_BYTES] = model->checkpoint_bytes; /* vx_checkpoint_bytes, at rebuild */
+    r->val[VRAMEST_VAL_CHECKPOINT_BYTES] = model->checkpoint_bytes; /* at rebuild */
     switch (cfg->v.mode) {
     case VX_MODE_LOAD: rc = vx_estimate_load(&x); break;
     case VX_MODE_TRAIN: rc = vx_estimate_train(&x); break;

@@ -49,8 +49,6 @@ int vx_tensor_storage_dtype(const vx_ctx *x, const vx_tensor *t) VX_HIDDEN;
 uint64_t vx_tensor_gpu_bytes(const vx_ctx *x, const vx_tensor *t) VX_HIDDEN;
 /* Bytes of all weights as held on the GPU (sum over the inventory). */
 uint64_t vx_weights_bytes(const vx_ctx *x) VX_HIDDEN;
-/* Checkpoint bytes at the stored dtypes. */
-uint64_t vx_checkpoint_bytes(const struct vramest_model *m) VX_HIDDEN;
 
 /* Mode estimators: fill r->cat[...] and r->val[...] except the derived
  * headline figures, which vx_result_finish() computes. */

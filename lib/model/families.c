@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "runtime/config.h"
 #include "model/model.h"
 
 #define H_MODEL VRAMEST_HANDLE_MODEL

@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/config.h"
 #include "model/model.h"
 
 uint64_t vx_tensor_elems(const vx_tensor *t)

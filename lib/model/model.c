@@ -7,9 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/config.h"
-#include "estimate/estimate.h" /* vx_checkpoint_bytes */
-#include "estimate/cache/progcache.h"
+#include "common/dtype.h"
 #include "model/model.h"
 
 #define H_MODEL VRAMEST_HANDLE_MODEL
@@ -48,6 +46,24 @@ static void count_params(vx_shape *s, const vx_tensor *inv, size_t n)
     s->body_active = body_active;
 }
 
+/* Checkpoint bytes at the stored dtypes. */
+static uint64_t checkpoint_bytes(const struct vramest_model *m)
+{
+    if (m->has_file_inv && m->file_total_bytes) return m->file_total_bytes;
+    int sd = vx_dtype_plain_float((int)m->shape.torch_dtype) ? (int)m->shape.torch_dtype : VRAMEST_DTYPE_FP32;
+    uint64_t sum = 0;
+    for (size_t i = 0; i < m->n_inv; i++) {
+        const vx_tensor *t = &m->inv[i];
+        if (t->file_bytes) {
+            sum = vx_sat_add(sum, t->file_bytes);
+            continue;
+        }
+        int d = t->dtype != VRAMEST_DTYPE_AUTO ? t->dtype : sd;
+        sum = vx_sat_add(sum, vx_dtype_bytes(d, vx_tensor_elems(t)));
+    }
+    return sum;
+}
+
 int vx_model_rebuild(struct vramest_model *m)
 {
     /* Rebuilding is part of a successful setter: it must not leave a
@@ -56,7 +72,7 @@ int vx_model_rebuild(struct vramest_model *m)
     vx_strlcpy(saved, vramest_last_error_message(), sizeof saved);
 
     m->n_inv = 0;
-    vx_pcache_reset(m->pcache);
+    vx_memo_clear(&m->memo);
     int rc = vx_shape_resolve(m, &m->shape);
     if (rc == VRAMEST_OK) rc = vx_inventory_build(&m->a, &m->shape, &m->inv, &m->n_inv, &m->cap_inv);
     if (rc == VRAMEST_OK) {
@@ -73,7 +89,7 @@ int vx_model_rebuild(struct vramest_model *m)
         for (size_t i = 0; i < m->n_file_inv && rc == VRAMEST_OK; i++)
             rc = vx_inv_push(&m->inv, &m->n_inv, &m->cap_inv, &m->file_inv[i]);
     }
-    m->checkpoint_bytes = rc == VRAMEST_OK ? vx_checkpoint_bytes(m) : 0;
+    m->checkpoint_bytes = rc == VRAMEST_OK ? checkpoint_bytes(m) : 0;
     if (rc != VRAMEST_OK) {
         m->n_inv = 0;
         vx_strlcpy(m->status_msg, vramest_last_error_message(), sizeof m->status_msg);
@@ -98,6 +114,7 @@ static void model_init(struct vramest_model *m)
 {
     memset(m, 0, sizeof *m);
     m->magic = VX_MAGIC_MODEL;
+    vx_memo_init(&m->memo);
     vx_opt_defaults(&m->a, m->set_bits, H_MODEL);
 }
 
@@ -108,7 +125,6 @@ VRAMEST_API int vramest_model_new(vramest_model **out)
     vramest_model *m = malloc(sizeof *m);
     if (!m) return vx_fail(VRAMEST_E_NOMEM, "vramest_model_new: out of memory");
     model_init(m);
-    m->pcache = vx_pcache_new();
     vx_model_rebuild(m); /* records "model_type is not set" */
     *out = m;
     return VRAMEST_OK;
@@ -135,11 +151,10 @@ VRAMEST_API int vramest_model_clone(const vramest_model *model, vramest_model **
     vramest_model *m = malloc(sizeof *m);
     if (!m) return vx_fail(VRAMEST_E_NOMEM, "vramest_model_clone: out of memory");
     memcpy(m, model, sizeof *m);
-    m->pcache = vx_pcache_new(); /* a clone compiles its own */
+    vx_memo_init(&m->memo); /* a clone works out its own */
     if ((rc = dup_tensors(model->inv, model->n_inv, &m->inv, &m->cap_inv)) ||
         (rc = dup_tensors(model->file_inv, model->n_file_inv, &m->file_inv, &m->cap_file_inv))) {
         free(m->inv);
-        vx_pcache_free(m->pcache);
         m->magic = VX_MAGIC_DEAD;
         free(m);
         return rc;
@@ -154,9 +169,8 @@ VRAMEST_API void vramest_model_free(vramest_model *model)
     model->magic = VX_MAGIC_DEAD;
     free(model->inv);
     free(model->file_inv);
-    vx_pcache_free(model->pcache);
+    vx_memo_clear(&model->memo);
     model->inv = model->file_inv = NULL;
-    model->pcache = NULL;
     free(model);
 }
 

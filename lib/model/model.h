@@ -5,6 +5,7 @@
 #ifndef VX_MODEL_H
 #define VX_MODEL_H
 
+#include "common/memo.h"
 #include "common/options.h"
 
 /* Families (values of the model_type option). Append-only. */
@@ -17,6 +18,11 @@ enum {
     VX_FAM_DEEPSEEK_V2 = 21, VX_FAM_DEEPSEEK_V3 = 22, VX_FAM_MOSS = 23, VX_FAM_CODEGEN = 24,
     VX_FAM_QWEN2_MOE = 25, VX_FAM_GEMMA3 = 26, VX_FAM_GPTJ = 27,
 };
+
+/* Head classes (values of the workload option `head`): which HF class the
+ * body is wrapped in. The model decides what each means for a family. */
+enum { VX_HEAD_AUTO = 0, VX_HEAD_CAUSAL_LM = 1, VX_HEAD_SEQ2SEQ_LM = 2, VX_HEAD_MASKED_LM = 3,
+       VX_HEAD_SEQ_CLS = 4, VX_HEAD_NONE = 5 };
 
 enum { VX_ACT_AUTO = 0, VX_ACT_GELU = 1, VX_ACT_GELU_NEW = 2, VX_ACT_GELU_TANH = 3, VX_ACT_SILU = 4,
        VX_ACT_RELU = 5, VX_ACT_GELU_FAST = 6 };
@@ -127,12 +133,12 @@ struct vramest_model {
     int has_file_inv;
     uint64_t file_total_bytes; /* sum of tensor data bytes in the files */
     int file_inv_whole;        /* 1: the file tensors are a whole checkpoint (not a shard) */
-    uint64_t checkpoint_bytes; /* vx_checkpoint_bytes(): the model alone decides it, so
+    uint64_t checkpoint_bytes; /* at the stored dtypes: the model alone decides it, so
                                   rebuild computes it once instead of every estimate */
-    /* Compiled training programs of this model (estimate/progcache.h):
-     * filled by estimates (thread-safe), emptied by every rebuild; NULL when
-     * it could not be allocated (estimates then replay the programs). */
-    struct vx_pcache *pcache;
+    /* What a floor above worked out from this model and may reuse (the
+     * estimator keeps its compiled programs here): filled by estimates
+     * (thread-safe), emptied by every rebuild (common/memo.h). */
+    vx_memo memo;
     /* vx_params_for_head() of the default head and num_labels, at rebuild
      * (every estimate asks for it). */
     uint64_t default_head_total, default_head_active;

@@ -9,7 +9,7 @@
 #include <stddef.h>
 
 #include "model/model.h"
-#include "precision/precision.h"
+#include "common/dtype.h"
 
 const vx_enum_name vx_family_enum[] = {
     {VX_FAM_LLAMA, "llama"},

@@ -36,7 +36,7 @@ enum {
 
 static bool is_float(int d)
 {
-    return d == VRAMEST_DTYPE_FP32 || d == VRAMEST_DTYPE_FP16 || d == VRAMEST_DTYPE_BF16 || d == VRAMEST_DTYPE_FP64;
+    return vx_dtype_plain_float(d);
 }
 
 /* A dtype torch would cast with model.to(dtype): floating point, or a GGUF
@@ -964,23 +964,6 @@ uint64_t vx_weights_bytes(const vx_ctx *x)
     vx_tensor_iter_init(&it, x);
     uint64_t sum = 0;
     for (const vx_tensor *t; (t = vx_tensor_iter_next(&it));) sum = vx_sat_add(sum, vx_tensor_gpu_bytes(x, t));
-    return sum;
-}
-
-uint64_t vx_checkpoint_bytes(const struct vramest_model *m)
-{
-    if (m->has_file_inv && m->file_total_bytes) return m->file_total_bytes;
-    int sd = is_float((int)m->shape.torch_dtype) ? (int)m->shape.torch_dtype : VRAMEST_DTYPE_FP32;
-    uint64_t sum = 0;
-    for (size_t i = 0; i < m->n_inv; i++) {
-        const vx_tensor *t = &m->inv[i];
-        if (t->file_bytes) {
-            sum = vx_sat_add(sum, t->file_bytes);
-            continue;
-        }
-        int d = t->dtype != VRAMEST_DTYPE_AUTO ? t->dtype : sd;
-        sum = vx_sat_add(sum, vx_dtype_bytes(d, vx_tensor_elems(t)));
-    }
     return sum;
 }
 

@@ -8,6 +8,9 @@
 
 #define H VRAMEST_HANDLE_PRECISION
 
+const vx_layout vx_precision_layout = {sizeof(vx_precision_values), 1,
+                                       {VX_LAYOUT_STR(vx_precision_values, skip_modules)}};
+
 void vx_precision_init(struct vramest_precision *p)
 {
     memset(p, 0, sizeof *p);

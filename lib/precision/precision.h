@@ -1,9 +1,11 @@
-/* Precision policy handle and the dtype table (bits per element, per-block
- * scale/zero overhead) that every byte count goes through. */
+/* The precision policy handle: the dtypes and the quantization method the
+ * user asks for (the dtype table is common/dtype.h). */
 #ifndef VX_PRECISION_H
 #define VX_PRECISION_H
 
+#include "common/dtype.h"
 #include "common/options.h"
+#include "common/values.h"
 
 enum { VX_QM_AUTO = 0, VX_QM_NONE = 1, VX_QM_BNB = 2, VX_QM_GPTQ = 3, VX_QM_AWQ = 4,
        VX_QM_TORCHAO = 5, VX_QM_GGUF = 6, VX_QM_FP8 = 7 };
@@ -23,27 +25,7 @@ struct vramest_precision {
 };
 
 void vx_precision_init(struct vramest_precision *p) VX_HIDDEN;
-
-/* ---- dtype table ---- */
-typedef struct vx_dtype_info {
-    int id;              /* vramest_dtype value (GGUF: 100 + ggml type) */
-    const char *name;    /* canonical name */
-    const char *aliases; /* comma-separated, or NULL */
-    uint32_t block_elems;
-    uint32_t block_bytes; /* bytes of one block incl. its scales/zeros */
-    bool is_float;        /* usable as a compute dtype */
-    bool is_policy;       /* auto / none / GGUF file mixes: not a storage layout */
-} vx_dtype_info;
-
-const vx_dtype_info *vx_dtype(int id) VX_HIDDEN;
-const vx_dtype_info *vx_dtype_by_name(const char *name) VX_HIDDEN;
-/* Every dtype, for the ENUM option tables: a static {value,name} list. */
-extern const vx_enum_name vx_dtype_enum[] VX_HIDDEN;
-
-/* Exact bytes of `elems` elements stored as `dtype` (blocks rounded up per
- * tensor row of `row_elems`, as the kernels pad). Saturates on overflow. */
-uint64_t vx_dtype_bytes(int dtype, uint64_t elems) VX_HIDDEN;
-/* Bytes per element of a plain (unblocked) dtype; 0 for blocked ones. */
-unsigned vx_dtype_size(int dtype) VX_HIDDEN;
+/* Its layout for copies and comparisons by meaning (common/values.h). */
+extern const vx_layout vx_precision_layout VX_HIDDEN;
 
 #endif

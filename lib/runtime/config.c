@@ -7,6 +7,25 @@
 
 #define H VRAMEST_HANDLE_CONFIG
 
+const vx_layout vx_config_layout = {sizeof(vx_config_values),
+                                    3,
+                                    {VX_LAYOUT_STR(vx_config_values, lora_targets),
+                                     VX_LAYOUT_STR(vx_config_values, device),
+                                     VX_LAYOUT_STR(vx_config_values, max_memory)}};
+
+/* Holes go in increasing offset order. */
+_Static_assert(offsetof(vx_config_values, batch_size) < offsetof(vx_config_values, seq_len) &&
+                   offsetof(vx_config_values, seq_len) < offsetof(vx_config_values, lora_targets) &&
+                   offsetof(vx_config_values, lora_targets) < offsetof(vx_config_values, device) &&
+                   offsetof(vx_config_values, device) < offsetof(vx_config_values, max_memory),
+               "vx_config_layout lists its holes by offset");
+const vx_layout vx_config_key_layout = {
+    sizeof(vx_config_values),
+    5,
+    {VX_LAYOUT_SKIP(vx_config_values, batch_size), VX_LAYOUT_SKIP(vx_config_values, seq_len),
+     VX_LAYOUT_STR(vx_config_values, lora_targets), VX_LAYOUT_STR(vx_config_values, device),
+     VX_LAYOUT_STR(vx_config_values, max_memory)}};
+
 void vx_config_init(struct vramest_config *c)
 {
     memset(c, 0, sizeof *c);

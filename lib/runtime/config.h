@@ -4,10 +4,10 @@
 #define VX_CONFIG_H
 
 #include "common/options.h"
+#include "model/model.h" /* VX_HEAD_* */
+#include "common/values.h"
 
 enum { VX_MODE_LOAD = 0, VX_MODE_TRAIN = 1, VX_MODE_INFER = 2 };
-enum { VX_HEAD_AUTO = 0, VX_HEAD_CAUSAL_LM = 1, VX_HEAD_SEQ2SEQ_LM = 2, VX_HEAD_MASKED_LM = 3,
-       VX_HEAD_SEQ_CLS = 4, VX_HEAD_NONE = 5 };
 enum { VX_OPT_NONE = 0, VX_OPT_SGD = 1, VX_OPT_SGD_MOMENTUM = 2, VX_OPT_ADAM = 3, VX_OPT_ADAMW = 4,
        VX_OPT_ADAMW_8BIT = 5, VX_OPT_PAGED_ADAMW_8BIT = 6, VX_OPT_ADAFACTOR = 7, VX_OPT_LION = 8 };
 enum { VX_OPTIMPL_AUTO = 0, VX_OPTIMPL_FOREACH = 1, VX_OPTIMPL_FUSED = 2, VX_OPTIMPL_SINGLE = 3 };
@@ -64,6 +64,11 @@ struct vramest_config {
     uint64_t set_bits[VX_SET_WORDS];
     vx_config_values v;
 };
+
+/* Its layout for copies and comparisons by meaning (common/values.h), and
+ * the same without batch_size and seq_len (the estimate caches' key). */
+extern const vx_layout vx_config_layout VX_HIDDEN;
+extern const vx_layout vx_config_key_layout VX_HIDDEN;
 
 /* A config with every default, for vramest_estimate(..., NULL). */
 void vx_config_init(struct vramest_config *c) VX_HIDDEN;

@@ -443,6 +443,7 @@ typedef struct vx_wentry {
 } vx_wentry;
 
 struct vx_pcache {
+    vx_memo_obj memo; /* first: the model's memo slot holds this cache (common/memo.h) */
     pthread_mutex_t mu;
     _Atomic uint32_t n, ns, nw;
     vx_pentry *e[VX_PC_ENTRIES];
@@ -450,6 +451,17 @@ struct vx_pcache {
     vx_wentry *we[VX_PC_WSTATS];
     _Atomic uint64_t seen[VX_PC_SEEN]; /* key hashes, buckets of 4; a lost race only delays a compile */
 };
+
+static void pcache_destroy(vx_memo_obj *o)
+{
+    vx_pcache_free((vx_pcache *)(void *)o);
+}
+
+static vx_memo_obj *pcache_make(void)
+{
+    vx_pcache *pc = vx_pcache_new();
+    return pc ? &pc->memo : NULL;
+}
 
 vx_pcache *vx_pcache_new(void)
 {
@@ -459,7 +471,13 @@ vx_pcache *vx_pcache_new(void)
         free(pc);
         return NULL;
     }
+    pc->memo.destroy = pcache_destroy;
     return pc;
+}
+
+vx_pcache *vx_pcache_of(const struct vramest_model *m)
+{
+    return (vx_pcache *)(void *)vx_memo_get(&m->memo, pcache_make);
 }
 
 void vx_pcache_reset(vx_pcache *pc)
@@ -513,7 +531,7 @@ static int wentry_matches(const vx_wentry *e, const vx_ctx *x, int torch_alloc)
 
 void vx_weights_stats_get(const vx_ctx *x, int torch_alloc, vx_weights_stats *out)
 {
-    vx_pcache *pc = x->m->pcache;
+    vx_pcache *pc = vx_pcache_of(x->m);
     if (!pc) {
         vx_weights_stats_compute(x, torch_alloc, out);
         return;

@@ -26,7 +26,8 @@
  * (tests/test_progcache.c checks both over models and sizes, and
  * tests/perf_golden.py that no plan changed).
  *
- * The compiled forms live in a cache owned by the model handle: entries are
+ * The compiled forms live in a cache kept in the model handle's memo slot
+ * (common/memo.h; the model knows nothing of it): entries are
  * appended and never changed once published (an atomic count), so
  * estimates on a shared model read them without a lock; compiling takes the
  * cache's mutex. A full cache (VX_PC_ENTRIES) falls back to the replay. */
@@ -102,6 +103,9 @@ int vx_prog_run(const vx_prog_call *pc, vx_tlog *log, vx_prog *out) VX_HIDDEN;
 typedef struct vx_pcache vx_pcache;
 
 vx_pcache *vx_pcache_new(void) VX_HIDDEN;
+/* The cache of a model: its memo slot's content, made on first use; NULL
+ * when it could not be allocated or the slot is off (then replay). */
+vx_pcache *vx_pcache_of(const struct vramest_model *m) VX_HIDDEN;
 void vx_pcache_free(vx_pcache *pc) VX_HIDDEN;
 /* Forget every entry (the model changed). Not concurrent with estimates. */
 void vx_pcache_reset(vx_pcache *pc) VX_HIDDEN;

@@ -234,7 +234,7 @@ int vx_train_step_prepare(const vx_ctx *x, const vx_shard *sh, const vx_train_kn
     sp->first = sh->first_stage, sp->last = sh->last_stage;
 
     /* Programs. */
-    vx_pcache *pc = x->m->pcache;
+    vx_pcache *pc = vx_pcache_of(x->m);
     if (used) memset(used, 0, sizeof(*used) * VX_SP_N);
     vx_prog_call emb_call = {.kind = VX_PK_EMBED, .c = c, .tm = tm, .stable = stable,
                              .used = used ? &used[VX_SP_EMB] : NULL};
@@ -449,7 +449,8 @@ static int train_rank(vx_ctx *x, const vx_shard *sh)
     const vx_train_knobs *k = ((vx_train_ctx *)x)->k;
     vx_train_model tm_buf;
     const vx_train_model *tm = NULL;
-    int rc = vx_train_static_cached(x->m->pcache, x, sh, k, &tm_buf, &tm);
+    vx_pcache *pc = vx_pcache_of(x->m);
+    int rc = vx_train_static_cached(pc, x, sh, k, &tm_buf, &tm);
     if (rc) return rc;
     /* The config of the programs: the cached one with this step's sizes. */
     vx_act_cfg c;
@@ -480,7 +481,7 @@ static int train_rank(vx_ctx *x, const vx_shard *sh)
         int all = 1;
         for (int q = 0; q < VX_SP_N; q++)
             if (vx_step_has_prog(&sp, q)) all &= used[q] != NULL;
-        if (all) vx_step_compile(x->m->pcache, ss, x, sh, k, tm, &c, &sp, used);
+        if (all) vx_step_compile(pc, ss, x, sh, k, tm, &c, &sp, used);
     }
     train_finish(x, sh, k, tm, &c, &out);
     return VRAMEST_OK;

@@ -1,0 +1,43 @@
+/* A memo slot: a handle keeps, for a floor above it, what that floor worked
+ * out from the handle and may reuse (the estimator's compiled programs of a
+ * model). The handle knows nothing of the content: an object that starts
+ * with a vx_memo_obj header naming its destructor. The slot is filled once,
+ * by whichever thread first asks, and emptied whenever the handle changes.
+ *
+ * Thread-safety: vx_memo_get may run on many threads at once (estimates on
+ * a shared model); vx_memo_init / clear / swap may not run beside it (they
+ * go with mutations of the handle, which the API already forbids during
+ * estimates). */
+#ifndef VX_MEMO_H
+#define VX_MEMO_H
+
+#include <stdatomic.h>
+
+#include "common/internal.h"
+
+typedef struct vx_memo_obj {
+    void (*destroy)(struct vx_memo_obj *self);
+} vx_memo_obj;
+
+typedef struct vx_memo {
+    _Atomic(vx_memo_obj *) obj; /* NULL: empty; &vx_memo_off_: off */
+} vx_memo;
+
+/* The content of a switched-off slot: vx_memo_get answers NULL (its caller
+ * computes afresh), and never fills it. */
+extern const vx_memo_obj vx_memo_off_ VX_HIDDEN;
+#define VX_MEMO_OFF ((vx_memo_obj *)(uintptr_t)&vx_memo_off_)
+
+void vx_memo_init(vx_memo *m) VX_HIDDEN;
+/* Destroy the content; the slot is empty again (an off slot stays off). */
+void vx_memo_clear(vx_memo *m) VX_HIDDEN;
+/* The content, made by `make` when the slot is empty (one thread's object
+ * wins; the others' are destroyed). NULL when the slot is off or `make`
+ * failed: the caller then computes without a memo. The slot is logically
+ * part of the handle's cache, not of its value, so a const handle fills it. */
+vx_memo_obj *vx_memo_get(const vx_memo *m, vx_memo_obj *(*make)(void)) VX_HIDDEN;
+/* Put `o` in the slot (VX_MEMO_OFF switches it off) and return what was
+ * there, undestroyed: tests compare estimates with and without a memo. */
+vx_memo_obj *vx_memo_swap(vx_memo *m, vx_memo_obj *o) VX_HIDDEN;
+
+#endif
