@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "runtime/config.h"
+#include "estimate/estimate.h"
 #include "estimate/infer/infer.h"
 #include "helpers.h"
 #include "precision/policy.h"
@@ -34,8 +35,7 @@ static void load(fx *f, const char *spec)
     f->r = calloc(1, sizeof *f->r);
     cr_assert(f->r);
     f->rc = vx_estimate_into(f->m, f->p, f->c, f->r);
-    f->x = (vx_ctx){.m = f->m, .s = &f->m->shape, .pv = &f->p->v, .cv = &f->c->v, .r = f->r};
-    cr_assert_eq(vx_precision_resolve(&f->p->v, &f->m->shape, (int)f->c->v.mode, &f->x.rp), VRAMEST_OK);
+    cr_assert_eq(vx_ctx_init(&f->x, f->m, &f->p->v, &f->c->v, f->r), VRAMEST_OK);
     cr_assert_eq(vx_shard_resolve(&f->x, -1, &f->sh), VRAMEST_OK, "%s", vramest_last_error_message());
 }
 
@@ -276,7 +276,7 @@ Test(bad_input, bounds_reject_zero_beams_and_zero_batch_and_a_4bit_weight_format
     vramest_precision_free(p);
     fx f;
     ok(&f, "{\"model\":\"llama-2-7b\",\"precision\":\"fp16\",\"workload\":{\"mode\":\"infer\"}}");
-    f.x.rp.kv_dtype = VRAMEST_DTYPE_NF4;
+    f.x.pol.rp.kv_dtype = VRAMEST_DTYPE_NF4;
     vx_kv_layout kl;
     cr_assert_eq(vx_kv_layout_resolve(&f.x, &f.sh, &kl), VRAMEST_E_UNSUPPORTED);
     cr_assert(strstr(vramest_last_error_message(), "kv_cache 'nf4'"), "%s", vramest_last_error_message());

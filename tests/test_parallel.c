@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "runtime/config.h"
-#include "estimate/parallel/parallel.h"
+#include "estimate/params/weights.h"
 #include "precision/policy.h"
 
 typedef struct fixture {
@@ -32,8 +32,7 @@ static void setup(fixture *f, const char *model, const char *prec)
 
 static void ready(fixture *f)
 {
-    f->x = (vx_ctx){.m = f->m, .s = &f->m->shape, .pv = &f->p->v, .cv = &f->c.v, .r = f->r};
-    cr_assert_eq(vx_precision_resolve(&f->p->v, &f->m->shape, (int)f->c.v.mode, &f->x.rp), VRAMEST_OK);
+    cr_assert_eq(vx_ctx_init(&f->x, f->m, &f->p->v, &f->c.v, f->r), VRAMEST_OK);
 }
 
 static void teardown(fixture *f)
@@ -51,7 +50,7 @@ static void layout(fixture *f, int64_t gpus, int64_t tp, int64_t pp, int64_t dp)
 static uint64_t total_elems(fixture *f, const vx_shard *sh, int (*pick)(const vx_tensor *))
 {
     vx_tensor_iter it;
-    vx_tensor_iter_init(&it, &f->x);
+    vx_tensor_iter_init(&it, &f->x.pol);
     uint64_t sum = 0;
     for (const vx_tensor *t; (t = vx_tensor_iter_next(&it));)
         if (!pick || pick(t)) sum += sh ? vx_shard_tensor_elems(sh, &f->x, t) : vx_tensor_elems(t);
@@ -134,10 +133,10 @@ Test(shard, one_gpu_is_identity)
         vx_shard sh;
         cr_assert_eq(vx_shard_resolve(&f.x, -1, &sh), VRAMEST_OK, "%s: %s", models[i], vramest_last_error_message());
         vx_tensor_iter it;
-        vx_tensor_iter_init(&it, &f.x);
+        vx_tensor_iter_init(&it, &f.x.pol);
         for (const vx_tensor *t; (t = vx_tensor_iter_next(&it));) {
             cr_assert_eq(vx_shard_tensor_elems(&sh, &f.x, t), vx_tensor_elems(t), "%s %s", models[i], t->name);
-            cr_assert_eq(vx_shard_tensor_bytes(&sh, &f.x, t), vx_tensor_gpu_bytes(&f.x, t), "%s %s", models[i], t->name);
+            cr_assert_eq(vx_shard_tensor_bytes(&sh, &f.x, t), vx_tensor_gpu_bytes(&f.x.pol, t), "%s %s", models[i], t->name);
         }
         for (int c = 0; c < VX_NCAT; c++) cr_assert_eq(vx_shard_divisor(&sh, c), 1);
         for (int c = 0; c < VX_NCAT; c++) cr_assert_eq(vx_shard_offload_device(&sh, c), VRAMEST_DEV_GPU);
@@ -159,7 +158,7 @@ Test(shard, tp2_halves_attention_and_mlp_not_norms)
     vx_shard sh;
     cr_assert_eq(vx_shard_resolve(&f.x, -1, &sh), VRAMEST_OK);
     vx_tensor_iter it;
-    vx_tensor_iter_init(&it, &f.x);
+    vx_tensor_iter_init(&it, &f.x.pol);
     int seen_norm = 0, seen_mat = 0;
     for (const vx_tensor *t; (t = vx_tensor_iter_next(&it));) {
         uint64_t full = vx_tensor_elems(t), part = vx_shard_tensor_elems(&sh, &f.x, t);
@@ -186,7 +185,7 @@ Test(shard, row_parallel_bias_is_whole_column_parallel_bias_splits)
     vx_shard sh;
     cr_assert_eq(vx_shard_resolve(&f.x, -1, &sh), VRAMEST_OK);
     vx_tensor_iter it;
-    vx_tensor_iter_init(&it, &f.x);
+    vx_tensor_iter_init(&it, &f.x.pol);
     for (const vx_tensor *t; (t = vx_tensor_iter_next(&it));) {
         if (t->kind != VX_TK_BIAS) continue;
         uint64_t full = vx_tensor_elems(t), part = vx_shard_tensor_elems(&sh, &f.x, t);
@@ -437,7 +436,7 @@ Test(buffers, ddp_buckets_and_zero_reduce_buckets)
     cr_assert_eq(vx_shard_resolve(&f.x, -1, &sh), VRAMEST_OK);
     vx_par_buffers b;
     vx_parallel_buffers(&f.x, &sh, 1000000, &b);
-    unsigned gb = vx_dtype_size(f.x.rp.grad_dtype);
+    unsigned gb = vx_dtype_size(f.x.pol.rp.grad_dtype);
     cr_assert(gb == 2 || gb == 4);
     cr_assert_eq(b.grads_persistent, vx_round_up(1000000ull * gb, 512), "DDP buckets: one copy of the gradients");
     cr_assert_eq(b.grads_bwd, 0);
@@ -640,7 +639,7 @@ Test(pipeline, stages_hold_their_layers_and_the_ends_hold_embeddings_and_head)
         cr_assert_eq(vx_shard_resolve(&f.x, k, &sh), VRAMEST_OK);
         sum += total_elems(&f, &sh, NULL);
         vx_tensor_iter it;
-        vx_tensor_iter_init(&it, &f.x);
+        vx_tensor_iter_init(&it, &f.x.pol);
         for (const vx_tensor *t; (t = vx_tensor_iter_next(&it));) {
             uint64_t e = vx_shard_tensor_elems(&sh, &f.x, t);
             if (t->role == VX_ROLE_EMBED) cr_assert_eq(e != 0, k == 0);
@@ -679,7 +678,7 @@ Test(pipeline, balanced_split_matches_nanotron)
     vx_shard last;
     cr_assert_eq(vx_shard_resolve(&f.x, 3, &last), VRAMEST_OK);
     vx_tensor_iter it;
-    vx_tensor_iter_init(&it, &f.x);
+    vx_tensor_iter_init(&it, &f.x.pol);
     for (const vx_tensor *t; (t = vx_tensor_iter_next(&it));)
         if (t->role == VX_ROLE_EMBED) cr_assert_eq(vx_shard_tensor_elems(&last, &f.x, t), vx_tensor_elems(t));
     teardown(&f);
@@ -693,7 +692,7 @@ static int fake_one(vx_ctx *x, const vx_shard *sh)
     calls++;
     uint64_t w = 0;
     vx_tensor_iter it;
-    vx_tensor_iter_init(&it, x);
+    vx_tensor_iter_init(&it, &x->pol);
     for (const vx_tensor *t; (t = vx_tensor_iter_next(&it));) w += vx_shard_tensor_bytes(sh, x, t);
     vx_result_add(x->r, VRAMEST_DEV_GPU, VRAMEST_CAT_WEIGHTS, w, w, w, VRAMEST_PROV_EXACT_ARCH);
     uint64_t act = (uint64_t)sh->inflight_layer_mb * 500 * VX_MIB;
@@ -843,7 +842,7 @@ Test(placement, max_memory_spills_layers_to_the_cpu)
     cr_assert_eq(vx_shard_resolve(&f.x, 1, &s1), VRAMEST_OK);
     uint64_t g0 = 0, g1 = 0;
     vx_tensor_iter it;
-    vx_tensor_iter_init(&it, &f.x);
+    vx_tensor_iter_init(&it, &f.x.pol);
     for (const vx_tensor *t; (t = vx_tensor_iter_next(&it));)
         g0 += vx_shard_tensor_bytes(&s0, &f.x, t), g1 += vx_shard_tensor_bytes(&s1, &f.x, t);
     /* placed bytes add up (the final norm rides with the head; per-layer

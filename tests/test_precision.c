@@ -234,7 +234,7 @@ typedef struct fixture {
     vramest_model *m;
     vramest_precision *p;
     struct vramest_config c;
-    vx_ctx x;
+    vx_policy x;
 } fixture;
 
 /* A llama-2-7b-shaped model, the given precision preset and extra settings. */
@@ -250,7 +250,8 @@ static int setup(fixture *f, const char *preset, const char *model)
 
 static int resolve(fixture *f)
 {
-    f->x = (vx_ctx){.m = f->m, .s = &f->m->shape, .pv = &f->p->v, .cv = &f->c.v};
+    f->x = (vx_policy){.m = f->m, .s = &f->m->shape, .pv = &f->p->v, .head = f->c.v.head,
+                       .num_labels = f->c.v.num_labels};
     return vx_precision_resolve(&f->p->v, &f->m->shape, VX_MODE_LOAD, &f->x.rp);
 }
 

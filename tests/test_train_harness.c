@@ -136,8 +136,8 @@ static int estimate(json_object *rec, run *out)
     struct vramest_result *r = calloc(1, sizeof *r);
     cr_assert(r);
     r->magic = VX_MAGIC_RESULT;
-    vx_ctx x = {.m = m, .s = &m->shape, .pv = &p->v, .cv = &c->v, .r = r};
-    cr_assert_eq(vx_precision_resolve(&p->v, &m->shape, (int)c->v.mode, &x.rp), VRAMEST_OK);
+    vx_ctx x;
+    cr_assert_eq(vx_ctx_init(&x, m, &p->v, &c->v, r), VRAMEST_OK);
     rc = vx_estimate_train_ex(&x, &k);
     cr_assert_eq(rc, VRAMEST_OK, "estimate failed: %s", vramest_last_error_message());
     vx_result_finish(r);

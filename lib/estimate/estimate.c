@@ -5,10 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/config.h"
-#include "common/values.h"
 #include "estimate/estimate.h"
-#include "precision/policy.h"
+#include "estimate/infer/infer.h"
+#include "estimate/train/train.h"
 
 static int refuse_unmodelled(const struct vramest_precision *p, const struct vramest_config *c)
 {
@@ -66,8 +65,8 @@ int vx_estimate_into(const struct vramest_model *model, const struct vramest_pre
     r->has_file_inv = model->has_file_inv;
     r->device_bytes = device_bytes(&cfg->v);
 
-    vx_ctx x = {.m = model, .s = &model->shape, .pv = &prec->v, .cv = &cfg->v, .r = r};
-    if ((rc = vx_precision_resolve(&prec->v, &model->shape, (int)cfg->v.mode, &x.rp))) return rc;
+    vx_ctx x;
+    if ((rc = vx_ctx_init(&x, model, &prec->v, &cfg->v, r))) return rc;
 
     uint64_t active = 0;
     uint64_t total = vx_params_for_head(model, (int)cfg->v.head, cfg->v.num_labels, &active);
@@ -86,8 +85,10 @@ int vx_estimate_into(const struct vramest_model *model, const struct vramest_pre
     if (rc) return rc;
     /* Every mode: what the policy could not do as asked, and the policy as
      * resolved for this model (the plan echoes concrete dtypes, not "auto"). */
-    vx_precision_notes(&x, r);
-    vx_precision_echo(&x, &r->prec);
+    char notes[VX_POLICY_NOTES][VX_POLICY_NOTE_LEN];
+    int nn = vx_precision_notes(&x.pol, notes);
+    for (int i = 0; i < nn; i++) vx_result_warn(r, "%s", notes[i]);
+    vx_precision_echo(&x.pol, &r->prec);
     vx_runtime_terms(&x);
     vx_result_finish(r);
     return VRAMEST_OK;

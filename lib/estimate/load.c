@@ -6,8 +6,8 @@
  * (segment slack and the block a quantizing load leaves cached), the load
  * peak and the peak phase. The dispatcher (estimate.c) sets the parameter
  * counts and checkpoint bytes; runtime.c adds the CUDA context. */
-#include "estimate/parallel/parallel.h"
-#include "precision/policy.h"
+#include "estimate/cache/progcache.h"
+#include "estimate/estimate.h"
 
 /* Libraries that quantize while loading hold one 16-bit matrix on the GPU
  * at a time: bitsandbytes Int8Params/Params4bit move the fp16/bf16 weight
@@ -40,7 +40,9 @@ static int load_rank(vx_ctx *x, const vx_shard *sh)
     int torch = x->cv->framework != VX_FW_LLAMA_CPP;
     uint64_t alloc, exact, slack, largest_q;
     if (torch) {
-        vx_rank_weights(x, sh, &alloc, &exact, &slack, &largest_q);
+        vx_weights_stats ws;
+        vx_weights_stats_get(x, 1, &ws);
+        vx_rank_weights(x, sh, &ws, &alloc, &exact, &slack, &largest_q);
     } else {
         vx_weights_stats w;
         vx_weights_stats_get(x, 0, &w);
@@ -50,11 +52,11 @@ static int load_rank(vx_ctx *x, const vx_shard *sh)
         return vx_fail(VRAMEST_E_OVERFLOW, "load: the weights of this model under this policy exceed 2^64 bytes");
     if (!exact && sh->world <= 1) return vx_fail(VRAMEST_E_INCOMPLETE_MODEL, "load: the model has no tensors");
 
-    int prov = x->m->has_file_inv ? VRAMEST_PROV_EXACT_FILE : VRAMEST_PROV_EXACT_ARCH;
+    int prov = x->pol.m->has_file_inv ? VRAMEST_PROV_EXACT_FILE : VRAMEST_PROV_EXACT_ARCH;
     vx_result_add(r, VRAMEST_DEV_GPU, VRAMEST_CAT_WEIGHTS, alloc, exact, alloc, prov);
 
     uint64_t transient = 0, transient_high = 0;
-    if (torch && quantizes_on_load(x->rp.quant_method) && largest_q) {
+    if (torch && quantizes_on_load(x->pol.rp.quant_method) && largest_q) {
         uint64_t e = largest_q;
         transient = vx_alloc_round(vx_sat_mul(e, 2));
         /* bitsandbytes < 0.43 double_quant() also made the transposed int8

@@ -500,3 +500,29 @@ int vx_inventory_build(const vx_arch *a, const vx_shape *s, vx_tensor **inv, siz
     build_head(&b, s, s->default_head, s->num_labels);
     return b.rc;
 }
+
+void vx_class_iter_init(vx_tensor_iter *it, const struct vramest_model *m, int64_t head_asked, int64_t num_labels)
+{
+    const vx_shape *s = &m->shape;
+    memset(it, 0, sizeof *it);
+    it->inv = m->inv;
+    it->n = m->n_inv;
+    int head = vx_head_resolve(s, (int)head_asked);
+    int64_t nl = num_labels;
+    it->swap_head = head != s->default_head || (head == VX_HEAD_SEQ_CLS && nl > 0 && nl != s->num_labels);
+    if (it->swap_head) {
+        size_t n = 0;
+        if (vx_head_tensors(s, head, nl, it->heads, VX_HEAD_MAX_TENSORS, &n) != VRAMEST_OK) n = 0;
+        it->n_heads = n;
+    }
+}
+
+const vx_tensor *vx_tensor_iter_next(vx_tensor_iter *it)
+{
+    while (it->i < it->n) {
+        const vx_tensor *t = &it->inv[it->i++];
+        if (it->swap_head && VX_ROLE_IS_HEAD(t->role)) continue;
+        return t;
+    }
+    return it->j < it->n_heads ? &it->heads[it->j++] : NULL;
+}

@@ -180,11 +180,19 @@ int vx_head_resolve(const vx_shape *s, int head) VX_HIDDEN;
  * cap >= VX_HEAD_MAX_TENSORS always suffices). A tied lm_head has no tensor. */
 int vx_head_tensors(const vx_shape *s, int head, int64_t num_labels, vx_tensor *out, size_t cap,
                     size_t *n) VX_HIDDEN;
-/* Parameter count of the class with `head` (model.num_parameters()), and the
- * per-token active count (MoE) in *active (may be NULL). 0 when the model
- * does not validate. */
-uint64_t vx_params_for_head(const struct vramest_model *m, int head, int64_t num_labels,
-                            uint64_t *active) VX_HIDDEN;
+/* Iterate the weights of the class with `head` (VX_HEAD_*; AUTO = the
+ * default) and `num_labels` (<= 0: the model's): the body tensors of the
+ * inventory, then the head's. No allocation: the head tensors live in the
+ * iterator. */
+typedef struct vx_tensor_iter {
+    const vx_tensor *inv;
+    size_t n, i, j, n_heads;
+    int swap_head;
+    vx_tensor heads[VX_HEAD_MAX_TENSORS];
+} vx_tensor_iter;
+void vx_class_iter_init(vx_tensor_iter *it, const struct vramest_model *m, int64_t head, int64_t num_labels) VX_HIDDEN;
+const vx_tensor *vx_tensor_iter_next(vx_tensor_iter *it) VX_HIDDEN;
+
 
 /* Families table for the model_type option. */
 extern const vx_enum_name vx_family_enum[] VX_HIDDEN;

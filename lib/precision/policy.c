@@ -10,29 +10,9 @@
 #include <string.h>
 
 #include "common/values.h"
-#include "estimate/parallel/parallel.h"
+#include "precision/gguf_mix.h"
 #include "precision/policy.h"
 
-/* ggml types and llama_ftype values used by the GGUF mixes (dtype.c has
- * the whole table; these are the ones the quantizer's rules name). */
-enum {
-    T_F32 = 0, T_F16 = 1, T_Q4_0 = 2, T_Q4_1 = 3, T_Q5_0 = 6, T_Q5_1 = 7, T_Q8_0 = 8, T_Q2_K = 10,
-    T_Q3_K = 11, T_Q4_K = 12, T_Q5_K = 13, T_Q6_K = 14, T_IQ2_XXS = 16, T_IQ2_XS = 17, T_IQ3_XXS = 18,
-    T_IQ1_S = 19, T_IQ4_NL = 20, T_IQ3_S = 21, T_IQ2_S = 22, T_IQ4_XS = 23, T_IQ1_M = 29, T_BF16 = 30,
-    T_TQ1_0 = 34, T_TQ2_0 = 35, T_MXFP4 = 39, T_NVFP4 = 40, T_Q1_0 = 41, T_Q2_0 = 42
-};
-enum {
-    FT_ALL_F32 = 0, FT_F16 = 1, FT_Q4_0 = 2, FT_Q4_1 = 3, FT_Q8_0 = 7, FT_Q5_0 = 8, FT_Q5_1 = 9, FT_Q2_K = 10,
-    FT_Q3_K_S = 11, FT_Q3_K_M = 12, FT_Q3_K_L = 13, FT_Q4_K_S = 14, FT_Q4_K_M = 15, FT_Q5_K_S = 16,
-    FT_Q5_K_M = 17, FT_Q6_K = 18, FT_IQ2_XXS = 19, FT_IQ2_XS = 20, FT_Q2_K_S = 21, FT_IQ3_XS = 22,
-    FT_IQ3_XXS = 23, FT_IQ1_S = 24, FT_IQ4_NL = 25, FT_IQ3_S = 26, FT_IQ3_M = 27, FT_IQ2_S = 28,
-    FT_IQ2_M = 29, FT_IQ4_XS = 30, FT_IQ1_M = 31, FT_BF16 = 32, FT_TQ1_0 = 36, FT_TQ2_0 = 37,
-    FT_MXFP4_MOE = 38, FT_NVFP4 = 39, FT_Q1_0 = 40
-};
-#define GG(t) (100 + (t))
-#define FT(f) (300 + (f))
-#define IS_GGUF_TYPE(d) ((d) >= 100 && (d) < 300)
-#define IS_GGUF_MIX(d) ((d) >= 300 && (d) < 400)
 
 static bool is_float(int d)
 {
@@ -44,9 +24,9 @@ static bool is_float(int d)
 static bool is_castable(int d)
 {
     if (is_float(d) || d == VRAMEST_DTYPE_FP8_E4M3 || d == VRAMEST_DTYPE_FP8_E5M2) return true;
-    if (d == GG(T_F32) || d == GG(T_F16) || d == GG(T_BF16) || d == GG(28)) return true;
+    if (d == VX_GGML_F32 || d == VX_GGML_F16 || d == VX_GGML_BF16 || d == VX_GGML_F64) return true;
     const vx_dtype_info *i = vx_dtype(d);
-    return IS_GGUF_TYPE(d) && i && i->block_elems > 1;
+    return VX_IS_GGUF_TYPE(d) && i && i->block_elems > 1;
 }
 
 static int stored_float(const vx_shape *s)
@@ -59,7 +39,7 @@ static int stored_float(const vx_shape *s)
 
 static int method_of(int w)
 {
-    if (IS_GGUF_TYPE(w) || IS_GGUF_MIX(w)) return VX_QM_GGUF;
+    if (VX_IS_GGUF_TYPE(w) || VX_IS_GGUF_MIX(w)) return VX_QM_GGUF;
     switch (w) {
     case VRAMEST_DTYPE_INT8:
     case VRAMEST_DTYPE_NF4:
@@ -119,7 +99,7 @@ static int check_combo(int method, int w)
         break;
     case VX_QM_FP8: ok = w == VRAMEST_DTYPE_FP8_E4M3 || w == VRAMEST_DTYPE_FP8_E5M2; break;
     case VX_QM_GGUF:
-        ok = w == VRAMEST_DTYPE_AUTO || IS_GGUF_TYPE(w) || IS_GGUF_MIX(w) || w == VRAMEST_DTYPE_FP32 ||
+        ok = w == VRAMEST_DTYPE_AUTO || VX_IS_GGUF_TYPE(w) || VX_IS_GGUF_MIX(w) || w == VRAMEST_DTYPE_FP32 ||
              w == VRAMEST_DTYPE_FP16 || w == VRAMEST_DTYPE_BF16;
         break;
     default: ok = false;
@@ -140,7 +120,7 @@ int vx_precision_resolve(const vx_precision_values *pv, const vx_shape *s, int m
     if (rc) return rc;
     const vx_dtype_info *wi = vx_dtype(w);
     if (!wi) return vx_fail(VRAMEST_E_RANGE, "precision: weights = %d is not a dtype", w);
-    if (wi->is_policy && w != VRAMEST_DTYPE_AUTO && !IS_GGUF_MIX(w))
+    if (wi->is_policy && w != VRAMEST_DTYPE_AUTO && !VX_IS_GGUF_MIX(w))
         return vx_fail(VRAMEST_E_RANGE, "precision: weights = '%s' is not a storage dtype", wi->name);
     int sf = stored_float(s);
     int sixteen = s->torch_dtype == VRAMEST_DTYPE_BF16 || s->torch_dtype == VRAMEST_DTYPE_FP16
@@ -232,24 +212,24 @@ int vx_precision_resolve(const vx_precision_values *pv, const vx_shape *s, int m
     return VRAMEST_OK;
 }
 
-int vx_policy_weight_dtype(const vx_ctx *x)
+int vx_policy_weight_dtype(const vx_policy *pol)
 {
-    return weights_for(x->pv, x->rp.quant_method);
+    return weights_for(pol->pv, pol->rp.quant_method);
 }
 
-void vx_precision_echo(const vx_ctx *x, vx_precision_values *out)
+void vx_precision_echo(const vx_policy *pol, vx_precision_values *out)
 {
-    vx_values_copy(out, x->pv, &vx_precision_layout);
-    out->weights = vx_policy_weight_dtype(x);
-    out->compute = x->rp.compute_dtype;
-    out->amp = x->rp.amp;
-    out->master_weights = x->rp.master_dtype;
-    out->gradients = x->rp.grad_dtype;
-    out->optimizer_states = x->rp.state_dtype;
-    out->kv_cache = x->rp.kv_dtype;
-    out->quant_group_size = x->rp.group_size;
-    out->double_quant = x->rp.double_quant;
-    out->quant_method = x->rp.quant_method;
+    vx_values_copy(out, pol->pv, &vx_precision_layout);
+    out->weights = vx_policy_weight_dtype(pol);
+    out->compute = pol->rp.compute_dtype;
+    out->amp = pol->rp.amp;
+    out->master_weights = pol->rp.master_dtype;
+    out->gradients = pol->rp.grad_dtype;
+    out->optimizer_states = pol->rp.state_dtype;
+    out->kv_cache = pol->rp.kv_dtype;
+    out->quant_group_size = pol->rp.group_size;
+    out->double_quant = pol->rp.double_quant;
+    out->quant_method = pol->rp.quant_method;
 }
 
 /* ---- skip_modules ---- */
@@ -303,9 +283,9 @@ static bool entry_matches(const vx_tensor *t, const char *entry)
 }
 
 /* Is `t` in the skip list? "auto" = the method's default list. */
-static bool skipped(const vx_ctx *x, const vx_tensor *t)
+static bool skipped(const vx_policy *pol, const vx_tensor *t)
 {
-    const char *list = x->pv->skip_modules;
+    const char *list = pol->pv->skip_modules;
     if (!vx_strcasecmp(list, "auto") || !list[0])
         /* bitsandbytes' get_keys_to_not_convert keeps the output embedding
          * (and, without one, the last module: a classifier); GPTQ, AWQ,
@@ -326,9 +306,9 @@ static bool skipped(const vx_ctx *x, const vx_tensor *t)
 }
 
 /* Would the method replace this group with a quantized module? */
-static bool method_quantizes(const vx_ctx *x, const vx_tensor *t)
+bool vx_method_quantizes(const vx_policy *pol, const vx_tensor *t)
 {
-    int m = x->rp.quant_method;
+    int m = pol->rp.quant_method;
     if (m == VX_QM_NONE || m == VX_QM_GGUF) return false;
     if (t->kind != VX_TK_MATRIX || t->rows <= 0 || t->cols <= 1) return false;
     /* GPTQ, AWQ and fp8 checkpoints quantize the linears inside the
@@ -336,404 +316,7 @@ static bool method_quantizes(const vx_ctx *x, const vx_tensor *t)
     if ((m == VX_QM_GPTQ || m == VX_QM_AWQ || m == VX_QM_FP8) &&
         (t->part == VX_PART_GLOBAL || t->role == VX_ROLE_ROUTER))
         return false;
-    return !skipped(x, t);
-}
-
-/* ---- GGUF mixes (llama.cpp src/llama-quant.cpp, llama_tensor_get_type) ---- */
-
-enum { C_TOKEN_EMBD, C_ATTN_Q, C_ATTN_V, C_ATTN_K, C_ATTN_QKV, C_ATTN_KV_B, C_ATTN_OUT, C_FFN_UP, C_FFN_GATE,
-       C_FFN_DOWN, C_OUTPUT, C_OTHER };
-
-static int category_of(int role)
-{
-    switch (role) {
-    case VX_ROLE_EMBED: return C_TOKEN_EMBD;
-    case VX_ROLE_LM_HEAD: return C_OUTPUT;
-    case VX_ROLE_ATTN_Q:
-    case VX_ROLE_CROSS_Q: return C_ATTN_Q;
-    case VX_ROLE_ATTN_K:
-    case VX_ROLE_CROSS_K: return C_ATTN_K;
-    case VX_ROLE_ATTN_V:
-    case VX_ROLE_CROSS_V: return C_ATTN_V;
-    case VX_ROLE_ATTN_QKV: return C_ATTN_QKV;
-    case VX_ROLE_ATTN_KV_B: return C_ATTN_KV_B;
-    case VX_ROLE_ATTN_O: return C_ATTN_OUT;
-    case VX_ROLE_MLP_UP:
-    case VX_ROLE_MLP_GATE_UP:
-    case VX_ROLE_EXPERT_UP:
-    case VX_ROLE_SHARED_UP: return C_FFN_UP;
-    case VX_ROLE_MLP_GATE:
-    case VX_ROLE_EXPERT_GATE:
-    case VX_ROLE_SHARED_GATE: return C_FFN_GATE;
-    case VX_ROLE_MLP_DOWN:
-    case VX_ROLE_EXPERT_DOWN:
-    case VX_ROLE_SHARED_DOWN: return C_FFN_DOWN;
-    default: return C_OTHER;
-    }
-}
-
-/* The llama_ftype a weights value names: a mix itself, or a tensor type
- * read as the file type of the same name (a "Q4_0 GGUF" keeps output.weight
- * in Q6_K and norms in F32); -1 = pure (every quantizable tensor that type). */
-static int ftype_of(int w)
-{
-    if (IS_GGUF_MIX(w)) return w - 300;
-    switch (w) {
-    case VRAMEST_DTYPE_FP32:
-    case GG(T_F32): return FT_ALL_F32;
-    case VRAMEST_DTYPE_FP16:
-    case GG(T_F16): return FT_F16;
-    case VRAMEST_DTYPE_BF16:
-    case GG(T_BF16): return FT_BF16;
-    case GG(T_Q4_0): return FT_Q4_0;
-    case GG(T_Q4_1): return FT_Q4_1;
-    case GG(T_Q8_0): return FT_Q8_0;
-    case GG(T_Q5_0): return FT_Q5_0;
-    case GG(T_Q5_1): return FT_Q5_1;
-    case GG(T_Q2_K): return FT_Q2_K;
-    case GG(T_Q3_K): return FT_Q3_K_M; /* llama-quantize: "Q3_K" is an alias of Q3_K_M */
-    case GG(T_Q4_K): return FT_Q4_K_M;
-    case GG(T_Q5_K): return FT_Q5_K_M;
-    case GG(T_Q6_K): return FT_Q6_K;
-    case GG(T_IQ2_XXS): return FT_IQ2_XXS;
-    case GG(T_IQ2_XS): return FT_IQ2_XS;
-    case GG(T_IQ3_XXS): return FT_IQ3_XXS;
-    case GG(T_IQ1_S): return FT_IQ1_S;
-    case GG(T_IQ4_NL): return FT_IQ4_NL;
-    case GG(T_IQ3_S): return FT_IQ3_S;
-    case GG(T_IQ2_S): return FT_IQ2_S;
-    case GG(T_IQ4_XS): return FT_IQ4_XS;
-    case GG(T_IQ1_M): return FT_IQ1_M;
-    case GG(T_TQ1_0): return FT_TQ1_0;
-    case GG(T_TQ2_0): return FT_TQ2_0;
-    case GG(T_NVFP4): return FT_NVFP4;
-    case GG(T_Q1_0): return FT_Q1_0;
-    default: return -1;
-    }
-}
-
-/* llama_ftype_get_default_type. */
-static int ftype_default(int ft)
-{
-    switch (ft) {
-    case FT_ALL_F32: return T_F32;
-    case FT_F16: return T_F16;
-    case FT_BF16: return T_BF16;
-    case FT_Q4_0: return T_Q4_0;
-    case FT_Q4_1: return T_Q4_1;
-    case FT_Q5_0: return T_Q5_0;
-    case FT_Q5_1: return T_Q5_1;
-    case FT_Q8_0: return T_Q8_0;
-    case FT_MXFP4_MOE: return T_MXFP4;
-    case FT_NVFP4: return T_NVFP4;
-    case FT_Q1_0: return T_Q1_0;
-    case FT_Q2_K_S:
-    case FT_Q2_K: return T_Q2_K;
-    case FT_IQ3_XS: return T_IQ3_S;
-    case FT_Q3_K_S:
-    case FT_Q3_K_M:
-    case FT_Q3_K_L: return T_Q3_K;
-    case FT_Q4_K_S:
-    case FT_Q4_K_M: return T_Q4_K;
-    case FT_Q5_K_S:
-    case FT_Q5_K_M: return T_Q5_K;
-    case FT_Q6_K: return T_Q6_K;
-    case FT_TQ1_0: return T_TQ1_0;
-    case FT_TQ2_0: return T_TQ2_0;
-    case FT_IQ2_XXS: return T_IQ2_XXS;
-    case FT_IQ2_XS: return T_IQ2_XS;
-    case FT_IQ2_S: return T_IQ2_XS;
-    case FT_IQ2_M: return T_IQ2_S;
-    case FT_IQ3_XXS: return T_IQ3_XXS;
-    case FT_IQ1_S: return T_IQ1_S;
-    case FT_IQ1_M: return T_IQ1_M;
-    case FT_IQ4_NL: return T_IQ4_NL;
-    case FT_IQ4_XS: return T_IQ4_XS;
-    case FT_IQ3_S:
-    case FT_IQ3_M: return T_IQ3_S;
-    default: return -1;
-    }
-}
-
-static int64_t blck(int t)
-{
-    const vx_dtype_info *d = vx_dtype(GG(t));
-    return d && d->block_elems ? d->block_elems : 1;
-}
-
-static bool use_more_bits(int64_t i, int64_t n)
-{
-    return i < n / 8 || i >= 7 * n / 8 || (i - n / 8) % 3 == 2;
-}
-
-typedef struct mix {
-    int ft, deflt;
-    int64_t n_gqa, n_expert;
-    bool falcon, is70b, tied;
-} mix;
-
-static bool ft_in(int ft, const int *l, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (l[i] == ft) return true;
-    return false;
-}
-#define FT_IN(ft, ...) ft_in(ft, (const int[]){__VA_ARGS__}, sizeof((const int[]){__VA_ARGS__}) / sizeof(int))
-
-/* llama_tensor_get_type_impl, read at ggml-org/llama.cpp@007dbbf3, without an
- * importance matrix (the rules that need one are the quantizer's refusal or
- * a no-op). `i` is the tensor's index among its kind (layer), `n` their count. */
-static int mix_type(const mix *c, int cat, int64_t i, int64_t n, int64_t nx, bool is3d)
-{
-    const int ft = c->ft;
-    int t = c->deflt;
-    bool attn_v = cat == C_ATTN_V || cat == C_ATTN_QKV || cat == C_ATTN_KV_B;
-    if (cat == C_OUTPUT || (c->tied && cat == C_TOKEN_EMBD)) {
-        if (ft == FT_MXFP4_MOE || c->falcon || nx % blck(t))
-            t = T_Q8_0;
-        else if (FT_IN(ft, FT_IQ2_XXS, FT_IQ2_XS, FT_IQ3_XXS, FT_IQ1_S, FT_IQ2_S, FT_IQ2_M, FT_IQ1_M))
-            t = T_Q5_K;
-        else if (t != T_Q8_0)
-            t = T_Q6_K;
-    } else if (ft == FT_MXFP4_MOE) {
-        t = is3d ? T_MXFP4 : T_Q8_0;
-    } else if (cat == C_TOKEN_EMBD) {
-        if (FT_IN(ft, FT_IQ2_XXS, FT_IQ2_XS, FT_IQ1_S, FT_IQ1_M))
-            t = T_Q2_K;
-        else if (FT_IN(ft, FT_IQ2_S, FT_IQ2_M, FT_IQ3_XXS))
-            t = T_IQ3_S;
-        else if (FT_IN(ft, FT_TQ1_0, FT_TQ2_0))
-            t = T_Q4_K;
-    } else if (FT_IN(ft, FT_IQ2_XXS, FT_IQ2_XS, FT_IQ1_S, FT_IQ2_S, FT_IQ2_M, FT_IQ1_M)) {
-        bool s_m = ft == FT_IQ2_S || ft == FT_IQ2_M;
-        if (attn_v)
-            t = (c->n_gqa >= 4 || c->n_expert >= 4) ? T_Q4_K : s_m ? T_IQ3_S : T_Q2_K;
-        else if (c->n_expert == 8 && cat == C_ATTN_K)
-            t = T_Q4_K;
-        else if (cat == C_FFN_DOWN) {
-            if (i < n / 8) t = s_m ? T_IQ3_S : T_Q2_K;
-        } else if (cat == C_ATTN_OUT) {
-            if (c->n_expert == 8)
-                t = T_Q5_K;
-            else if (ft == FT_IQ1_S || ft == FT_IQ1_M)
-                t = T_IQ2_XXS;
-            else if (s_m)
-                t = T_IQ3_S;
-        }
-    } else if (attn_v) {
-        if (ft == FT_Q2_K)
-            t = c->n_gqa >= 4 ? T_Q4_K : T_Q3_K;
-        else if (ft == FT_Q2_K_S && c->n_gqa >= 4)
-            t = T_Q4_K;
-        else if (ft == FT_IQ3_XXS)
-            t = c->n_gqa >= 4 ? T_Q4_K : T_IQ3_S;
-        else if ((ft == FT_IQ3_XS || ft == FT_IQ3_S) && c->n_gqa >= 4)
-            t = T_Q4_K;
-        else if (ft == FT_IQ3_M)
-            t = T_Q4_K;
-        else if (ft == FT_Q3_K_M)
-            t = i < 2 ? T_Q5_K : T_Q4_K;
-        else if (ft == FT_Q3_K_L)
-            t = T_Q5_K;
-        else if ((ft == FT_IQ4_NL || ft == FT_IQ4_XS) && c->n_gqa >= 4)
-            t = T_Q5_K;
-        else if ((ft == FT_Q4_K_M || ft == FT_Q5_K_M) && use_more_bits(i, n))
-            t = T_Q6_K;
-        else if (ft == FT_Q4_K_S && i < 4)
-            t = T_Q5_K;
-        if (c->is70b && (t == T_Q3_K || t == T_Q4_K)) t = T_Q5_K;
-        if (c->n_expert == 8) t = T_Q8_0;
-    } else if (cat == C_ATTN_K) {
-        if (c->n_expert == 8)
-            t = T_Q8_0;
-        else if (ft == FT_IQ3_XS)
-            t = T_IQ3_XXS;
-        else if (ft == FT_IQ3_XXS)
-            t = T_IQ2_S;
-    } else if (cat == C_ATTN_Q) {
-        if (ft == FT_IQ3_XS)
-            t = T_IQ3_XXS;
-        else if (ft == FT_IQ3_XXS)
-            t = T_IQ2_S;
-    } else if (cat == C_FFN_DOWN) {
-        if (ft == FT_Q2_K)
-            t = T_Q3_K;
-        else if (ft == FT_Q2_K_S) {
-            if (i < n / 8) t = T_Q4_K;
-        } else if (ft == FT_IQ3_XXS)
-            t = i < n / 8 ? T_Q4_K : T_Q3_K;
-        else if (ft == FT_Q3_K_M)
-            t = i < n / 16 ? T_Q5_K : (!c->falcon || use_more_bits(i, n)) ? T_Q4_K : T_Q3_K;
-        else if (ft == FT_IQ3_M && (i < n / 8 || (c->n_expert == 8 && use_more_bits(i, n))))
-            t = T_Q4_K;
-        else if (ft == FT_Q3_K_L)
-            t = c->falcon ? T_Q4_K : T_Q5_K;
-        else if (ft == FT_Q4_K_M) {
-            if (c->falcon)
-                t = i < n / 16 ? T_Q6_K : use_more_bits(i, n) ? T_Q5_K : T_Q4_K;
-            else if (use_more_bits(i, n))
-                t = T_Q6_K;
-        } else if (i < n / 8 && (ft == FT_IQ4_NL || ft == FT_IQ4_XS))
-            t = T_Q5_K;
-        else if (ft == FT_Q5_K_M && use_more_bits(i, n))
-            t = T_Q6_K;
-        else if (ft == FT_Q4_K_S && !c->falcon && i < n / 8)
-            t = T_Q5_K;
-    } else if (cat == C_ATTN_OUT) {
-        if (!c->falcon) {
-            if (c->n_expert == 8) {
-                if (FT_IN(ft, FT_Q2_K, FT_IQ3_XS, FT_IQ3_XXS, FT_Q3_K_S, FT_Q3_K_M, FT_IQ4_NL, FT_Q4_K_S, FT_Q4_K_M,
-                          FT_IQ3_S, FT_IQ3_M, FT_IQ4_XS))
-                    t = T_Q5_K;
-            } else if (ft == FT_Q2_K)
-                t = T_Q3_K;
-            else if (ft == FT_IQ3_XXS)
-                t = T_IQ3_S;
-            else if (ft == FT_Q3_K_M || ft == FT_IQ3_M)
-                t = T_Q4_K;
-            else if (ft == FT_Q3_K_L)
-                t = T_Q5_K;
-        } else if (ft == FT_Q3_K_L)
-            t = T_Q4_K;
-    } else if (cat == C_FFN_GATE || cat == C_FFN_UP) {
-        if (ft == FT_IQ3_XS && i >= n / 8 && i < 7 * n / 8) t = T_IQ3_XXS;
-    }
-    return t;
-}
-
-/* tensor_type_fallback: a row that is not whole blocks of the chosen type. */
-static int gguf_fallback(int t, int64_t nx, bool *fell)
-{
-    if (nx % blck(t) == 0) return t;
-    *fell = true;
-    int r;
-    switch (t) {
-    case T_IQ1_S:
-    case T_IQ1_M:
-    case T_IQ2_XXS:
-    case T_IQ2_XS:
-    case T_IQ2_S:
-    case T_IQ3_XXS:
-    case T_IQ3_S:
-    case T_IQ4_XS: r = T_IQ4_NL; break;
-    case T_Q2_0:
-    case T_Q2_K:
-    case T_Q3_K:
-    case T_TQ1_0:
-    case T_TQ2_0: r = T_Q4_0; break;
-    case T_Q4_K: r = T_Q5_0; break;
-    case T_Q5_K: r = T_Q5_1; break;
-    case T_Q6_K: r = T_Q8_0; break;
-    /* llama.cpp has no fallback for the rest and refuses; f16 is what the
-     * "unusual shape" path ends in. */
-    default: r = T_F16;
-    }
-    return nx % blck(r) ? T_F16 : r;
-}
-
-static bool model_has_lm_head(const vx_ctx *x)
-{
-    vx_tensor_iter it;
-    vx_tensor_iter_init(&it, x);
-    for (const vx_tensor *t; (t = vx_tensor_iter_next(&it));)
-        if (t->role == VX_ROLE_LM_HEAD) return true;
-    return false;
-}
-
-/* Non-quantized 2D tensors of a quantized GGUF keep the converter's type:
- * convert_hf_to_gguf writes 1D tensors, norms, routers (ffn_gate_inp),
- * position and token-type embeddings in F32 and the rest in F16 (BF16 for
- * a bf16 model converted to bf16). */
-static bool gguf_always_f32(const vx_tensor *t)
-{
-    return t->kind == VX_TK_NORM || t->kind == VX_TK_BIAS || t->cols <= 1 || t->rows <= 1 ||
-           t->role == VX_ROLE_ROUTER || t->role == VX_ROLE_POS_EMBED || t->role == VX_ROLE_TYPE_EMBED ||
-           t->role == VX_ROLE_EMBED_NORM || t->role == VX_ROLE_NORM || t->role == VX_ROLE_FINAL_NORM;
-}
-
-static int gguf_mix_ftype(const vx_ctx *x, int w)
-{
-    if (w == VRAMEST_DTYPE_AUTO) {
-        /* quant_method gguf without a dtype and without a file: the converter's default. */
-        int sd = (int)x->s->torch_dtype;
-        return sd == VRAMEST_DTYPE_BF16 ? FT_BF16 : sd == VRAMEST_DTYPE_FP32 ? FT_ALL_F32 : FT_F16;
-    }
-    return ftype_of(w);
-}
-
-/* Per-layer GGUF types of one group, accumulated as pieces. Returns the
- * number of pieces; *fell is set when a fallback happened. */
-static size_t gguf_pieces(const vx_ctx *x, const vx_tensor *t, int w, uint64_t copies_per_layer, uint64_t layers,
-                          vx_piece *out, bool *fell)
-{
-    const vx_shape *s = x->s;
-    int ft = gguf_mix_ftype(x, w);
-    int base = (ft == FT_BF16 || (ft == -1 && s->torch_dtype == VRAMEST_DTYPE_BF16)) ? T_BF16 : T_F16;
-    if (ft == FT_ALL_F32) base = T_F32;
-    int types[4] = {0};
-    uint64_t counts[4] = {0};
-    size_t nt = 0;
-    int emb = (int)x->pv->embeddings;
-    bool fixed = true;
-    int type = T_F32;
-    if (gguf_always_f32(t))
-        type = T_F32;
-    else if (t->role == VX_ROLE_REL_BIAS)
-        type = base;
-    else if (t->role == VX_ROLE_EMBED && emb != VRAMEST_DTYPE_AUTO)
-        type = -emb; /* a library dtype, sized below */
-    else if (ft == FT_ALL_F32 || ft == FT_F16 || ft == FT_BF16)
-        type = ft == FT_ALL_F32 ? T_F32 : ft == FT_F16 ? T_F16 : T_BF16;
-    else if (ft < 0)
-        type = gguf_fallback(w - 100, t->cols, fell);
-    else
-        fixed = false;
-
-    if (fixed) {
-        types[0] = type;
-        counts[0] = vx_sat_mul(layers, copies_per_layer);
-        nt = 1;
-    } else {
-        mix c = {.ft = ft, .deflt = ftype_default(ft)};
-        c.n_gqa = s->kv_heads > 0 ? s->heads / s->kv_heads : 1;
-        c.n_expert = s->experts;
-        c.falcon = s->family == VX_FAM_FALCON;
-        c.is70b = s->layers == 80 && s->kv_heads > 0 && s->kv_heads < s->heads;
-        int cat = category_of(t->role);
-        /* llama.cpp treats token_embd as the output when there is no output.weight. */
-        c.tied = cat == C_TOKEN_EMBD && !model_has_lm_head(x);
-        bool is3d = t->expert && t->n_per_layer > 1;
-        int64_t n = t->n_layers > 0 ? t->n_layers : 1;
-        /* The quantizer counts ffn tensors per model layer (MoE: the layer in
-         * the name): routed and shared experts sit in the last layers when
-         * the first ones are dense (DeepSeek first_k_dense_replace). */
-        int64_t offset = 0, n_all = n;
-        if (cat == C_FFN_DOWN || cat == C_FFN_GATE || cat == C_FFN_UP) {
-            n_all = s->layers > n ? s->layers : n;
-            if (t->expert || (t->role >= VX_ROLE_SHARED_GATE && t->role <= VX_ROLE_SHARED_DOWN)) offset = n_all - n;
-        }
-        for (int64_t i = 0; i < n; i++) {
-            int ty = mix_type(&c, cat, i + offset, n_all, t->cols, is3d);
-            ty = gguf_fallback(ty, t->cols, fell);
-            size_t k = 0;
-            while (k < nt && types[k] != ty) k++;
-            if (k == nt) {
-                if (nt == VX_ARRAY_LEN(types)) k = nt - 1; /* cannot happen: at most 3 types per rule */
-                else types[nt++] = ty;
-            }
-            counts[k] = vx_sat_add(counts[k], copies_per_layer);
-        }
-    }
-    for (size_t k = 0; k < nt; k++) {
-        int d = types[k] < 0 ? -types[k] : GG(types[k]);
-        uint64_t row;
-        if (types[k] < 0)
-            row = vx_dtype_bytes(d, (uint64_t)t->cols);
-        else
-            row = vx_sat_mul(vx_ceil_div((uint64_t)t->cols, (uint64_t)blck(types[k])), vx_dtype(d)->block_bytes);
-        out[k] = (vx_piece){vx_sat_mul(row, (uint64_t)t->rows), counts[k], d};
-    }
-    return nt;
+    return !skipped(pol, t);
 }
 
 /* ---- pieces of a tensor group ---- */
@@ -745,23 +328,23 @@ static uint64_t copies_of(const vx_tensor *t)
 }
 
 /* The float dtype an unquantized group is held in. */
-static int float_dtype(const vx_ctx *x, const vx_tensor *t)
+static int float_dtype(const vx_policy *pol, const vx_tensor *t)
 {
     int fd = t->dtype;
     /* Integer and bool tensors (masks, position ids) are never cast. */
     if (fd != VRAMEST_DTYPE_AUTO && !is_castable(fd)) return fd;
-    int m = x->rp.quant_method;
+    int m = pol->rp.quant_method;
     /* Embeddings at another float dtype are an nn.Embedding cast; a
-     * quantized embedding only exists in GGUF (gguf_pieces), so anything
+     * quantized embedding only exists in GGUF (vx_gguf_pieces), so anything
      * else falls back to the parameter dtype (and vx_precision_notes says so). */
-    if (t->role == VX_ROLE_EMBED && is_float((int)x->pv->embeddings)) return (int)x->pv->embeddings;
+    if (t->role == VX_ROLE_EMBED && is_float((int)pol->pv->embeddings)) return (int)pol->pv->embeddings;
     if (m == VX_QM_NONE) {
-        int w = vx_policy_weight_dtype(x);
+        int w = vx_policy_weight_dtype(pol);
         if (w != VRAMEST_DTYPE_AUTO) return w;
         if (fd != VRAMEST_DTYPE_AUTO) return fd;
-        return stored_float(x->s);
+        return stored_float(pol->s);
     }
-    return x->rp.param_dtype;
+    return pol->rp.param_dtype;
 }
 
 static size_t push(vx_piece *out, size_t n, uint64_t bytes, uint64_t count, int dtype)
@@ -770,10 +353,10 @@ static size_t push(vx_piece *out, size_t n, uint64_t bytes, uint64_t count, int 
     return n;
 }
 
-static size_t quantized_pieces(const vx_ctx *x, const vx_tensor *t, uint64_t copies, vx_piece *out)
+static size_t quantized_pieces(const vx_policy *pol, const vx_tensor *t, uint64_t copies, vx_piece *out)
 {
-    const vx_resolved_precision *rp = &x->rp;
-    int w = vx_policy_weight_dtype(x);
+    const vx_resolved_precision *rp = &pol->rp;
+    int w = vx_policy_weight_dtype(pol);
     uint64_t N = (uint64_t)t->rows, K = (uint64_t)t->cols, E = vx_sat_mul(N, K);
     int64_t g = rp->group_size;
     uint64_t groups = g > 0 ? vx_ceil_div(K, (uint64_t)g) : 1; /* scale rows along in_features */
@@ -860,21 +443,21 @@ static size_t quantized_pieces(const vx_ctx *x, const vx_tensor *t, uint64_t cop
     return n;
 }
 
-static size_t pieces(const vx_ctx *x, const vx_tensor *t, vx_piece *out, bool *fell)
+static size_t pieces(const vx_policy *pol, const vx_tensor *t, vx_piece *out, bool *fell)
 {
     uint64_t copies = copies_of(t);
     if (t->rows <= 0 || t->cols < 0 || !copies) return 0;
     uint64_t cols = t->cols > 0 ? (uint64_t)t->cols : 1;
     uint64_t elems = vx_sat_mul((uint64_t)t->rows, cols);
-    int m = x->rp.quant_method;
-    int w = vx_policy_weight_dtype(x);
+    int m = pol->rp.quant_method;
+    int w = vx_policy_weight_dtype(pol);
     int fd = t->dtype;
 
     /* A tensor already stored quantized or as an integer (a GGUF block, a
      * GPTQ qweight, an fp8 checkpoint's weight) is held as stored unless the
      * policy names a different storage for it. */
-    bool stored_quant = fd != VRAMEST_DTYPE_AUTO && !is_float(fd) && fd != GG(T_F32) && fd != GG(T_F16) &&
-                        fd != GG(T_BF16);
+    bool stored_quant = fd != VRAMEST_DTYPE_AUTO && !is_float(fd) && fd != VX_GGML_F32 && fd != VX_GGML_F16 &&
+                        fd != VX_GGML_BF16;
     if (stored_quant && (w == VRAMEST_DTYPE_AUTO || fd == w || !is_castable(fd))) {
         uint64_t per = vx_dtype_bytes(fd, elems);
         if (t->file_bytes && t->file_bytes / copies * copies == t->file_bytes) per = t->file_bytes / copies;
@@ -885,36 +468,31 @@ static size_t pieces(const vx_ctx *x, const vx_tensor *t, vx_piece *out, bool *f
             return push(out, 0, vx_dtype_bytes(fd, elems), copies, fd);
         uint64_t layers = t->n_layers > 0 ? (uint64_t)t->n_layers : 1;
         uint64_t per_layer = t->n_per_layer > 0 ? (uint64_t)t->n_per_layer : 1;
-        return gguf_pieces(x, t, w, per_layer, layers, out, fell);
+        return vx_gguf_pieces(pol, t, w, per_layer, layers, out, fell);
     }
-    if (method_quantizes(x, t)) return quantized_pieces(x, t, copies, out);
-    int d = float_dtype(x, t);
+    if (vx_method_quantizes(pol, t)) return quantized_pieces(pol, t, copies, out);
+    int d = float_dtype(pol, t);
     uint64_t bytes = vx_dtype_bytes(d, elems);
     return push(out, 0, bytes, copies, d);
 }
 
-size_t vx_tensor_pieces(const vx_ctx *x, const vx_tensor *t, vx_piece out[VX_MAX_PIECES])
+size_t vx_tensor_pieces(const vx_policy *pol, const vx_tensor *t, vx_piece out[VX_MAX_PIECES])
 {
     bool fell = false;
-    return pieces(x, t, out, &fell);
+    return pieces(pol, t, out, &fell);
 }
 
-int vx_tensor_quantized(const vx_ctx *x, const vx_tensor *t)
+size_t vx_tensor_pieces_ex(const vx_policy *pol, const vx_tensor *t, vx_piece out[VX_MAX_PIECES], bool *fell)
 {
-    vx_piece p[VX_MAX_PIECES];
-    size_t n = vx_tensor_pieces(x, t, p);
-    for (size_t i = 0; i < n; i++)
-        if (!is_float(p[i].dtype) && p[i].dtype != GG(T_F32) && p[i].dtype != GG(T_F16) && p[i].dtype != GG(T_BF16))
-            return t->kind == VX_TK_MATRIX || t->kind == VX_TK_EMBED;
-    return 0;
+    return pieces(pol, t, out, fell);
 }
 
-int vx_tensor_storage_dtype(const vx_ctx *x, const vx_tensor *t)
+int vx_tensor_storage_dtype(const vx_policy *pol, const vx_tensor *t)
 {
     vx_piece p[VX_MAX_PIECES];
-    size_t n = vx_tensor_pieces(x, t, p);
-    if (!n) return float_dtype(x, t);
-    if (x->rp.quant_method != VX_QM_GGUF && method_quantizes(x, t)) return vx_policy_weight_dtype(x);
+    size_t n = vx_tensor_pieces(pol, t, p);
+    if (!n) return float_dtype(pol, t);
+    if (pol->rp.quant_method != VX_QM_GGUF && vx_method_quantizes(pol, t)) return vx_policy_weight_dtype(pol);
     /* GGUF mixes: the type most layers get. */
     size_t best = 0;
     for (size_t i = 1; i < n; i++)
@@ -922,161 +500,39 @@ int vx_tensor_storage_dtype(const vx_ctx *x, const vx_tensor *t)
     return p[best].dtype;
 }
 
-uint64_t vx_tensor_gpu_bytes(const vx_ctx *x, const vx_tensor *t)
+uint64_t vx_tensor_gpu_bytes(const vx_policy *pol, const vx_tensor *t)
 {
     vx_piece p[VX_MAX_PIECES];
-    size_t n = vx_tensor_pieces(x, t, p);
+    size_t n = vx_tensor_pieces(pol, t, p);
     uint64_t sum = 0;
     for (size_t i = 0; i < n; i++) sum = vx_sat_add(sum, vx_sat_mul(p[i].bytes, p[i].count));
     return sum;
 }
 
-/* ---- the inventory of the class the workload asks for ---- */
-
-void vx_tensor_iter_init(vx_tensor_iter *it, const vx_ctx *x)
-{
-    memset(it, 0, sizeof *it);
-    it->inv = x->m->inv;
-    it->n = x->m->n_inv;
-    int head = vx_head_resolve(x->s, (int)x->cv->head);
-    int64_t nl = x->cv->num_labels;
-    it->swap_head = head != x->s->default_head || (head == VX_HEAD_SEQ_CLS && nl > 0 && nl != x->s->num_labels);
-    if (it->swap_head) {
-        size_t n = 0;
-        if (vx_head_tensors(x->s, head, nl, it->heads, VX_HEAD_MAX_TENSORS, &n) != VRAMEST_OK) n = 0;
-        it->n_heads = n;
-    }
-}
-
-const vx_tensor *vx_tensor_iter_next(vx_tensor_iter *it)
-{
-    while (it->i < it->n) {
-        const vx_tensor *t = &it->inv[it->i++];
-        if (it->swap_head && VX_ROLE_IS_HEAD(t->role)) continue;
-        return t;
-    }
-    return it->j < it->n_heads ? &it->heads[it->j++] : NULL;
-}
-
-uint64_t vx_weights_bytes(const vx_ctx *x)
-{
-    vx_tensor_iter it;
-    vx_tensor_iter_init(&it, x);
-    uint64_t sum = 0;
-    for (const vx_tensor *t; (t = vx_tensor_iter_next(&it));) sum = vx_sat_add(sum, vx_tensor_gpu_bytes(x, t));
-    return sum;
-}
-
-/* ---- allocations ---- */
-
-/* What torch.cuda.memory_allocated counts for one fresh request, and the
- * segment it opens (research note §1.2): 512-B rounding; a large request in
- * its own 2 MiB-rounded segment is handed out whole when the remainder is
- * at most 1 MiB (the large pool does not split it). */
-static uint64_t alloc_counted(uint64_t b)
-{
-    uint64_t r = vx_alloc_round(b);
-    if (r >= 10 * VX_MIB) {
-        uint64_t seg = vx_alloc_segment(r);
-        if (seg - r <= VX_MIB) return seg;
-    }
-    return r;
-}
-
-void vx_weights_stats_compute(const vx_ctx *x, int torch_alloc, vx_weights_stats *o)
-{
-    memset(o, 0, sizeof *o);
-    /* Small (<= 1 MiB) and medium (1-10 MiB) requests share 2 / 20 MiB
-     * segments: count how full they get, in units of 1/1024 segment. */
-    uint64_t small_units = 0, mid_units = 0, large = 0;
-    vx_tensor_iter it;
-    vx_tensor_iter_init(&it, x);
-    for (const vx_tensor *t; (t = vx_tensor_iter_next(&it));) {
-        vx_piece p[VX_MAX_PIECES];
-        bool fell = false;
-        size_t n = pieces(x, t, p, &fell);
-        bool q = x->rp.quant_method != VX_QM_GGUF && method_quantizes(x, t);
-        if (q && x->rp.quant_method != VX_QM_GPTQ && x->rp.quant_method != VX_QM_AWQ &&
-            x->rp.quant_method != VX_QM_FP8) {
-            uint64_t e = vx_sat_mul((uint64_t)t->rows, (uint64_t)t->cols);
-            if (e > o->largest_quantized_elems) o->largest_quantized_elems = e;
-        }
-        for (size_t i = 0; i < n; i++) {
-            uint64_t tot = vx_sat_mul(p[i].bytes, p[i].count);
-            o->exact = vx_sat_add(o->exact, tot);
-            o->n_tensors = vx_sat_add(o->n_tensors, p[i].count);
-            if (!q && x->rp.quant_method != VX_QM_NONE && x->rp.quant_method != VX_QM_GGUF)
-                o->unquantized = vx_sat_add(o->unquantized, tot);
-            if (!torch_alloc) continue;
-            uint64_t r = vx_alloc_round(p[i].bytes);
-            o->allocated = vx_sat_add(o->allocated, vx_sat_mul(alloc_counted(p[i].bytes), p[i].count));
-            if (r <= VX_MIB) {
-                uint64_t per_seg = (2 * VX_MIB) / r;
-                small_units = vx_sat_add(small_units, vx_ceil_div(vx_sat_mul(p[i].count, 1024), per_seg));
-            } else if (r < 10 * VX_MIB) {
-                uint64_t per_seg = (20 * VX_MIB) / r;
-                mid_units = vx_sat_add(mid_units, vx_ceil_div(vx_sat_mul(p[i].count, 1024), per_seg));
-            } else {
-                large = vx_sat_add(large, vx_sat_mul(vx_alloc_segment(r), p[i].count));
-            }
-        }
-    }
-    if (!torch_alloc) {
-        o->allocated = o->reserved = o->exact;
-        return;
-    }
-    o->reserved = vx_sat_add(vx_sat_add(vx_sat_mul(vx_ceil_div(small_units, 1024), 2 * VX_MIB),
-                                        vx_sat_mul(vx_ceil_div(mid_units, 1024), 20 * VX_MIB)),
-                             large);
-    if (o->reserved < o->allocated) o->reserved = o->allocated;
-}
-
-/* Weights on this rank as the caching allocator counts them, and the slack
- * of the segments they open. */
-void vx_rank_weights(const vx_ctx *x, const vx_shard *sh, uint64_t *alloc, uint64_t *exact, uint64_t *slack,
-                     uint64_t *largest_q)
-{
-    vx_weights_stats w;
-    vx_weights_stats_get(x, 1, &w);
-    *largest_q = w.largest_quantized_elems;
-    if (sh->tp == 1 && sh->pp == 1 && sh->ep == 1 && !sh->placement) {
-        *alloc = w.allocated, *exact = w.exact, *slack = w.reserved - w.allocated;
-        return;
-    }
-    /* Sharded or placed: the groups this rank keeps. */
-    uint64_t sum = 0;
-    vx_tensor_iter it;
-    vx_tensor_iter_init(&it, x);
-    for (const vx_tensor *t; (t = vx_tensor_iter_next(&it));) sum = vx_sat_add(sum, vx_shard_tensor_bytes(sh, x, t));
-    *exact = sum;
-    *alloc = sum;
-    *slack = w.allocated > w.exact && w.exact
-                 ? (uint64_t)((double)(w.allocated - w.exact) * ((double)sum / (double)w.exact))
-                 : 0;
-}
-
 /* ---- notes ---- */
 
-void vx_precision_notes(const vx_ctx *x, struct vramest_result *r)
+int vx_precision_notes(const vx_policy *pol, char notes[VX_POLICY_NOTES][VX_POLICY_NOTE_LEN])
 {
-    int m = x->rp.quant_method;
-    int w = vx_policy_weight_dtype(x);
-    int emb = (int)x->pv->embeddings;
+    int nn = 0;
+    int m = pol->rp.quant_method;
+    int w = vx_policy_weight_dtype(pol);
+    int emb = (int)pol->pv->embeddings;
     if (emb != VRAMEST_DTYPE_AUTO && !is_float(emb) && m != VX_QM_GGUF)
-        vx_result_warn(r, "embeddings = %s: only GGUF stores quantized token embeddings; kept at %s", dname(emb),
-                       dname(x->rp.param_dtype));
-    if (m == VX_QM_NONE) return;
+        snprintf(notes[nn++], VX_POLICY_NOTE_LEN,
+                 "embeddings = %s: only GGUF stores quantized token embeddings; kept at %s", dname(emb),
+                 dname(pol->rp.param_dtype));
+    if (m == VX_QM_NONE) return nn;
     uint64_t kept = 0, kept_n = 0, fell_n = 0, pad_n = 0, fell_cols = 0, pad_cols = 0;
     vx_tensor_iter it;
-    vx_tensor_iter_init(&it, x);
+    vx_tensor_iter_init(&it, pol);
     for (const vx_tensor *t; (t = vx_tensor_iter_next(&it));) {
         vx_piece p[VX_MAX_PIECES];
         bool fell = false;
-        size_t n = pieces(x, t, p, &fell);
+        size_t n = pieces(pol, t, p, &fell);
         if (fell) fell_n++, fell_cols = (uint64_t)t->cols;
         if (m == VX_QM_GGUF) continue;
-        if (method_quantizes(x, t)) {
-            int64_t g = x->rp.group_size;
+        if (vx_method_quantizes(pol, t)) {
+            int64_t g = pol->rp.group_size;
             bool rowwise = m == VX_QM_GPTQ || m == VX_QM_AWQ || (m == VX_QM_TORCHAO && w == VRAMEST_DTYPE_INT4);
             if (rowwise && g > 0 && t->cols % g) pad_n++, pad_cols = (uint64_t)t->cols;
             continue;
@@ -1087,19 +543,20 @@ void vx_precision_notes(const vx_ctx *x, struct vramest_result *r)
         }
     }
     if (kept_n)
-        vx_result_warn(r,
-                       "%s %s does not quantize embeddings, norms, biases or skipped modules: %llu matrix/embedding "
-                       "groups kept at %s (%.1f MiB)",
-                       method_name(m), dname(w), (unsigned long long)kept_n, dname(x->rp.param_dtype),
-                       (double)kept / (double)VX_MIB);
+        snprintf(notes[nn++], VX_POLICY_NOTE_LEN,
+                 "%s %s does not quantize embeddings, norms, biases or skipped modules: %llu matrix/embedding "
+                 "groups kept at %s (%.1f MiB)",
+                 method_name(m), dname(w), (unsigned long long)kept_n, dname(pol->rp.param_dtype),
+                 (double)kept / (double)VX_MIB);
     if (pad_n)
-        vx_result_warn(r,
-                       "quant_group_size %lld does not divide in_features %llu of %llu matrix groups: scales padded "
-                       "to ceil(in/group) groups",
-                       (long long)x->rp.group_size, (unsigned long long)pad_cols, (unsigned long long)pad_n);
+        snprintf(notes[nn++], VX_POLICY_NOTE_LEN,
+                 "quant_group_size %lld does not divide in_features %llu of %llu matrix groups: scales padded "
+                 "to ceil(in/group) groups",
+                 (long long)pol->rp.group_size, (unsigned long long)pad_cols, (unsigned long long)pad_n);
     if (fell_n)
-        vx_result_warn(r,
-                       "GGUF %s: %llu tensor groups with rows of %llu elements are not whole blocks of the chosen "
-                       "type and fall back as llama.cpp's tensor_type_fallback does",
-                       dname(w), (unsigned long long)fell_n, (unsigned long long)fell_cols);
+        snprintf(notes[nn++], VX_POLICY_NOTE_LEN,
+                 "GGUF %s: %llu tensor groups with rows of %llu elements are not whole blocks of the chosen "
+                 "type and fall back as llama.cpp's tensor_type_fallback does",
+                 dname(w), (unsigned long long)fell_n, (unsigned long long)fell_cols);
+    return nn;
 }

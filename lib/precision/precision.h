@@ -4,6 +4,7 @@
 #define VX_PRECISION_H
 
 #include "common/dtype.h"
+#include "model/model.h"
 #include "common/options.h"
 #include "common/values.h"
 
@@ -27,5 +28,51 @@ struct vramest_precision {
 void vx_precision_init(struct vramest_precision *p) VX_HIDDEN;
 /* Its layout for copies and comparisons by meaning (common/values.h). */
 extern const vx_layout vx_precision_layout VX_HIDDEN;
+
+/* The precision policy with every "auto" resolved for this model. */
+typedef struct vx_resolved_precision {
+    int param_dtype;   /* dtype of trainable/float parameters as held on the GPU */
+    int compute_dtype; /* activation dtype */
+    int amp;           /* autocast over the stored weights */
+    int master_dtype;  /* VRAMEST_DTYPE_NONE or FP32 */
+    int grad_dtype;
+    int state_dtype;
+    int kv_dtype;
+    int quant_method;  /* VX_QM_* resolved */
+    int64_t group_size;
+    int double_quant;
+} vx_resolved_precision;
+
+/* Resolve the precision policy for a model (auto -> concrete dtypes). */
+int vx_precision_resolve(const vx_precision_values *pv, const vx_shape *s, int mode,
+                         vx_resolved_precision *out) VX_HIDDEN;
+
+/* What every policy question reads: the model, the precision values and
+ * their resolution, and the class the workload wraps the body in (its head
+ * tensors are weights too). */
+typedef struct vx_policy {
+    const struct vramest_model *m;
+    const vx_shape *s; /* &m->shape */
+    const vx_precision_values *pv;
+    vx_resolved_precision rp;
+    int64_t head;       /* the workload's `head` (VX_HEAD_*; AUTO = the model's) */
+    int64_t num_labels; /* the workload's `num_labels` (0 = the model's) */
+} vx_policy;
+
+/* The weights of the class the workload asks for (model/model.h). */
+static inline void vx_tensor_iter_init(vx_tensor_iter *it, const vx_policy *pol)
+{
+    vx_class_iter_init(it, pol->m, pol->head, pol->num_labels);
+}
+
+/* One homogeneous part of a tensor group as allocated: `count` tensors of
+ * `bytes` each, stored as `dtype` (a packed int4 qweight is dtype INT32, its
+ * scales FP16, ...). A quantized nn.Linear is several pieces. */
+typedef struct vx_piece {
+    uint64_t bytes;
+    uint64_t count;
+    int dtype;
+} vx_piece;
+#define VX_MAX_PIECES 8
 
 #endif

@@ -1,6 +1,5 @@
 /* Stable names of categories, devices, values, phases and provenances: the
  * JSON plan, the CLI and the Python binding all use these. Append-only. */
-#include "result/result.h"
 #include "result/names.h"
 
 const char *const vx_category_names[VX_NCAT] = {

@@ -4,6 +4,10 @@
 
 #include "common/internal.h"
 
+/* How many of each the public enums have (vramest.h). */
+#define VX_NDEV 3
+#define VX_NCAT 11
+#define VX_NVAL 16
 #define VX_NPHASE 6
 #define VX_NPROV 5
 

@@ -6,10 +6,8 @@
 #include "runtime/config.h"
 #include "model/model.h"
 #include "precision/precision.h"
+#include "result/names.h"
 
-#define VX_NDEV 3
-#define VX_NCAT 11
-#define VX_NVAL 16
 #define VX_MAX_WARN 8
 #define VX_WARN_LEN 200
 #define VX_MAX_TIMELINE 64

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "runtime/config.h"
-#include "estimate/estimate.h"
+#include "runtime/gpus.h"
 
 #define H VRAMEST_HANDLE_CONFIG
 

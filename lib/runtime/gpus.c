@@ -4,7 +4,7 @@
  * sets the cuBLAS workspace size (32 MiB on sm90, 8.125 MiB elsewhere). */
 #include <stddef.h>
 
-#include "estimate/estimate.h"
+#include "runtime/gpus.h"
 
 #define MIB(x) ((uint64_t)(x) * VX_MIB)
 

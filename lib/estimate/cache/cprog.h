@@ -4,7 +4,7 @@
 #define VX_CPROG_H
 
 #include "estimate/cache/poly.h"
-#include "estimate/train/train.h"
+#include "estimate/graph/program.h"
 
 #define VX_PC_SLOTS 128 /* distinct byte polynomials of one program */
 

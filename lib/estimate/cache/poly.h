@@ -10,7 +10,7 @@
 #ifndef VX_POLY_H
 #define VX_POLY_H
 
-#include "estimate/estimate.h"
+#include "common/internal.h"
 
 /* Kernels round s up (flash attention's 128-row tiles, mem-efficient's 32):
  * on one residue class of s modulo this, every size is a polynomial. */

@@ -5,28 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/config.h"
-#include "common/values.h"
 #include "estimate/cache/cprog.h"
 #include "estimate/cache/progcache.h"
-#include "estimate/train/step.h"
 #include "estimate/cache/stepcache.h"
-#include "precision/policy.h"
+#include "estimate/params/weights.h"
 
 #define VX_PC_CANDS 64     /* surviving peak candidates of one kind */
 #define VX_PC_TERMS 16384  /* (category, slot, count) terms of one program */
 #define VX_PC_ENTRIES 64   /* compiled programs per model handle */
-
-/* ---- running a program ---- */
-
-int vx_prog_run(const vx_prog_call *pc, vx_tlog *log, vx_prog *out)
-{
-    switch (pc->kind) {
-    case VX_PK_EMBED: return vx_act_embed(pc->c, pc->tm, log, out);
-    case VX_PK_HEAD: return vx_act_head(pc->c, pc->tm, pc->upcast, pc->shift, pc->held, log, out);
-    default: return vx_act_layer(pc->c, pc->part, pc->cross, log, out);
-    }
-}
 
 /* ---- probes ---- */
 
@@ -526,12 +512,12 @@ void vx_pcache_stats(vx_pcache *pc, unsigned *entries, unsigned *compiled)
 static int wentry_matches(const vx_wentry *e, const vx_ctx *x, int torch_alloc)
 {
     return e->torch_alloc == torch_alloc && e->head == x->cv->head && e->num_labels == x->cv->num_labels &&
-           !memcmp(&e->rp, &x->rp, sizeof e->rp) && vx_values_equal(&e->pv, x->pv, &vx_precision_layout);
+           !memcmp(&e->rp, &x->pol.rp, sizeof e->rp) && vx_values_equal(&e->pv, x->pol.pv, &vx_precision_layout);
 }
 
 void vx_weights_stats_get(const vx_ctx *x, int torch_alloc, vx_weights_stats *out)
 {
-    vx_pcache *pc = vx_pcache_of(x->m);
+    vx_pcache *pc = vx_pcache_of(x->pol.m);
     if (!pc) {
         vx_weights_stats_compute(x, torch_alloc, out);
         return;
@@ -546,8 +532,8 @@ void vx_weights_stats_get(const vx_ctx *x, int torch_alloc, vx_weights_stats *ou
     if (n >= VX_PC_WSTATS) return;
     vx_wentry *e = calloc(1, sizeof *e);
     if (!e) return;
-    e->pv = *x->pv;
-    e->rp = x->rp;
+    e->pv = *x->pol.pv;
+    e->rp = x->pol.rp;
     e->head = x->cv->head;
     e->num_labels = x->cv->num_labels;
     e->torch_alloc = torch_alloc;
@@ -571,16 +557,6 @@ void vx_pcache_step_stats(vx_pcache *pc, unsigned *slots, unsigned *compiled)
     if (!pc) return;
     uint32_t n = atomic_load_explicit(&pc->ns, memory_order_acquire);
     for (uint32_t i = 0; i < n; i++) vx_stepslots_stats(&pc->se[i]->steps, slots, compiled);
-}
-
-void vx_pcache_lock(vx_pcache *pc)
-{
-    pthread_mutex_lock(&pc->mu);
-}
-
-void vx_pcache_unlock(vx_pcache *pc)
-{
-    pthread_mutex_unlock(&pc->mu);
 }
 
 const vx_act_cfg *vx_pcache_cfg(const vx_train_model *tm)
@@ -718,13 +694,23 @@ int vx_prog_eval(vx_pcache *cache, const vx_prog_call *pc, vx_prog *out)
     return vx_prog_run(pc, NULL, out);
 }
 
+static int cache_eval(void *arg, const vx_prog_call *pc, vx_prog *out)
+{
+    return vx_prog_eval(arg, pc, out);
+}
+
+void vx_pcache_source(vx_pcache *cache, vx_prog_source *out)
+{
+    *out = cache ? (vx_prog_source){cache_eval, cache} : vx_prog_replay;
+}
+
 /* The entry's key against the call's values: the config without its
  * batch_size and seq_len, strings as strings (values.h). */
 static int skey_matches(const vx_skey *k, const vx_ctx *x, const vx_shard *sh, const vx_train_knobs *kn)
 {
-    return !memcmp(&k->sh, sh, sizeof *sh) && !memcmp(&k->rp, &x->rp, sizeof k->rp) &&
+    return !memcmp(&k->sh, sh, sizeof *sh) && !memcmp(&k->rp, &x->pol.rp, sizeof k->rp) &&
            !memcmp(&k->k, kn, sizeof *kn) && vx_values_equal(&k->cv, x->cv, &vx_config_key_layout) &&
-           vx_values_equal(&k->pv, x->pv, &vx_precision_layout);
+           vx_values_equal(&k->pv, x->pol.pv, &vx_precision_layout);
 }
 
 static const vx_sentry *slookup(vx_pcache *pc, uint32_t n, const vx_ctx *x, const vx_shard *sh,
@@ -756,11 +742,12 @@ int vx_train_static_cached(vx_pcache *cache, vx_ctx *x, const vx_shard *sh, cons
         if (ne) {
             ne->key.cv = *x->cv;
             ne->key.cv.batch_size = ne->key.cv.seq_len = 0;
-            ne->key.pv = *x->pv;
-            ne->key.rp = x->rp;
+            ne->key.pv = *x->pol.pv;
+            ne->key.rp = x->pol.rp;
             ne->key.sh = *sh;
             ne->key.k = *k;
             memcpy(&ne->tm, tm, sizeof *tm);
+            ne->steps.mu = &cache->mu;
             vx_train_cfg(x, sh, k, &ne->tm, &ne->cfg);
             cache->se[n2] = ne;
             atomic_store_explicit(&cache->ns, n2 + 1, memory_order_release);

@@ -34,70 +34,8 @@
 #ifndef VX_PROGCACHE_H
 #define VX_PROGCACHE_H
 
-#include "estimate/train/train.h"
-
-/* ---- the tape's log (written only while compiling) ---- */
-enum {
-    VX_EV_ADD = 0,   /* live[cat] += round(raw) */
-    VX_EV_SUB,       /* live[cat] -= round(raw) */
-    VX_EV_ADDNS,     /* live_ns[cat] += round(raw) */
-    VX_EV_SUBNS,     /* live_ns[cat] -= round(raw) (saturating on the tape) */
-    VX_EV_WKEEP,     /* wkept[cat] += round(raw) */
-    VX_EV_BUMPF,     /* forward peak check */
-    VX_EV_BUMPB,     /* backward peak check */
-    VX_EV_BEGINB,    /* backward starts: peaks restart from the live bytes */
-    VX_EV_SNAPF,     /* the program's forward peaks are read */
-    VX_EV_VALX,      /* x_bytes = round(raw) */
-    VX_EV_VALY,      /* y_bytes = round(raw), in category `cat` */
-    VX_EV_SNAPSAVED, /* saved / saved_cat are read */
-    VX_EV_HELDFLAG,  /* held_out = raw (a flag, not rounded) */
-    VX_EV_HELD,      /* held_out = round(raw) (the head's kept logits) */
-    VX_EV_END        /* backward done: bwd peaks and kept gradients are read */
-};
-
-typedef struct vx_tev {
-    uint8_t op, cat;
-    uint64_t raw;
-} vx_tev;
-
-#define VX_TLOG_CAP 6144
-typedef struct vx_tlog {
-    uint32_t n;
-    uint8_t overflow;
-    vx_tev ev[VX_TLOG_CAP];
-} vx_tlog;
-
-static inline void vx_tlog_push(vx_tlog *l, int op, int cat, uint64_t raw)
-{
-    if (l->n >= VX_TLOG_CAP) {
-        l->overflow = 1;
-        return;
-    }
-    vx_tev *e = &l->ev[l->n++];
-    e->op = (uint8_t)op;
-    e->cat = (uint8_t)cat;
-    e->raw = raw;
-}
-
-/* ---- programs ---- */
-enum { VX_PK_LAYER = 0, VX_PK_EMBED = 1, VX_PK_HEAD = 2 };
-
-/* One program call: which program, its inputs. `part` for a layer, `tm`
- * for the embeddings and the head. */
-typedef struct vx_prog_call {
-    int kind;
-    const vx_act_cfg *c;
-    const vx_part *part;
-    const vx_train_model *tm;
-    int stable;               /* part / tm point into the cache's static entry: the pointer
-                                 identifies the content (no byte comparison) */
-    int cross;                /* layer: T5 cross-attention */
-    int upcast, shift, held;  /* head */
-    const struct vx_cprog **used; /* may be NULL: receives the compiled form evaluated (NULL: replayed) */
-} vx_prog_call;
-
-/* Run the program on the tape (the replay), optionally logging into `log`. */
-int vx_prog_run(const vx_prog_call *pc, vx_tlog *log, vx_prog *out) VX_HIDDEN;
+#include "estimate/params/weights.h"
+#include "estimate/step/step.h"
 
 /* ---- the cache (one per model handle) ---- */
 typedef struct vx_pcache vx_pcache;
@@ -116,9 +54,6 @@ void vx_pcache_stats(vx_pcache *pc, unsigned *entries, unsigned *compiled) VX_HI
  * many compiled (stepcache.h). */
 void vx_pcache_step_stats(vx_pcache *pc, unsigned *slots, unsigned *compiled) VX_HIDDEN;
 
-/* The cache's mutex (stepcache.c publishes compiled steps under it). */
-void vx_pcache_lock(vx_pcache *pc) VX_HIDDEN;
-void vx_pcache_unlock(vx_pcache *pc) VX_HIDDEN;
 
 /* The compiled steps kept with cached static terms: `tm` must be what
  * vx_train_static_cached returned from the cache (not the caller's buffer). */
@@ -131,6 +66,13 @@ const vx_act_cfg *vx_pcache_cfg(const vx_train_model *tm) VX_HIDDEN;
  * compile) one for this structure, else by replaying it. `cache` may be
  * NULL (replay). */
 int vx_prog_eval(vx_pcache *cache, const vx_prog_call *pc, vx_prog *out) VX_HIDDEN;
+/* The same as a source for the step (vx_train_step_prepare); the replay
+ * when `cache` is NULL. */
+void vx_pcache_source(vx_pcache *cache, vx_prog_source *out) VX_HIDDEN;
+
+/* vx_weights_stats_compute through the cache (the stats depend on the
+ * precision, its resolution, the head and `torch_alloc`). */
+void vx_weights_stats_get(const vx_ctx *x, int torch_alloc, vx_weights_stats *out) VX_HIDDEN;
 
 /* vx_train_static through the cache: the static terms of a rank depend on
  * the model, the precision, the config without batch_size / seq_len, the

@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "estimate/cache/cprog.h"
-#include "estimate/cache/progcache.h"
 #include "estimate/cache/stepcache.h"
 
 #define VX_CS_GSLOTS 1280 /* distinct byte polynomials of one step */
@@ -575,8 +574,9 @@ static void shrink(vx_cstep *cs)
     cs->term = fit(cs->term, cs->nterm, sizeof *cs->term);
 }
 
-static vx_cstep *compile(build *bd, const vx_ctx *x, const vx_shard *sh, const vx_train_knobs *k,
-                         const vx_train_model *tm, const vx_act_cfg *c, const vx_step_shape *sp0)
+static vx_cstep *compile(build *bd, const vx_prog_source *src, const vx_ctx *x, const vx_shard *sh,
+                         const vx_train_knobs *k, const vx_train_model *tm, const vx_act_cfg *c,
+                         const vx_step_shape *sp0)
 {
     for (int q = 0; q < VX_SP_N; q++) {
         if (!vx_step_has_prog(sp0, q)) continue;
@@ -596,7 +596,7 @@ static vx_cstep *compile(build *bd, const vx_ctx *x, const vx_shard *sh, const v
         vx_step_shape spi;
         vx_train_cfg(&xx, sh, k, tm, &ci);
         if (ci.b != (uint64_t)p->b || ci.s != (uint64_t)p->s) return NULL;
-        if (vx_train_step_prepare(&xx, sh, k, tm, 1, &ci, &spi, &p->v, p->raw, p->mask, NULL)) return NULL;
+        if (vx_train_step_prepare(&xx, sh, k, tm, src, 1, &ci, &spi, &p->v, p->raw, p->mask, NULL)) return NULL;
         if (memcmp(&spi, sp0, sizeof spi)) return NULL;
         p->ref.tl = p->tl;
         p->ref.cap = VX_MAX_TIMELINE;
@@ -703,7 +703,7 @@ static int has_class(vx_stepslots *ss, uint32_t n, const vx_pclass *cl)
     return 0;
 }
 
-void vx_step_compile(struct vx_pcache *pc, vx_stepslots *ss, const vx_ctx *x, const vx_shard *sh,
+void vx_step_compile(vx_stepslots *ss, const vx_prog_source *src, const vx_ctx *x, const vx_shard *sh,
                      const vx_train_knobs *k, const vx_train_model *tm, const vx_act_cfg *c, const vx_step_shape *sp,
                      const struct vx_cprog *const used[VX_SP_N])
 {
@@ -719,7 +719,7 @@ void vx_step_compile(struct vx_pcache *pc, vx_stepslots *ss, const vx_ctx *x, co
     vx_strlcpy(saved, vramest_last_error_message(), sizeof saved);
     bd->cl = cl;
     memcpy(bd->prog, used, sizeof bd->prog);
-    vx_cstep *cs = compile(bd, x, sh, k, tm, c, sp);
+    vx_cstep *cs = compile(bd, src, x, sh, k, tm, c, sp);
     cstep_free(bd->cs);
     for (int q = 0; q < VX_SP_N; q++) free(bd->orow[q]);
     free(bd->co);
@@ -728,7 +728,7 @@ void vx_step_compile(struct vx_pcache *pc, vx_stepslots *ss, const vx_ctx *x, co
     /* A probe's failure is not the caller's error. */
     if (saved[0]) vx_fail(VRAMEST_OK, "%s", saved);
     else vramest_clear_error();
-    vx_pcache_lock(pc);
+    pthread_mutex_lock(ss->mu);
     n = atomic_load_explicit(&ss->n, memory_order_relaxed);
     if (n < VX_STEP_SLOTS && !has_class(ss, n, &cl)) {
         ss->e[n].cl = cl;
@@ -736,6 +736,6 @@ void vx_step_compile(struct vx_pcache *pc, vx_stepslots *ss, const vx_ctx *x, co
         cs = NULL;
         atomic_store_explicit(&ss->n, n + 1, memory_order_release);
     }
-    vx_pcache_unlock(pc);
+    pthread_mutex_unlock(ss->mu);
     cstep_free(cs);
 }

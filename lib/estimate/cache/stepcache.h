@@ -27,10 +27,11 @@
 #ifndef VX_STEPCACHE_H
 #define VX_STEPCACHE_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 
 #include "estimate/cache/poly.h"
-#include "estimate/train/step.h"
+#include "estimate/step/step.h"
 
 struct vx_cprog;
 struct vx_pcache;
@@ -43,10 +44,12 @@ typedef struct vx_stepslot {
     vx_cstep *cs; /* NULL: this class does not compile (it keeps composing) */
 } vx_stepslot;
 
-/* The compiled steps of one cached static entry: appended under the cache's
- * mutex, read without a lock (the count is published last). */
+/* The compiled steps of one cached static entry: appended under `mu` (the
+ * cache's mutex, set when the entry is made), read without a lock (the
+ * count is published last). */
 typedef struct vx_stepslots {
     _Atomic uint32_t n;
+    pthread_mutex_t *mu;
     vx_stepslot e[VX_STEP_SLOTS];
 } vx_stepslots;
 
@@ -61,9 +64,10 @@ int vx_cstep_eval(const vx_cstep *cs, uint64_t b, uint64_t s, vx_step_out *out) 
 
 /* Compile the rank's step for the class of `c` and add it to `ss` (as NULL
  * when it does not compile). `sp` is the step's shape at c's sizes and
- * `used` the compiled programs it read (all must be compiled). Takes the
- * cache's mutex; never changes the caller's error state. */
-void vx_step_compile(struct vx_pcache *pc, vx_stepslots *ss, const vx_ctx *x, const vx_shard *sh,
+ * `used` the compiled programs it read (all must be compiled); `src` gives
+ * the programs' results at the probe sizes. Takes ss->mu; never changes
+ * the caller's error state. */
+void vx_step_compile(vx_stepslots *ss, const vx_prog_source *src, const vx_ctx *x, const vx_shard *sh,
                      const vx_train_knobs *k, const vx_train_model *tm, const vx_act_cfg *c, const vx_step_shape *sp,
                      const struct vx_cprog *const used[VX_SP_N]) VX_HIDDEN;
 

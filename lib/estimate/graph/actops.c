@@ -3,7 +3,6 @@
 #include <string.h>
 
 #include "estimate/graph/actops.h"
-#include "estimate/cache/progcache.h"
 
 int vx_op_new(vx_ab *a, uint64_t elems, int eb, int rg)
 {

@@ -7,7 +7,7 @@
 #ifndef VX_ACTOPS_H
 #define VX_ACTOPS_H
 
-#include "estimate/train/train.h"
+#include "estimate/graph/program.h"
 
 typedef struct vx_ab {
     vx_tape *tp;

@@ -11,7 +11,6 @@
 
 #include "runtime/config.h"
 #include "estimate/graph/actops.h"
-#include "estimate/cache/progcache.h"
 
 #define NEW(e, eb, rg) vx_op_new(a, (e), (eb), (rg))
 #define DROP(x) vx_op_drop(a, (x))

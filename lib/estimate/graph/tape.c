@@ -26,7 +26,7 @@
  *   is a transient. */
 #include <string.h>
 
-#include "estimate/cache/progcache.h"
+#include "estimate/graph/tape.h"
 
 /* Compile log: raw (unrounded) bytes of every counter change. */
 #define TLOG(tp, op, cat, raw) \

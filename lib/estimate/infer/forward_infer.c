@@ -86,7 +86,7 @@ int vx_hf_legacy_cache(const vx_shape *s)
 
 uint64_t vx_hf_mask_buffer_bytes(const vx_ctx *x)
 {
-    const vx_shape *s = x->s;
+    const vx_shape *s = x->pol.s;
     uint64_t p = (uint64_t)(s->max_pos > 0 ? s->max_pos : 0);
     uint64_t one = vx_alloc_round(vx_sat_mul(p, p));
     switch (s->family) {
@@ -140,9 +140,9 @@ static uint64_t mlp_factor(const vx_shape *s)
 
 void vx_fwd_infer_terms(const vx_ctx *x, const vx_shard *sh, const vx_fwd_args *a, vx_fwd_terms *out)
 {
-    const vx_shape *s = x->s;
+    const vx_shape *s = x->pol.s;
     *out = (vx_fwd_terms){0};
-    int cd = x->rp.compute_dtype;
+    int cd = x->pol.rp.compute_dtype;
     uint64_t A = vx_dtype_size(cd);
     if (!A) A = 2;
     uint64_t b = a->seqs, q = a->q, S = a->kv;

@@ -14,9 +14,8 @@
  * The peak phase is the larger; categories are the breakdown at it. Both are
  * non-decreasing in batch_size, beams, prompt_len and gen_len, so a solver
  * can bisect on any of them. */
+#include "estimate/cache/progcache.h"
 #include "estimate/infer/infer.h"
-#include "estimate/train/train.h"
-#include "precision/policy.h"
 
 uint64_t vx_infer_prompt_len(const vx_config_values *cv)
 {
@@ -41,7 +40,7 @@ static void timeline(struct vramest_result *r, int phase, const char *label, uin
 static uint64_t prefill_cache(const vx_ctx *x, const vx_shard *sh, const vx_kv_layout *kl, uint64_t seqs,
                               uint64_t tokens)
 {
-    const vx_shape *s = x->s;
+    const vx_shape *s = x->pol.s;
     uint64_t normal = vx_kv_cache_bytes(kl, seqs, tokens, 0, 1);
     if (kl->hf_quantized || kl->static_cache || kl->mla_latent || kl->layers <= 0) return normal;
     uint64_t qd = (uint64_t)(sh->heads_rank * s->head_dim), kvd = kl->k_elems;
@@ -95,7 +94,7 @@ static int adapter_bytes(vx_ctx *x, uint64_t *out)
     if (ft == VX_FT_PREFIX) {
         /* PEFT's PrefixEncoder: (virtual tokens, layers x 2 x kv dim) fp32,
          * as static_terms.c counts it for training. */
-        const vx_shape *s = x->s;
+        const vx_shape *s = x->pol.s;
         uint64_t kvd = (uint64_t)((s->kv_heads > 0 ? s->kv_heads : s->heads) * s->head_dim);
         uint64_t L = (uint64_t)(s->layers + s->enc_layers);
         *out = vx_alloc_round(vx_sat_mul(vx_sat_mul((uint64_t)x->cv->prefix_len, L), vx_sat_mul(2 * kvd, 4)));
@@ -106,7 +105,7 @@ static int adapter_bytes(vx_ctx *x, uint64_t *out)
     if (rc) return rc;
     uint64_t r = (uint64_t)x->cv->lora_rank, sum = 0;
     vx_tensor_iter it;
-    vx_tensor_iter_init(&it, x);
+    vx_tensor_iter_init(&it, &x->pol);
     for (const vx_tensor *t; (t = vx_tensor_iter_next(&it));) {
         if (!vx_lora_targets(x, t) || t->rows <= 0 || t->cols <= 0) continue;
         uint64_t copies = vx_tensor_elems(t) / vx_sat_mul((uint64_t)t->rows, (uint64_t)t->cols);
@@ -120,7 +119,7 @@ static int adapter_bytes(vx_ctx *x, uint64_t *out)
 
 static int hf_generate(vx_ctx *x, const vx_shard *sh)
 {
-    const vx_shape *s = x->s;
+    const vx_shape *s = x->pol.s;
     const vx_config_values *cv = x->cv;
     struct vramest_result *r = x->r;
     vx_kv_layout kl;
@@ -149,18 +148,20 @@ static int hf_generate(vx_ctx *x, const vx_shard *sh)
                        (unsigned long long)(s->enc_dec ? vx_max_u64(P, G) : ctx_len), (long long)s->max_pos);
 
     uint64_t w_alloc, w_exact, w_slack, largest_q;
-    vx_rank_weights(x, sh, &w_alloc, &w_exact, &w_slack, &largest_q);
+    vx_weights_stats wst;
+    vx_weights_stats_get(x, 1, &wst);
+    vx_rank_weights(x, sh, &wst, &w_alloc, &w_exact, &w_slack, &largest_q);
     uint64_t buffers = vx_hf_mask_buffer_bytes(x);
     uint64_t adapter;
     if ((rc = adapter_bytes(x, &adapter))) return rc;
     uint64_t ws = vx_cublas_workspace_bytes(x);
-    unsigned A = vx_dtype_size(x->rp.compute_dtype);
+    unsigned A = vx_dtype_size(x->pol.rp.compute_dtype);
     if (!A) A = 2;
     /* bitsandbytes 4-bit (<= 0.49): a matmul over more than one token runs
      * linear(A, dequantize_4bit(W).to(A.dtype)), a full copy of the weight;
      * single-token decoding uses gemv_4bit without one. */
     uint64_t dequant = 0;
-    if (x->rp.quant_method == VX_QM_BNB && vx_policy_weight_dtype(x) != VRAMEST_DTYPE_INT8)
+    if (x->pol.rp.quant_method == VX_QM_BNB && vx_policy_weight_dtype(&x->pol) != VRAMEST_DTYPE_INT8)
         dequant = vx_alloc_round(vx_sat_mul(largest_q, A));
 
     phase_mem pre = {0}, dec = {0};
@@ -254,7 +255,7 @@ static int hf_generate(vx_ctx *x, const vx_shard *sh)
                 : peak_dec                     ? VRAMEST_PHASE_DECODE
                                                : VRAMEST_PHASE_PREFILL;
 
-    int wprov = x->m->has_file_inv ? VRAMEST_PROV_EXACT_FILE : VRAMEST_PROV_EXACT_ARCH;
+    int wprov = x->pol.m->has_file_inv ? VRAMEST_PROV_EXACT_FILE : VRAMEST_PROV_EXACT_ARCH;
     vx_result_add(r, VRAMEST_DEV_GPU, VRAMEST_CAT_WEIGHTS, w_alloc, w_exact, w_alloc, wprov);
     /* The causal-mask buffers exist in the transformers releases of the
      * measurements; later releases dropped some of them. */

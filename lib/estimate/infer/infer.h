@@ -96,4 +96,7 @@ int vx_serving_llamacpp(vx_ctx *x, const vx_shard *sh) VX_HIDDEN;
 /* Tokens of the workload: prompt (prompt_len, 0 = seq_len) and generated. */
 uint64_t vx_infer_prompt_len(const vx_config_values *cv) VX_HIDDEN;
 
+/* The inference estimate of one job (all its rank groups). */
+int vx_estimate_infer(vx_ctx *x) VX_HIDDEN;
+
 #endif

@@ -112,16 +112,16 @@ static int check_dtype(const vx_ctx *x, int fw, int *dtype, int *hf_quant)
 
 int vx_kv_layout_resolve(const vx_ctx *x, const vx_shard *sh, vx_kv_layout *out)
 {
-    const vx_shape *s = x->s;
+    const vx_shape *s = x->pol.s;
     *out = (vx_kv_layout){0};
     out->framework = vx_kv_framework((int)x->cv->framework);
-    int d = x->rp.kv_dtype;
+    int d = x->pol.rp.kv_dtype;
     /* llama.cpp's default cache type is f16 whatever the weights are. */
-    if (out->framework == VX_KVF_LLAMACPP && x->pv->kv_cache == VRAMEST_DTYPE_AUTO) d = VRAMEST_DTYPE_FP16;
+    if (out->framework == VX_KVF_LLAMACPP && x->pol.pv->kv_cache == VRAMEST_DTYPE_AUTO) d = VRAMEST_DTYPE_FP16;
     int rc = check_dtype(x, out->framework, &d, &out->hf_quantized);
     if (rc) return rc;
     out->dtype = d;
-    out->residual_dtype = x->rp.compute_dtype;
+    out->residual_dtype = x->pol.rp.compute_dtype;
     const vx_dtype_info *di = vx_dtype(d);
     if (!di || di->is_policy || !di->block_elems)
         return vx_fail(VRAMEST_E_UNSUPPORTED, "precision kv_cache '%s' is not a storage dtype", dname(d));

@@ -21,7 +21,6 @@
  *   compute buffers: the graph allocator's worst case over one ubatch,
  *   buffers reused across layers, so the largest stage counts. */
 #include "estimate/infer/infer.h"
-#include "precision/policy.h"
 
 static bool input_role(int role)
 {
@@ -46,7 +45,7 @@ static uint64_t pad_to(uint64_t v, uint64_t m)
 
 int vx_serving_llamacpp(vx_ctx *x, const vx_shard *sh)
 {
-    const vx_shape *s = x->s;
+    const vx_shape *s = x->pol.s;
     const vx_config_values *cv = x->cv;
     struct vramest_result *r = x->r;
     if (sh->tp > 1 || sh->pp > 1 || sh->placement)
@@ -84,11 +83,11 @@ int vx_serving_llamacpp(vx_ctx *x, const vx_shard *sh)
     const vx_tensor *embed = NULL;
     uint64_t embed_bytes = 0;
     vx_tensor_iter it;
-    vx_tensor_iter_init(&it, x);
+    vx_tensor_iter_init(&it, &x->pol);
     for (const vx_tensor *t; (t = vx_tensor_iter_next(&it));) {
         /* One policy evaluation per group: bytes and whether it is a block type. */
         vx_piece pc[VX_MAX_PIECES];
-        size_t np = vx_tensor_pieces(x, t, pc);
+        size_t np = vx_tensor_pieces(&x->pol, t, pc);
         uint64_t b = 0;
         bool quant = false;
         for (size_t i = 0; i < np; i++) {
@@ -163,7 +162,7 @@ int vx_serving_llamacpp(vx_ctx *x, const vx_shard *sh)
         scratch_high = vx_sat_add(scratch, vx_sat_mul(largest_q, 2));
     }
 
-    int wprov = x->m->has_file_inv ? VRAMEST_PROV_EXACT_FILE : VRAMEST_PROV_EXACT_ARCH;
+    int wprov = x->pol.m->has_file_inv ? VRAMEST_PROV_EXACT_FILE : VRAMEST_PROV_EXACT_ARCH;
     if (w_gpu) vx_result_add(r, VRAMEST_DEV_GPU, VRAMEST_CAT_WEIGHTS, w_gpu, w_gpu, w_gpu, wprov);
     if (w_host) vx_result_add(r, VRAMEST_DEV_HOST, VRAMEST_CAT_WEIGHTS, w_host, w_host, w_host, wprov);
     if (kv_gpu)

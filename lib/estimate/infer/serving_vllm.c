@@ -15,8 +15,8 @@
  * CUDA graphs (enforce_eager false) are captured after the pool is
  * allocated (vLLM 0.2-0.10), so their memory sits outside the budget:
  * device_total = budget + graph memory. */
+#include "estimate/cache/progcache.h"
 #include "estimate/infer/infer.h"
-#include "precision/policy.h"
 
 /* Sampler bytes per (sequence x vocab) element in the profiling run, on
  * top of the compute-dtype logits: fp32 logits, sorted values (fp32) and
@@ -51,7 +51,7 @@ static uint64_t graph_count(uint64_t max_seqs)
  * merged gate_up output with the activation and the down projection. */
 static uint64_t layer_peak(const vx_ctx *x, const vx_shard *sh, uint64_t T, uint64_t A)
 {
-    const vx_shape *s = x->s;
+    const vx_shape *s = x->pol.s;
     uint64_t tp = (uint64_t)sh->tp, h = (uint64_t)s->hidden, d = (uint64_t)s->head_dim;
     uint64_t heads = (uint64_t)sh->heads_rank, kvh = (uint64_t)sh->kv_heads_rank;
     uint64_t two_h = vx_sat_mul(vx_sat_mul(2, T), vx_sat_mul(h, A));
@@ -73,7 +73,7 @@ static uint64_t layer_peak(const vx_ctx *x, const vx_shard *sh, uint64_t T, uint
 
 int vx_serving_vllm(vx_ctx *x, const vx_shard *sh)
 {
-    const vx_shape *s = x->s;
+    const vx_shape *s = x->pol.s;
     const vx_config_values *cv = x->cv;
     struct vramest_result *r = x->r;
     if (sh->placement)
@@ -85,7 +85,7 @@ int vx_serving_vllm(vx_ctx *x, const vx_shard *sh)
     vx_kv_layout kl;
     int rc = vx_kv_layout_resolve(x, sh, &kl);
     if (rc) return rc;
-    uint64_t A = vx_dtype_size(x->rp.compute_dtype);
+    uint64_t A = vx_dtype_size(x->pol.rp.compute_dtype);
     if (!A) A = 2;
 
     uint64_t max_len = (uint64_t)(cv->max_model_len > 0 ? cv->max_model_len : s->max_pos);
@@ -113,7 +113,7 @@ int vx_serving_vllm(vx_ctx *x, const vx_shard *sh)
             w = ws.allocated;
         else {
             vx_tensor_iter it;
-            vx_tensor_iter_init(&it, x);
+            vx_tensor_iter_init(&it, &x->pol);
             for (const vx_tensor *t; (t = vx_tensor_iter_next(&it));)
                 w = vx_sat_add(w, vx_shard_tensor_bytes(sh, x, t));
         }
@@ -175,7 +175,7 @@ int vx_serving_vllm(vx_ctx *x, const vx_shard *sh)
         graphs = vx_sat_add(graphs, vx_max_u64(layer_peak(x, sh, bmax, A), vx_sat_mul(vx_sat_mul(bmax, V), 4)));
     }
 
-    int wprov = x->m->has_file_inv ? VRAMEST_PROV_EXACT_FILE : VRAMEST_PROV_EXACT_ARCH;
+    int wprov = x->pol.m->has_file_inv ? VRAMEST_PROV_EXACT_FILE : VRAMEST_PROV_EXACT_ARCH;
     vx_result_add(r, VRAMEST_DEV_GPU, VRAMEST_CAT_WEIGHTS, w, w, w, wprov);
     if (kv)
         vx_result_add(r, VRAMEST_DEV_GPU, VRAMEST_CAT_KV_CACHE, kv, kv - kv / 10, vx_sat_add(kv, kv / 10),

@@ -33,7 +33,7 @@ static int64_t gcd64(int64_t a, int64_t b)
 static int check_layout(const vx_ctx *x, int64_t *dp_out)
 {
     const vx_config_values *c = x->cv;
-    const vx_shape *s = x->s;
+    const vx_shape *s = x->pol.s;
     int64_t tp = c->tp, pp = c->pp, cp = c->cp, dp = c->dp, ep = c->ep, gpus = c->gpus;
     uint64_t mp = 0;
     if (tp < 1 || pp < 1 || cp < 1 || ep < 1 || gpus < 1 || dp < 0)
@@ -131,10 +131,10 @@ static int check_layout(const vx_ctx *x, int64_t *dp_out)
  * (4*a*d*h + 3*ffn*h per Llama layer, V*h for the head, 0 for the embedding). */
 static void stage_costs(const vx_ctx *x, uint64_t *layer, uint64_t *head)
 {
-    const vx_shape *s = x->s;
+    const vx_shape *s = x->pol.s;
     uint64_t l = 0;
-    for (size_t i = 0; i < x->m->n_inv; i++) {
-        const vx_tensor *t = &x->m->inv[i];
+    for (size_t i = 0; i < x->pol.m->n_inv; i++) {
+        const vx_tensor *t = &x->pol.m->inv[i];
         if (t->part != VX_PART_DECODER || t->kind != VX_TK_MATRIX || t->n_layers <= 0) continue;
         uint64_t e = vx_tensor_elems(t) / (uint64_t)t->n_layers;
         /* Routed experts cost what the active ones compute. */
@@ -152,7 +152,7 @@ static void stage_costs(const vx_ctx *x, uint64_t *layer, uint64_t *head)
  * passes (k+1)/pp of the total -- so stages before the LM head take more. */
 static int64_t stage_layers(const vx_ctx *x, int64_t pp, int64_t k, int64_t *first)
 {
-    int64_t L = x->s->layers;
+    int64_t L = x->pol.s->layers;
     if (pp <= 1) {
         *first = 0;
         return L;
@@ -348,7 +348,7 @@ static uint64_t unit_bytes(const vx_placement *pl, const vx_shape *s, int64_t i)
 static int placement_resolve(const vx_ctx *x, vx_placement *pl)
 {
     const vx_config_values *c = x->cv;
-    const vx_shape *s = x->s;
+    const vx_shape *s = x->pol.s;
     memset(pl, 0, sizeof *pl);
     int user = c->max_memory[0] != 0, have_cpu = 0, have_disk = 0;
     if (user) {
@@ -369,10 +369,10 @@ static int placement_resolve(const vx_ctx *x, vx_placement *pl)
     }
     /* Unit sizes under the precision policy. */
     vx_tensor_iter it;
-    vx_tensor_iter_init(&it, x);
+    vx_tensor_iter_init(&it, &x->pol);
     uint64_t dense = 0, moe = 0;
     for (const vx_tensor *t; (t = vx_tensor_iter_next(&it));) {
-        uint64_t b = vx_tensor_gpu_bytes(x, t);
+        uint64_t b = vx_tensor_gpu_bytes(&x->pol, t);
         if (t->part == VX_PART_GLOBAL) {
             if (VX_ROLE_IS_HEAD(t->role)) pl->head_bytes = vx_sat_add(pl->head_bytes, b);
             else if (t->role == VX_ROLE_FINAL_NORM) pl->norm_bytes = vx_sat_add(pl->norm_bytes, b);
@@ -493,9 +493,9 @@ static void fill_common(const vx_ctx *x, int64_t dp, vx_shard *out)
     out->pp_schedule = (int)c->pp_schedule;
     out->virtual_stages = c->pp > 1 ? c->virtual_stages : 1;
     if (out->virtual_stages > 1) out->pp_schedule = VX_PPS_INTERLEAVED;
-    int64_t kv = x->s->kv_heads > 0 ? x->s->kv_heads : x->s->heads;
+    int64_t kv = x->pol.s->kv_heads > 0 ? x->pol.s->kv_heads : x->pol.s->heads;
     if (kv > 0) out->kv_heads_rank = kv >= c->tp ? kv / c->tp : 1;
-    out->heads_rank = x->s->heads / c->tp;
+    out->heads_rank = x->pol.s->heads / c->tp;
     /* Routed experts: EP splits the experts; within an expert the remaining
      * tensor parallelism splits the FFN (Megatron expert_tensor_parallel_size
      * defaults to tp). vLLM's EP replaces TP for the experts. */
@@ -603,7 +603,7 @@ static uint64_t vocab_rows(const vx_shard *sh, const vx_ctx *x, int64_t rows)
 
 uint64_t vx_shard_tensor_elems(const vx_shard *sh, const vx_ctx *x, const vx_tensor *t)
 {
-    const vx_shape *s = x->s;
+    const vx_shape *s = x->pol.s;
     uint64_t rows = t->rows > 0 ? (uint64_t)t->rows : 0, cols = t->cols > 0 ? (uint64_t)t->cols : 1;
     uint64_t copies = t->n_per_layer > 0 ? (uint64_t)t->n_per_layer : 1;
     uint64_t layers = 1;
@@ -713,7 +713,7 @@ int vx_shard_offload_device(const vx_shard *sh, int category)
 
 uint64_t vx_shard_tensor_bytes(const vx_shard *sh, const vx_ctx *x, const vx_tensor *t)
 {
-    uint64_t full = vx_tensor_elems(t), part = vx_shard_tensor_elems(sh, x, t), b = vx_tensor_gpu_bytes(x, t);
+    uint64_t full = vx_tensor_elems(t), part = vx_shard_tensor_elems(sh, x, t), b = vx_tensor_gpu_bytes(&x->pol, t);
     if (!full || !part) return 0;
     if (part >= full) return b;
     /* Same layout, fewer rows/layers/experts: scale exactly in 128 bits. */
@@ -733,10 +733,10 @@ void vx_shard_add(vx_ctx *x, const vx_shard *sh, int category, uint64_t bytes, u
 
 void vx_shard_largest(const vx_ctx *x, const vx_shard *sh, uint64_t *layer_elems, uint64_t *module_elems)
 {
-    const vx_shape *s = x->s;
+    const vx_shape *s = x->pol.s;
     uint64_t dense = 0, moe = 0, module = 0;
     vx_tensor_iter it;
-    vx_tensor_iter_init(&it, x);
+    vx_tensor_iter_init(&it, &x->pol);
     for (const vx_tensor *t; (t = vx_tensor_iter_next(&it));) {
         uint64_t e = vx_shard_tensor_elems(sh, x, t);
         if (!e) continue;
@@ -786,10 +786,10 @@ static unsigned dsize(int dtype, unsigned dflt)
 void vx_parallel_buffers(const vx_ctx *x, const vx_shard *sh, uint64_t trainable, vx_par_buffers *o)
 {
     const vx_config_values *c = x->cv;
-    const vx_shape *s = x->s;
+    const vx_shape *s = x->pol.s;
     memset(o, 0, sizeof *o);
     o->nccl = vx_nccl_bytes(x, sh);
-    unsigned pb = dsize(x->rp.param_dtype, 2), gb = dsize(x->rp.grad_dtype, pb), ab = dsize(x->rp.compute_dtype, 2);
+    unsigned pb = dsize(x->pol.rp.param_dtype, 2), gb = dsize(x->pol.rp.grad_dtype, pb), ab = dsize(x->pol.rp.compute_dtype, 2);
     uint64_t g = sh->shard_group > 1 ? (uint64_t)sh->shard_group : 1;
 
     /* Parameters on this rank after TP/PP/EP, and the largest units; the
@@ -797,7 +797,7 @@ void vx_parallel_buffers(const vx_ctx *x, const vx_shard *sh, uint64_t trainable
      * embedding matrix when tied). */
     uint64_t params = 0, small = 0, body = 0, head = 0, embed = 0;
     vx_tensor_iter it;
-    vx_tensor_iter_init(&it, x);
+    vx_tensor_iter_init(&it, &x->pol);
     for (const vx_tensor *t; (t = vx_tensor_iter_next(&it));) {
         uint64_t e = vx_shard_tensor_elems(sh, x, t);
         params = vx_sat_add(params, e);
@@ -813,7 +813,7 @@ void vx_parallel_buffers(const vx_ctx *x, const vx_shard *sh, uint64_t trainable
     vx_shard_largest(x, sh, &layer, &module);
     uint64_t root = 0; /* FSDP root unit: everything outside the decoder layers */
     if (sh->fsdp != VX_FSDP_NONE) {
-        vx_tensor_iter_init(&it, x);
+        vx_tensor_iter_init(&it, &x->pol);
         for (const vx_tensor *t; (t = vx_tensor_iter_next(&it));)
             if (t->part == VX_PART_GLOBAL) root = vx_sat_add(root, vx_shard_tensor_elems(sh, x, t));
     }
@@ -913,7 +913,7 @@ uint64_t vx_parallel_host_pinned(const vx_ctx *x, const vx_shard *sh)
 {
     uint64_t h = 0;
     if (sh->offload_params == VX_OFFLOAD_NVME) /* param swapper: buffer_count 5 x buffer_size 1e8 */
-        h = vx_sat_add(h, vx_sat_mul(500000000u, dsize(x->rp.param_dtype, 2)));
+        h = vx_sat_add(h, vx_sat_mul(500000000u, dsize(x->pol.rp.param_dtype, 2)));
     if (sh->offload_optimizer == VX_OFFLOAD_NVME) /* pipelined optimizer swapper: 4 x 1e8 fp32 */
         h = vx_sat_add(h, vx_sat_mul(400000000u, 4));
     return h;

@@ -5,7 +5,7 @@
 #ifndef VX_PARALLEL_H
 #define VX_PARALLEL_H
 
-#include "estimate/estimate.h"
+#include "estimate/context/context.h"
 
 typedef struct vx_shard {
     int64_t world, tp, pp, dp, ep, cp;

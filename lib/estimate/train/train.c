@@ -1,32 +1,19 @@
 /* Training-step estimator (issue #5): a rank's step and its result.
  *
- * The static terms (static_terms.c) give what lives through the step:
+ * The static terms (params/static_terms.c) give what lives through the step:
  * weights, fp32 master weights, optimizer states, and the gradients that
  * exist from the first backward of a step until zero_grad(set_to_none=True)
- * after optimizer.step(). The programs (activations.c, logits.c) give, per
+ * after optimizer.step(). The programs (graph/activations.c, logits.c) give, per
  * layer class, what forward keeps and the transient peaks of forward and
- * backward. Here they become the step's values (vx_train_step_prepare);
- * step.c composes them over the layers into the step's points and its peak,
- * and train_finish turns the peak into the result. */
+ * backward. They become the step's values (step/prepare.c), step/step.c
+ * composes them over the layers into the step's points and its peak - or
+ * the cache's compiled step gives that peak at once - and train_finish
+ * turns the peak into the result. */
 #include <string.h>
 
-#include "runtime/config.h"
-#include "estimate/cache/cprog.h"
 #include "estimate/cache/progcache.h"
-#include "estimate/train/step.h"
 #include "estimate/cache/stepcache.h"
 #include "estimate/train/train.h"
-
-void vx_train_knobs_default(vx_train_knobs *k)
-{
-    k->torch_major = 2;
-    k->cpu = 0;
-    k->hf_legacy = 1;
-    k->shift_copy = -1;
-    k->logits_held = -1;
-    k->mask_bytes = 1;
-    k->adapter_bytes = 0;
-}
 
 /* The context the rank callback receives: vx_for_each_rank_group passes the
  * vx_ctx, which is the first member. */
@@ -35,322 +22,6 @@ typedef struct vx_train_ctx {
     const vx_train_knobs *k;
 } vx_train_ctx;
 
-static int is_llama_family(int fam)
-{
-    switch (fam) {
-    case VX_FAM_LLAMA: case VX_FAM_MISTRAL: case VX_FAM_QWEN2: case VX_FAM_QWEN3: case VX_FAM_GEMMA:
-    case VX_FAM_GEMMA2: case VX_FAM_GEMMA3: case VX_FAM_PHI3: case VX_FAM_MIXTRAL: case VX_FAM_QWEN2_MOE:
-    case VX_FAM_QWEN3_MOE: case VX_FAM_DEEPSEEK_V2: case VX_FAM_DEEPSEEK_V3: case VX_FAM_PHI: return 1;
-    default: return 0;
-    }
-}
-
-static int style_of_family(int fam)
-{
-    switch (fam) {
-    case VX_FAM_GPT2: case VX_FAM_GPT_BIGCODE: return VX_STYLE_GPT2;
-    case VX_FAM_OPT: return VX_STYLE_OPT;
-    case VX_FAM_BERT: return VX_STYLE_BERT;
-    case VX_FAM_T5: case VX_FAM_MT5: return VX_STYLE_T5;
-    case VX_FAM_BLOOM: return VX_STYLE_BLOOM;
-    case VX_FAM_GPT_NEOX: return VX_STYLE_NEOX;
-    case VX_FAM_FALCON: return VX_STYLE_FALCON;
-    case VX_FAM_PHI: return VX_STYLE_PHI;
-    case VX_FAM_GPTJ: case VX_FAM_CODEGEN: case VX_FAM_MOSS: return VX_STYLE_GPTJ;
-    case VX_FAM_CHATGLM: return VX_STYLE_GLM;
-    default: return VX_STYLE_LLAMA;
-    }
-}
-
-/* Families whose Hugging Face classes have no SDPA / flash-attention path
- * (at the versions these estimates model): they run eager whatever is asked. */
-static int eager_only(int fam)
-{
-    return fam == VX_FAM_T5 || fam == VX_FAM_MT5 || fam == VX_FAM_BLOOM || fam == VX_FAM_CHATGLM ||
-           fam == VX_FAM_MOSS || fam == VX_FAM_CODEGEN;
-}
-
-void vx_train_cfg_sizes(const vx_config_values *cv, const vx_shard *sh, const vx_train_model *tm, vx_act_cfg *c)
-{
-    int64_t tp = sh->tp > 0 ? sh->tp : 1, cp = sh->cp > 0 ? sh->cp : 1;
-    c->b = (uint64_t)cv->batch_size;
-    c->s = (uint64_t)(cv->seq_len / cp > 0 ? cv->seq_len / cp : 1);
-    c->N = c->b * c->s;
-    c->Nh = sh->sequence_parallel ? vx_ceil_div(c->N, (uint64_t)tp) : c->N;
-    c->skv = (int64_t)c->s + tm->prefix_len;
-    c->s_enc = (int64_t)c->s;
-}
-
-void vx_train_cfg(const vx_ctx *x, const vx_shard *sh, const vx_train_knobs *k, const vx_train_model *tm, vx_act_cfg *c)
-{
-    const vx_shape *s = x->s;
-    const vx_config_values *cv = x->cv;
-    memset(c, 0, sizeof *c);
-    int64_t tp = sh->tp > 0 ? sh->tp : 1;
-    vx_train_cfg_sizes(cv, sh, tm, c);
-    c->h = s->hidden;
-    c->a = sh->heads_rank > 0 ? sh->heads_rank : s->heads;
-    c->akv = sh->kv_heads_rank > 0 ? sh->kv_heads_rank : (s->kv_heads > 0 ? s->kv_heads : s->heads);
-    c->d = s->head_dim;
-    c->rot = s->rotary_dim;
-    c->ffn = s->ffn / tp > 0 ? s->ffn / tp : s->ffn;
-    c->moe_ffn = s->moe_ffn;
-    c->V = tm->lm_head.out > 0 ? tm->lm_head.out : s->vocab;
-    c->e = s->embed_dim;
-    c->experts = s->experts;
-    c->topk = s->experts_per_tok > 0 ? s->experts_per_tok : 1;
-    c->shared_ffn = s->shared_ffn;
-    c->moe = s->experts > 0;
-    int fam = s->family;
-    c->style = style_of_family(fam);
-    if (cv->framework == VX_FW_MEGATRON && c->style == VX_STYLE_LLAMA) c->style = VX_STYLE_MEGATRON;
-    if (fam == VX_FAM_T5 || fam == VX_FAM_MT5) c->norm = VX_NS_RMS_T5;
-    else if (fam == VX_FAM_GEMMA || fam == VX_FAM_GEMMA2 || fam == VX_FAM_GEMMA3) c->norm = VX_NS_RMS_GEMMA;
-    else if (s->norm_kind == VX_NORM_LAYER) c->norm = VX_NS_LN;
-    else c->norm = VX_NS_RMS_HF;
-    if (c->style == VX_STYLE_MEGATRON) c->norm = VX_NS_FUSED;
-    c->post_ln = fam == VX_FAM_BERT || (fam == VX_FAM_OPT && !x->m->a.do_layer_norm_before);
-    c->parallel = s->parallel_block || fam == VX_FAM_GPT_NEOX;
-    c->gated = s->gated;
-    c->act = s->act;
-    c->qkv_fused = s->qkv_fused;
-    c->p_attn = s->attn_dropout;
-    c->p_hid = s->hidden_dropout;
-    int cdt = x->rp.compute_dtype;
-    c->cb = vx_dtype_size(cdt) ? (int)vx_dtype_size(cdt) : 2;
-    c->fp16 = cdt == VRAMEST_DTYPE_FP16;
-    c->amp = x->rp.amp && x->rp.param_dtype == VRAMEST_DTYPE_FP32 && c->cb < 4;
-    c->cuda_autocast = !k->cpu;
-    c->torch1 = k->torch_major == 1;
-    c->cpu = k->cpu;
-    c->legacy = k->hf_legacy > 0;
-    c->mask_b = k->mask_bytes > 0 ? k->mask_bytes : 1;
-    c->ckpt = (int)cv->gradient_checkpointing;
-    c->lora_drop = cv->lora_dropout > 0;
-    c->ab = tm->adapter_bytes;
-    c->qlora = tm->finetune == VX_FT_QLORA;
-    c->tp = (int)tp;
-    c->rg_stream = 1;
-    c->zero3_linear = vx_shard_zero3_linear(x, sh);
-    int want = (int)cv->attention;
-    if (eager_only(fam) || want == VX_ATTN_EAGER || k->cpu) c->attn = VX_KERN_EAGER;
-    else if (want == VX_ATTN_FLASH) c->attn = VX_KERN_FLASH2;
-    else c->attn = (c->cb == 2 && c->d <= 256 && !c->amp) || (c->amp && c->d <= 256) ? VX_KERN_SDPA_FLASH
-                                                                                      : VX_KERN_SDPA_MEM;
-    /* BERT passes its (b,1,1,s) padding mask to SDPA: the mem-efficient kernel. */
-    if (c->attn == VX_KERN_SDPA_FLASH && fam == VX_FAM_BERT) c->attn = VX_KERN_SDPA_MEM;
-    /* transformers < 4.48 called repeat_kv before SDPA; later ones pass
-     * enable_gqa (torch >= 2.5) when there is no mask. */
-    c->repeat_kv = c->attn != VX_KERN_FLASH2 && c->legacy;
-}
-
-/* One stack of identical layers: its program and its shape. */
-static int add_stack(vx_pcache *pc, const vx_act_cfg *c, const vx_part *p, int stable, int cross, int64_t n,
-                     int64_t first, const char *name, int frozen, vx_step_shape *sp, vx_step_vals *v,
-                     const vx_cprog **used)
-{
-    if (n <= 0) return VRAMEST_OK;
-    int i = sp->nstk++;
-    vx_step_stack *k = &sp->stk[i];
-    memset(k, 0, sizeof *k);
-    k->n = n;
-    k->first = first;
-    k->name = name;
-    k->frozen = frozen;
-    k->ckpt = !frozen && c->ckpt == VX_GC_FULL;
-    vx_prog_call call = {.kind = VX_PK_LAYER, .c = c, .part = p, .stable = stable, .cross = cross,
-                         .used = used ? &used[VX_SP_STK + i] : NULL};
-    int rc = vx_prog_eval(pc, &call, &v->p[VX_SP_STK + i]);
-    k->held = v->p[VX_SP_STK + i].held_out != 0;
-    return rc;
-}
-
-/* A stack whose first layer may receive a residual stream that does not
- * require grad (frozen embeddings, no input-require-grads hook): that layer
- * saves only what its trainable parameters need. */
-static int add_stacks(vx_pcache *pc, const vx_act_cfg *c, const vx_part *p, int stable, int cross, int64_t n,
-                      int rg_first, int64_t first, const char *name, vx_step_shape *sp, vx_step_vals *v,
-                      const vx_cprog **used)
-{
-    int rc;
-    if (n <= 0) return VRAMEST_OK;
-    if (!rg_first) {
-        vx_act_cfg c0 = *c;
-        c0.rg_stream = 0;
-        if ((rc = add_stack(pc, &c0, p, stable, cross, 1, first, name, 0, sp, v, used))) return rc;
-        n--, first++;
-    }
-    return add_stack(pc, c, p, stable, cross, n, first, name, 0, sp, v, used);
-}
-
-/* The head's options from the knobs and the framework. */
-typedef struct head_opts {
-    int legacy, upcast, shift, held;
-} head_opts;
-
-static void head_opts_of(const vx_ctx *x, const vx_train_knobs *k, const vx_train_model *tm, head_opts *o)
-{
-    o->legacy = k->hf_legacy > 0;
-    o->upcast = o->legacy && is_llama_family(x->s->family);
-    o->shift = (k->shift_copy >= 0 ? k->shift_copy : o->legacy) && tm->head == VX_HEAD_CAUSAL_LM;
-    o->held = k->logits_held >= 0 ? k->logits_held : x->cv->framework == VX_FW_PYTORCH;
-}
-
-/* Where the static terms live on this rank. */
-typedef struct placement {
-    int wdev, mdev, odev, grads_on_gpu;
-    uint64_t w_gpu;
-} placement;
-
-static void placement_of(const vx_shard *sh, const vx_train_model *tm, placement *p)
-{
-    p->wdev = vx_shard_offload_device(sh, VRAMEST_CAT_WEIGHTS);
-    p->mdev = vx_shard_offload_device(sh, VRAMEST_CAT_MASTER_WEIGHTS);
-    p->odev = vx_shard_offload_device(sh, VRAMEST_CAT_OPTIMIZER_STATES);
-    p->grads_on_gpu = vx_shard_offload_device(sh, VRAMEST_CAT_GRADIENTS) == VRAMEST_DEV_GPU;
-    p->w_gpu = tm->weights / (uint64_t)vx_shard_divisor(sh, VRAMEST_CAT_WEIGHTS);
-}
-
-/* The step's shape and values at the sizes of `c`: the programs (replayed,
- * or from their compiled forms) and the leaves. `lraw` (may be NULL)
- * receives the leaves before allocator rounding and `lmask` the rounding of
- * each (stepcache.c fits them). */
-int vx_train_step_prepare(const vx_ctx *x, const vx_shard *sh, const vx_train_knobs *k, const vx_train_model *tm,
-                          int stable, const vx_act_cfg *cin, vx_step_shape *sp, vx_step_vals *v, uint64_t *lraw,
-                          uint64_t *lmask, const vx_cprog **used)
-{
-    const vx_config_values *cv = x->cv;
-    const vx_shape *s = x->s;
-    const vx_act_cfg *c = cin;
-    int rc;
-    memset(sp, 0, sizeof *sp);
-    memset(v, 0, sizeof *v);
-    int opt = (int)cv->optimizer;
-    int64_t ga = cv->grad_accum_steps > 0 ? cv->grad_accum_steps : 1;
-    placement pl;
-    placement_of(sh, tm, &pl);
-    head_opts ho;
-    head_opts_of(x, k, tm, &ho);
-    sp->first = sh->first_stage, sp->last = sh->last_stage;
-
-    /* Programs. */
-    vx_pcache *pc = vx_pcache_of(x->m);
-    if (used) memset(used, 0, sizeof(*used) * VX_SP_N);
-    vx_prog_call emb_call = {.kind = VX_PK_EMBED, .c = c, .tm = tm, .stable = stable,
-                             .used = used ? &used[VX_SP_EMB] : NULL};
-    vx_prog_call head_call = {.kind = VX_PK_HEAD, .c = c, .tm = tm, .stable = stable, .upcast = ho.upcast,
-                              .shift = ho.shift, .held = ho.held, .used = used ? &used[VX_SP_HEAD] : NULL};
-    if (sp->first && (rc = vx_prog_eval(pc, &emb_call, &v->p[VX_SP_EMB]))) return rc;
-    if (sp->last && (rc = vx_prog_eval(pc, &head_call, &v->p[VX_SP_HEAD]))) return rc;
-    /* The residual stream entering the first layer requires grad when the
-     * embeddings train, or when PEFT / prepare_model_for_kbit_training make
-     * the embedding output require grad for (reentrant) checkpointing. */
-    int rg_first = !sp->first || tm->embed.trainable || (c->ckpt != VX_GC_NONE && !k->cpu);
-    if (s->enc_dec) {
-        int64_t ne = sh->pp > 1 ? (int64_t)vx_ceil_div((uint64_t)s->enc_layers * (uint64_t)sh->stage_layers, (uint64_t)s->layers)
-                                : s->enc_layers;
-        if ((rc = add_stacks(pc, c, &tm->enc, stable, 0, ne, rg_first, 0, "encoder layer", sp, v, used))) return rc;
-        if ((rc = add_stacks(pc, c, &tm->dec, stable, 1, sh->stage_layers, rg_first, sh->first_layer, "decoder layer", sp, v,
-                             used)))
-            return rc;
-    } else {
-        const vx_part *P = s->encoder_only ? &tm->enc : &tm->dec;
-        int64_t n = sh->stage_layers;
-        if (tm->finetune == VX_FT_FREEZE && tm->trainable_first > sh->first_layer) {
-            /* Layers before the first trainable one run without a graph:
-             * nothing saved, no gradient flows into them. */
-            int64_t frozen = tm->trainable_first - sh->first_layer;
-            if (frozen > n) frozen = n;
-            vx_part fp = *P;
-            for (int i = 0; i < VX_ROLE_COUNT_; i++) fp.lin[i].trainable = 0, fp.lin[i].lora_r = 0;
-            fp.norm_trainable = 0;
-            vx_act_cfg cf = *c;
-            cf.rg_stream = 0;
-            cf.ckpt = VX_GC_NONE;
-            if ((rc = add_stack(pc, &cf, &fp, 0, 0, frozen, sh->first_layer, "frozen layer", 1, sp, v, used))) return rc;
-            n -= frozen;
-            rg_first = 0;
-        }
-        if ((rc = add_stacks(pc, c, P, stable, 0, n, rg_first, sh->first_layer + (sh->stage_layers - n), "layer", sp, v,
-                             used)))
-            return rc;
-    }
-
-    /* The leaves. */
-    uint64_t *lf = v->leaf;
-    vx_par_buffers pb;
-    memset(&pb, 0, sizeof pb);
-    /* One GPU without ZeRO, FSDP or offload has no parallel buffers. */
-    if (sh->world > 1 || sh->zero_stage > 0 || sh->fsdp != VX_FSDP_NONE || sh->offload_params || sh->offload_optimizer ||
-        sh->ep > 1)
-        vx_parallel_buffers(x, sh, UINT64_MAX, &pb);
-    if (pl.wdev == VRAMEST_DEV_GPU) lf[VRAMEST_CAT_WEIGHTS] = pl.w_gpu;
-    lf[VRAMEST_CAT_WEIGHTS] = vx_sat_add(lf[VRAMEST_CAT_WEIGHTS], pb.weights_persistent);
-    if (pl.mdev == VRAMEST_DEV_GPU) lf[VRAMEST_CAT_MASTER_WEIGHTS] = tm->master;
-    if (pl.odev == VRAMEST_DEV_GPU) lf[VRAMEST_CAT_OPTIMIZER_STATES] = vx_sat_add(tm->states, tm->step_on_device);
-    lf[VRAMEST_CAT_ADAPTER] = tm->adapter_w;
-    if (pl.odev == VRAMEST_DEV_GPU) lf[VRAMEST_CAT_ADAPTER] = vx_sat_add(lf[VRAMEST_CAT_ADAPTER], tm->adapter_s);
-    lf[VRAMEST_CAT_GRADIENTS] = pb.grads_persistent;
-    /* cuBLAS + cuBLASLt workspaces of the forward thread and of the
-     * autograd engine's device thread (research note §2.2). */
-    if (!k->cpu) lf[VRAMEST_CAT_WORKSPACE] = vx_sat_mul(vx_cublas_workspace_bytes(x), 2);
-    /* input ids, labels, attention mask (int64); the CPU harness holds two */
-    sp->ids_mul = c->cpu ? 2 : 3;
-    uint64_t ids = c->N * 8, ids_mask = c->cpu ? 0 : 511;
-    lf[VX_LF_IDS] = (ids + ids_mask) & ~ids_mask;
-    lf[VX_LF_A2A] = pb.a2a;
-    /* Tensors the model holds through the forward (not saved): the eager 4-D
-     * causal mask (b,1,s,s) - (s,s) when no attention_mask is passed. */
-    if (c->attn == VX_KERN_EAGER && c->style == VX_STYLE_LLAMA)
-        lf[VX_LF_FWDX] = (k->cpu ? 1 : c->b) * c->s * (uint64_t)c->skv * (uint64_t)c->cb;
-    if (c->style == VX_STYLE_T5) {
-        /* T5 position bias (b, heads, s, s), shared by the layers of a stack */
-        uint64_t pbias = c->b * (uint64_t)c->a * c->s * c->s * (uint64_t)c->cb;
-        lf[VX_LF_FWDX] = vx_sat_add(lf[VX_LF_FWDX], 2 * pbias);
-        lf[VX_LF_BWDX] = pbias;
-        /* the encoder output's gradient, summed over every cross-attention */
-        lf[VX_LF_BWDX] = vx_sat_add(lf[VX_LF_BWDX], c->N * (uint64_t)c->h * (uint64_t)(c->amp ? 4 : c->cb));
-    }
-    lf[VX_LF_WFWD] = pb.weights_fwd;
-    lf[VX_LF_WBWD] = pb.weights_bwd;
-    lf[VX_LF_GBWD] = pb.grads_bwd;
-    lf[VX_LF_GACC] = pb.grads_accum;
-    /* optimizer_in_backward: a post-accumulate-grad hook steps each
-     * parameter and frees its gradient at once (ga is 1, no sharding:
-     * vx_config_check), so no full set of gradients ever exists; each is a
-     * transient of its own backward node, as when summing into existing
-     * gradients. */
-    sp->in_bwd = cv->optimizer_in_backward && opt != VX_OPT_NONE;
-    if (!sp->in_bwd) {
-        lf[VX_LF_G] = pl.grads_on_gpu ? tm->grads : 0;
-        lf[VX_LF_AG] = tm->adapter_g;
-    }
-    lf[VX_LF_LARGEST] = tm->largest_grad;
-    lf[VX_LF_OPTTMP] = tm->opt_tmp;
-    lf[VX_LF_STEP] = pb.step;
-    /* A checkpointed layer keeps its input (and, non-reentrant on the CPU,
-     * the CPU RNG state: a 5056-byte ByteTensor). */
-    lf[VX_LF_RNG] = c->cpu ? 5056 : 0;
-    if (lraw) {
-        memcpy(lraw, lf, sizeof v->leaf);
-        memset(lmask, 0, sizeof v->leaf);
-        lraw[VX_LF_IDS] = ids;
-        lmask[VX_LF_IDS] = ids_mask;
-    }
-
-    /* ZeRO-2/3 and FSDP reduce each gradient into a sharded buffer as
-     * backward produces it: the full-size ones are transients. */
-    sp->reduce = vx_shard_divisor(sh, VRAMEST_CAT_GRADIENTS) > 1 || sp->in_bwd;
-    /* optimizer none: forward + backward only, with zero_grad(set_to_none)
-     * each step (what benchmark loops do): no gradients before backward. */
-    sp->ga2 = ga > 1;
-    sp->later = ga > 1;
-    sp->opt = opt != VX_OPT_NONE;
-    sp->opt_dev = pl.odev == VRAMEST_DEV_GPU;
-    sp->inflight = sh->inflight_microbatches > 1 ? sh->inflight_microbatches - 1 : 0;
-    return VRAMEST_OK;
-}
-
 /* The result of a rank from its step: the categories at the peak with their
  * bands, the offloaded terms on the host / NVMe, the allocator's reserve. */
 static void train_finish(vx_ctx *x, const vx_shard *sh, const vx_train_knobs *k, const vx_train_model *tm,
@@ -358,8 +29,8 @@ static void train_finish(vx_ctx *x, const vx_shard *sh, const vx_train_knobs *k,
 {
     struct vramest_result *r = x->r;
     const vx_act_cfg *c = cp;
-    placement pl;
-    placement_of(sh, tm, &pl);
+    vx_placement pl;
+    vx_step_placement(sh, tm, &pl);
     /* the step wrote its timeline after what was there */
     r->n_timeline += st->ntl;
 
@@ -419,8 +90,8 @@ static void train_finish(vx_ctx *x, const vx_shard *sh, const vx_train_knobs *k,
 
     /* Reserved beyond allocated: the caching allocator's segments. */
     if (!k->cpu) {
-        head_opts ho;
-        head_opts_of(x, k, tm, &ho);
+        vx_head_opts ho;
+        vx_step_head_opts(x, k, tm, &ho);
         vx_alloc_in ai = {.peak_alloc = st->total, .cpu = 0};
         ai.act_peak = vx_sat_add(pk[VRAMEST_CAT_ACTIVATIONS], pk[VRAMEST_CAT_LOGITS]);
         /* The largest single transient: the logits in the widest dtype the
@@ -449,7 +120,9 @@ static int train_rank(vx_ctx *x, const vx_shard *sh)
     const vx_train_knobs *k = ((vx_train_ctx *)x)->k;
     vx_train_model tm_buf;
     const vx_train_model *tm = NULL;
-    vx_pcache *pc = vx_pcache_of(x->m);
+    vx_pcache *pc = vx_pcache_of(x->pol.m);
+    vx_prog_source src;
+    vx_pcache_source(pc, &src);
     int rc = vx_train_static_cached(pc, x, sh, k, &tm_buf, &tm);
     if (rc) return rc;
     /* The config of the programs: the cached one with this step's sizes. */
@@ -473,15 +146,15 @@ static int train_rank(vx_ctx *x, const vx_shard *sh)
     }
     vx_step_shape sp;
     vx_step_vals v;
-    const vx_cprog *used[VX_SP_N];
-    if ((rc = vx_train_step_prepare(x, sh, k, tm, stable, &c, &sp, &v, NULL, NULL, used))) return rc;
+    const struct vx_cprog *used[VX_SP_N];
+    if ((rc = vx_train_step_prepare(x, sh, k, tm, &src, stable, &c, &sp, &v, NULL, NULL, used))) return rc;
     vx_step_compose(&sp, &v, &out, NULL);
     /* Every program compiled (the second sight of each): compile the step. */
     if (ss && !slot) {
         int all = 1;
         for (int q = 0; q < VX_SP_N; q++)
             if (vx_step_has_prog(&sp, q)) all &= used[q] != NULL;
-        if (all) vx_step_compile(pc, ss, x, sh, k, tm, &c, &sp, used);
+        if (all) vx_step_compile(ss, &src, x, sh, k, tm, &c, &sp, used);
     }
     train_finish(x, sh, k, tm, &c, &out);
     return VRAMEST_OK;
@@ -493,7 +166,7 @@ static int train_rank(vx_ctx *x, const vx_shard *sh)
 static int check_sizes(const vx_ctx *x)
 {
     const vx_config_values *cv = x->cv;
-    const vx_shape *s = x->s;
+    const vx_shape *s = x->pol.s;
     uint64_t n, t;
     const uint64_t lim = (uint64_t)1 << 58;
     uint64_t b = (uint64_t)cv->batch_size, q = (uint64_t)cv->seq_len + (uint64_t)(cv->prefix_len > 0 ? cv->prefix_len : 0);
@@ -517,7 +190,7 @@ static int check_sizes(const vx_ctx *x)
 int vx_estimate_train_ex(vx_ctx *x, const vx_train_knobs *k)
 {
     const vx_config_values *cv = x->cv;
-    const vx_shape *s = x->s;
+    const vx_shape *s = x->pol.s;
     if (cv->batch_size < 1 || cv->seq_len < 1)
         return vx_fail(VRAMEST_E_RANGE, "train: batch_size %lld and seq_len %lld must be >= 1",
                        (long long)cv->batch_size, (long long)cv->seq_len);
@@ -527,7 +200,7 @@ int vx_estimate_train_ex(vx_ctx *x, const vx_train_knobs *k)
         int rc = vx_lora_check(x);
         if (rc) return rc;
     }
-    if (cv->finetune == VX_FT_QLORA && x->rp.quant_method != VX_QM_BNB)
+    if (cv->finetune == VX_FT_QLORA && x->pol.rp.quant_method != VX_QM_BNB)
         vx_result_warn(x->r, "finetune qlora with weights that bitsandbytes does not quantize: estimated as LoRA "
                              "over the stored weights (set precision nf4 for QLoRA)");
     if (s->max_pos > 0 && cv->seq_len > s->max_pos && !s->rel_buckets)

@@ -19,7 +19,7 @@
  * live activations + 3 x that block. An empirical constant: the only exact
  * method is replaying every allocation, which an estimate under a
  * microsecond cannot afford. */
-#include "estimate/train/train.h"
+#include "estimate/step/step.h"
 
 void vx_alloc_reserve(const vx_alloc_in *in, uint64_t *bytes, uint64_t *low, uint64_t *high)
 {

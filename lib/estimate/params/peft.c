@@ -7,8 +7,7 @@
  * PEFT's per-family default (TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING). */
 #include <string.h>
 
-#include "runtime/config.h"
-#include "estimate/train/train.h"
+#include "estimate/params/params.h"
 
 static const char *family_default(int fam)
 {
@@ -36,7 +35,7 @@ static const char *family_default(int fam)
 static const char *targets_of(const vx_ctx *x)
 {
     const char *t = x->cv->lora_targets;
-    if (!t[0] || !vx_strcasecmp(t, "auto")) return family_default(x->s->family);
+    if (!t[0] || !vx_strcasecmp(t, "auto")) return family_default(x->pol.s->family);
     return t;
 }
 
@@ -58,7 +57,7 @@ static const char *next_entry(const char *p, char *buf, size_t cap)
 static int is_output_layer(const vx_ctx *x, const vx_tensor *t)
 {
     if (t->role == VX_ROLE_LM_HEAD) return 1;
-    int head = vx_head_resolve(x->s, (int)x->cv->head);
+    int head = vx_head_resolve(x->pol.s, (int)x->cv->head);
     return head == VX_HEAD_SEQ_CLS && t->role == VX_ROLE_CLASSIFIER;
 }
 
@@ -89,8 +88,8 @@ int vx_lora_check(vx_ctx *x)
     char e[VX_MAX_NAME];
     for (const char *p = list; (p = next_entry(p, e, sizeof e));) {
         int hit = 0;
-        for (size_t i = 0; i < x->m->n_inv && !hit; i++)
-            if (x->m->inv[i].kind == VX_TK_MATRIX && entry_matches(&x->m->inv[i], e)) hit = 1;
+        for (size_t i = 0; i < x->pol.m->n_inv && !hit; i++)
+            if (x->pol.m->inv[i].kind == VX_TK_MATRIX && entry_matches(&x->pol.m->inv[i], e)) hit = 1;
         if (hit)
             any = 1;
         else
@@ -101,12 +100,12 @@ int vx_lora_check(vx_ctx *x)
     char names[400];
     size_t len = 0;
     names[0] = '\0';
-    for (size_t i = 0; i < x->m->n_inv; i++) {
-        const vx_tensor *t = &x->m->inv[i];
+    for (size_t i = 0; i < x->pol.m->n_inv; i++) {
+        const vx_tensor *t = &x->pol.m->inv[i];
         if (t->kind != VX_TK_MATRIX) continue;
         int dup = 0;
         for (size_t j = 0; j < i && !dup; j++)
-            if (x->m->inv[j].kind == VX_TK_MATRIX && !strcmp(x->m->inv[j].name, t->name)) dup = 1;
+            if (x->pol.m->inv[j].kind == VX_TK_MATRIX && !strcmp(x->pol.m->inv[j].name, t->name)) dup = 1;
         if (dup) continue;
         size_t n = strlen(t->name);
         if (len + n + 3 >= sizeof names) break;

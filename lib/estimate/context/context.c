@@ -1,6 +1,16 @@
-/* Runtime terms every mode shares: the CUDA context, cuBLAS workspaces and
- * the caching allocator's rounding (research note §1-§2). */
-#include "estimate/estimate.h"
+/* The estimate's context (vx_ctx_init) and the runtime terms every mode
+ * shares: the CUDA context, cuBLAS workspaces and the caching allocator's
+ * rounding (research note §1-§2). */
+#include "estimate/context/context.h"
+
+int vx_ctx_init(vx_ctx *x, const struct vramest_model *m, const vx_precision_values *pv,
+                const vx_config_values *cv, struct vramest_result *r)
+{
+    x->pol = (vx_policy){.m = m, .s = &m->shape, .pv = pv, .head = cv->head, .num_labels = cv->num_labels};
+    x->cv = cv;
+    x->r = r;
+    return vx_precision_resolve(pv, &m->shape, (int)cv->mode, &x->pol.rp);
+}
 
 uint64_t vx_alloc_round(uint64_t bytes)
 {

@@ -1,4 +1,4 @@
-/* The training step's composition (train.c) as a function of its inputs,
+/* The training step's composition (step.c) as a function of its inputs,
  * shared with the compiled steps (stepcache.c).
  *
  * compose() adds the programs' results (vx_prog) and the step's other byte
@@ -15,7 +15,7 @@
 #ifndef VX_STEP_H
 #define VX_STEP_H
 
-#include "estimate/train/train.h"
+#include "estimate/graph/program.h"
 
 struct vx_cprog;
 
@@ -105,20 +105,36 @@ typedef struct vx_step_out {
 /* Compose the step. `log` may be NULL. */
 void vx_step_compose(const vx_step_shape *sp, const vx_step_vals *v, vx_step_out *out, vx_slog *log) VX_HIDDEN;
 
-/* train.c: the programs' config of a rank at the config's sizes. */
+/* prepare.c: the programs' config of a rank at the config's sizes. */
 void vx_train_cfg(const vx_ctx *x, const vx_shard *sh, const vx_train_knobs *k, const vx_train_model *tm,
                   vx_act_cfg *c) VX_HIDDEN;
-/* train.c: the fields of `c` that depend on batch_size and seq_len. */
+/* prepare.c: the fields of `c` that depend on batch_size and seq_len. */
 void vx_train_cfg_sizes(const vx_config_values *cv, const vx_shard *sh, const vx_train_model *tm,
                         vx_act_cfg *c) VX_HIDDEN;
-/* train.c: the step's shape and values at the sizes of `c` (programs
- * replayed or from their compiled forms; `stable`: `tm` is the cache's).
- * `lraw` / `lmask` (may be NULL): the leaves before allocator rounding and
- * each one's rounding mask. `used` (may be NULL): VX_SP_N entries, each
- * program's compiled form (NULL: replayed, or not in the step). */
+/* prepare.c: the step's shape and values at the sizes of `c`, the
+ * programs' results from `src` (the replay, or the estimator's cache;
+ * `stable`: `tm` is the cache's). `lraw` / `lmask` (may be NULL): the
+ * leaves before allocator rounding and each one's rounding mask. `used`
+ * (may be NULL): VX_SP_N entries, each program's compiled form (NULL:
+ * replayed, or not in the step). */
 int vx_train_step_prepare(const vx_ctx *x, const vx_shard *sh, const vx_train_knobs *k, const vx_train_model *tm,
-                          int stable, const vx_act_cfg *c, vx_step_shape *sp, vx_step_vals *v, uint64_t *lraw,
-                          uint64_t *lmask, const struct vx_cprog **used) VX_HIDDEN;
+                          const vx_prog_source *src, int stable, const vx_act_cfg *c, vx_step_shape *sp,
+                          vx_step_vals *v, uint64_t *lraw, uint64_t *lmask, const struct vx_cprog **used) VX_HIDDEN;
+
+/* prepare.c: the head's options from the knobs and the framework:
+ * transformers' legacy paths, logits.float() inside the model, the shifted
+ * logits copy, the caller keeping the logits through backward. */
+typedef struct vx_head_opts {
+    int legacy, upcast, shift, held;
+} vx_head_opts;
+void vx_step_head_opts(const vx_ctx *x, const vx_train_knobs *k, const vx_train_model *tm, vx_head_opts *o) VX_HIDDEN;
+
+/* prepare.c: where the static terms live on this rank. */
+typedef struct vx_placement {
+    int wdev, mdev, odev, grads_on_gpu; /* VRAMEST_DEV_* of weights, master weights, optimizer states */
+    uint64_t w_gpu;                     /* weights on the GPU after ZeRO/FSDP sharding */
+} vx_placement;
+void vx_step_placement(const vx_shard *sh, const vx_train_model *tm, vx_placement *p) VX_HIDDEN;
 
 /* Whether program q (VX_SP_*) runs in the step. */
 static inline int vx_step_has_prog(const vx_step_shape *sp, int q)
@@ -131,5 +147,16 @@ static inline int vx_step_counts(int cat)
 {
     return cat != VRAMEST_CAT_FRAMEWORK && cat != VRAMEST_CAT_ALLOCATOR;
 }
+
+/* ---- allocator.c ---- */
+typedef struct vx_alloc_in {
+    uint64_t peak_alloc;     /* peak allocated bytes */
+    uint64_t largest_act;    /* largest single transient of the step (logits-sized) */
+    uint64_t act_peak;       /* activation + logits bytes alive at the peak */
+    uint64_t n_big;          /* distinct large transient sizes in the step */
+    int cpu;
+} vx_alloc_in;
+/* Reserved minus allocated (the ALLOCATOR category) with its band. */
+void vx_alloc_reserve(const vx_alloc_in *in, uint64_t *bytes, uint64_t *low, uint64_t *high) VX_HIDDEN;
 
 #endif

@@ -1,8 +1,7 @@
 /* Optimizer states and the temporaries of one optimizer step (research note
  * §5). States are per parameter tensor, so frozen and trainable parts and
  * the small-tensor rules of bitsandbytes come out right. */
-#include "runtime/config.h"
-#include "estimate/train/train.h"
+#include "estimate/params/params.h"
 
 /* bitsandbytes keeps fp32 states for tensors below min_8bit_size (4096) and
  * blockwise (256) fp32 absmax per uint8 state otherwise; paged optimizers

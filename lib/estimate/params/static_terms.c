@@ -7,9 +7,8 @@
  * come out right. */
 #include <string.h>
 
-#include "runtime/config.h"
-#include "estimate/train/train.h"
-#include "precision/policy.h"
+#include "estimate/params/params.h"
+#include "estimate/params/weights.h"
 
 static uint64_t scale(uint64_t v, uint64_t num, uint64_t den)
 {
@@ -46,7 +45,7 @@ static int row_parallel(int role)
 /* Decoder layers of this rank that train under finetune=freeze. */
 static int64_t freeze_layers_here(const vx_ctx *x, const vx_shard *sh, int64_t *first_trainable)
 {
-    int64_t L = x->s->layers, n = x->cv->trainable_layers;
+    int64_t L = x->pol.s->layers, n = x->cv->trainable_layers;
     if (n > L) n = L;
     int64_t lo = L - n, a = sh->first_layer, b = sh->first_layer + sh->stage_layers;
     *first_trainable = lo;
@@ -71,22 +70,33 @@ static vx_lin *global_slot(vx_train_model *tm, const vx_tensor *t)
     }
 }
 
+void vx_train_knobs_default(vx_train_knobs *k)
+{
+    k->torch_major = 2;
+    k->cpu = 0;
+    k->hf_legacy = 1;
+    k->shift_copy = -1;
+    k->logits_held = -1;
+    k->mask_bytes = 1;
+    k->adapter_bytes = 0;
+}
+
 int vx_train_static(vx_ctx *x, const vx_shard *sh, const vx_train_knobs *k, vx_train_model *tm)
 {
     const vx_config_values *cv = x->cv;
-    const vx_resolved_precision *rp = &x->rp;
+    const vx_resolved_precision *rp = &x->pol.rp;
     memset(tm, 0, sizeof *tm);
     int cpu = k->cpu;
     int ft = (int)cv->finetune;
     int opt = (int)cv->optimizer;
     tm->finetune = ft;
-    tm->head = vx_head_resolve(x->s, (int)cv->head);
-    tm->tied = x->s->tied;
+    tm->head = vx_head_resolve(x->pol.s, (int)cv->head);
+    tm->tied = x->pol.s->tied;
     tm->lora = ft == VX_FT_LORA || ft == VX_FT_QLORA;
     /* get_peft_model(autocast_adapter_dtype=True) keeps adapters in fp32. */
     tm->adapter_bytes = k->adapter_bytes > 0 ? k->adapter_bytes : 4;
     tm->opt_impl = vx_opt_impl(x, cpu);
-    tm->prov = x->m->has_file_inv ? VRAMEST_PROV_EXACT_FILE : VRAMEST_PROV_EXACT_ARCH;
+    tm->prov = x->pol.m->has_file_inv ? VRAMEST_PROV_EXACT_FILE : VRAMEST_PROV_EXACT_ARCH;
     tm->prefix_len = ft == VX_FT_PREFIX ? cv->prefix_len : 0;
     int peft = ft == VX_FT_LORA || ft == VX_FT_QLORA || ft == VX_FT_PREFIX;
     int64_t first_tr = 0, tr_here = sh->stage_layers;
@@ -97,7 +107,7 @@ int vx_train_static(vx_ctx *x, const vx_shard *sh, const vx_train_knobs *k, vx_t
     int gd = rp->grad_dtype, sd = rp->state_dtype;
     /* Megatron / nanotron accumulate gradients in fp32 main-grad buffers
      * when training 16-bit parameters with fp32 master weights. */
-    if (x->pv->gradients == VRAMEST_DTYPE_AUTO && rp->master_dtype == VRAMEST_DTYPE_FP32 &&
+    if (x->pol.pv->gradients == VRAMEST_DTYPE_AUTO && rp->master_dtype == VRAMEST_DTYPE_FP32 &&
         cv->framework == VX_FW_MEGATRON)
         gd = VRAMEST_DTYPE_FP32;
     unsigned gb = vx_train_dsize(gd, 4);
@@ -113,21 +123,21 @@ int vx_train_static(vx_ctx *x, const vx_shard *sh, const vx_train_knobs *k, vx_t
     uint64_t tp_global = 0, ad_global = 0;
 
     vx_tensor_iter it;
-    vx_tensor_iter_init(&it, x);
+    vx_tensor_iter_init(&it, &x->pol);
     for (const vx_tensor *t; (t = vx_tensor_iter_next(&it));) {
         uint64_t e_tot = vx_tensor_elems(t);
         uint64_t e = vx_shard_tensor_elems(sh, x, t);
         /* One pass over the policy's allocations of the group: bytes,
          * whether the method quantizes it, and its storage dtype. */
         vx_piece pc[VX_MAX_PIECES];
-        size_t np = vx_tensor_pieces(x, t, pc);
+        size_t np = vx_tensor_pieces(&x->pol, t, pc);
         uint64_t gpu = 0;
         int quant = 0, dt = np ? pc[0].dtype : VRAMEST_DTYPE_FP32;
         for (size_t i = 0; i < np; i++) {
             gpu = vx_sat_add(gpu, vx_sat_mul(pc[i].bytes, pc[i].count));
             if (!is_float_dt(pc[i].dtype) && (t->kind == VX_TK_MATRIX || t->kind == VX_TK_EMBED)) quant = 1;
         }
-        if (quant && x->rp.quant_method != VX_QM_GGUF) dt = vx_policy_weight_dtype(x);
+        if (quant && x->pol.rp.quant_method != VX_QM_GGUF) dt = vx_policy_weight_dtype(&x->pol);
         uint64_t bytes = scale(gpu, e, e_tot);
         /* prepare_model_for_kbit_training upcasts every 16-bit parameter that
          * is not quantized (norms, embeddings, lm_head) to fp32. */
@@ -170,9 +180,9 @@ int vx_train_static(vx_ctx *x, const vx_shard *sh, const vx_train_knobs *k, vx_t
                 train_copies = scale(copies, (uint64_t)tr_here, (uint64_t)sh->stage_layers);
             }
             uint64_t tglob = e_tot;
-            if (ft == VX_FT_FREEZE && t->part == VX_PART_DECODER && x->s->layers > 0)
-                tglob = scale(e_tot, (uint64_t)(cv->trainable_layers < x->s->layers ? cv->trainable_layers : x->s->layers),
-                              (uint64_t)x->s->layers);
+            if (ft == VX_FT_FREEZE && t->part == VX_PART_DECODER && x->pol.s->layers > 0)
+                tglob = scale(e_tot, (uint64_t)(cv->trainable_layers < x->pol.s->layers ? cv->trainable_layers : x->pol.s->layers),
+                              (uint64_t)x->pol.s->layers);
             tp_global = vx_sat_add(tp_global, tglob);
         }
         if (train_e) {
@@ -246,7 +256,7 @@ int vx_train_static(vx_ctx *x, const vx_shard *sh, const vx_train_knobs *k, vx_t
             L = &P->lin[t->role];
         } else {
             L = global_slot(tm, t);
-            if (x->s->enc_dec && t->role == VX_ROLE_FINAL_NORM && t->kind == VX_TK_NORM && tm->final_norm.present)
+            if (x->pol.s->enc_dec && t->role == VX_ROLE_FINAL_NORM && t->kind == VX_TK_NORM && tm->final_norm.present)
                 L = &tm->enc_final_norm; /* T5: the encoder's final norm comes first */
         }
         if (!L) continue;
@@ -290,8 +300,8 @@ int vx_train_static(vx_ctx *x, const vx_shard *sh, const vx_train_knobs *k, vx_t
 
     /* Prefix tuning: a trainable (virtual tokens, layers * 2 * kv dim) embedding. */
     if (tm->prefix_len) {
-        uint64_t kvd = (uint64_t)((x->s->kv_heads > 0 ? x->s->kv_heads : x->s->heads) * x->s->head_dim);
-        uint64_t L = (uint64_t)(x->s->layers + x->s->enc_layers);
+        uint64_t kvd = (uint64_t)((x->pol.s->kv_heads > 0 ? x->pol.s->kv_heads : x->pol.s->heads) * x->pol.s->head_dim);
+        uint64_t L = (uint64_t)(x->pol.s->layers + x->pol.s->enc_layers);
         uint64_t pe = vx_sat_mul(vx_sat_mul((uint64_t)tm->prefix_len, L), 2 * kvd);
         ad_w = vx_sat_add(ad_w, vx_sat_mul(pe, 4));
         vx_opt_state os;

@@ -12,7 +12,7 @@
  * Everything here is linear in the values (step.h): no branch reads one. */
 #include <string.h>
 
-#include "estimate/train/step.h"
+#include "estimate/step/step.h"
 
 typedef struct vx_mem {
     uint64_t c[VX_NCAT];

@@ -1,0 +1,107 @@
+/* The programs run on the tape (activations.c, logits.c): what each
+ * family's Hugging Face module allocates and saves, op by op, for one
+ * layer class, the embeddings, and the head with its loss. A program's
+ * result depends on the sizes only through byte counts, which is what lets
+ * the estimator's cache compile it (estimate/cache/progcache.h). */
+#ifndef VX_PROGRAM_H
+#define VX_PROGRAM_H
+
+#include "estimate/graph/tape.h"
+#include "estimate/params/params.h"
+
+/* ---- the programs (activations.c, logits.c) ---- */
+enum { VX_KERN_EAGER = 0, VX_KERN_SDPA_FLASH = 1, VX_KERN_SDPA_MEM = 2, VX_KERN_FLASH2 = 3 };
+enum {
+    VX_STYLE_LLAMA = 0, VX_STYLE_GPT2, VX_STYLE_OPT, VX_STYLE_BERT, VX_STYLE_T5, VX_STYLE_BLOOM, VX_STYLE_NEOX,
+    VX_STYLE_FALCON, VX_STYLE_PHI, VX_STYLE_GPTJ, VX_STYLE_GLM, VX_STYLE_MEGATRON
+};
+enum { VX_NS_RMS_HF = 0, VX_NS_RMS_T5, VX_NS_RMS_GEMMA, VX_NS_LN, VX_NS_FUSED };
+
+typedef struct vx_act_cfg {
+    uint64_t b, s, N;      /* micro-batch, query tokens per sample (this rank), b*s */
+    uint64_t Nh;           /* tokens of hidden-sized tensors outside TP regions (N / tp under SP) */
+    int64_t h, a, akv, d, rot, ffn, moe_ffn, V, e;
+    int64_t experts, topk, shared_ffn;
+    int64_t skv;           /* keys per query (s + prefix) */
+    int64_t s_enc;         /* encoder tokens per sample (cross-attention keys) */
+    int style, norm, post_ln, parallel, gated, act, qkv_fused, moe;
+    double p_attn, p_hid;
+    int attn;              /* VX_KERN_* */
+    int repeat_kv;         /* GQA K/V expanded to every head before the attention kernel */
+    int cb;                /* compute dtype bytes */
+    int fp16;              /* the compute dtype is fp16 (not bf16) */
+    int amp;               /* autocast over fp32 weights */
+    int cuda_autocast;     /* CUDA autocast op lists (fp32-forced softmax, pow, layer_norm, ...) */
+    int torch1, cpu, legacy;
+    int mask_b;
+    int ckpt;              /* VX_GC_* */
+    int lora_drop, ab;     /* LoRA dropout > 0; adapter bytes per element */
+    int qlora;             /* prepare_model_for_kbit_training: fp32 norms/embeddings */
+    int tp;                /* tensor-parallel size */
+    int rg_stream;         /* the residual stream requires grad entering the layer */
+    int zero3_linear;      /* nn.Linear is DeepSpeed's LinearFunctionForZeroStage3: saves its input
+                              whenever a graph is built, frozen or not (vx_shard_zero3_linear) */
+} vx_act_cfg;
+
+/* Results of running one program (a layer class, the embeddings, the head). */
+typedef struct vx_prog {
+    uint64_t x_bytes;        /* the input it was given (held by the caller) */
+    uint64_t y_bytes;        /* its output */
+    uint64_t saved;          /* bytes it leaves alive after forward, output excluded */
+    uint64_t saved_cat[VX_TC_N];
+    uint64_t fwd_peak;       /* max live during forward, input included */
+    uint64_t fwd_pk[VX_TC_N];
+    uint64_t fwd_ns_peak;    /* the same under checkpointing (nothing saved) */
+    uint64_t fwd_ns_pk[VX_TC_N];
+    uint64_t bwd_peak;       /* max live during backward keeping new parameter gradients; its saved
+                                tensors and the incoming gradient included */
+    uint64_t bwd_pk[VX_TC_N];
+    uint64_t bwd_acc_peak;   /* the same summing them into existing gradients */
+    uint64_t bwd_acc_pk[VX_TC_N];
+    uint64_t wgrad;          /* parameter gradient bytes it keeps (first micro-batch) */
+    uint64_t wgrad_cat[VX_TC_N];
+    uint64_t held_out;       /* layer: 1 when it saves its input; head: logits kept through backward */
+} vx_prog;
+
+/* The programs take `log` = NULL, or a compile log (progcache.h).
+ * One decoder/encoder layer class. `part` the layer's linears; `cross` 1 for a
+ * T5 decoder layer (cross-attention over s_enc encoder tokens). */
+int vx_act_layer(const vx_act_cfg *c, const vx_part *part, int cross, struct vx_tlog *log, vx_prog *out) VX_HIDDEN;
+/* Embeddings (token, position, type, their norm and dropout, OPT project_in). */
+int vx_act_embed(const vx_act_cfg *c, const vx_train_model *tm, struct vx_tlog *log, vx_prog *out) VX_HIDDEN;
+/* The final norm, the head and the loss. `upcast`: logits.float() in the
+ * model; `shift`: shifted-logits copy; `held`: the caller keeps the logits. */
+int vx_act_head(const vx_act_cfg *c, const vx_train_model *tm, int upcast, int shift, int held,
+                struct vx_tlog *log, vx_prog *out) VX_HIDDEN;
+
+/* ---- programs ---- */
+enum { VX_PK_LAYER = 0, VX_PK_EMBED = 1, VX_PK_HEAD = 2 };
+
+/* One program call: which program, its inputs. `part` for a layer, `tm`
+ * for the embeddings and the head. */
+typedef struct vx_prog_call {
+    int kind;
+    const vx_act_cfg *c;
+    const vx_part *part;
+    const vx_train_model *tm;
+    int stable;               /* part / tm point into the cache's static entry: the pointer
+                                 identifies the content (no byte comparison) */
+    int cross;                /* layer: T5 cross-attention */
+    int upcast, shift, held;  /* head */
+    const struct vx_cprog **used; /* may be NULL: receives the compiled form evaluated (NULL: replayed) */
+} vx_prog_call;
+
+/* Run the program on the tape (the replay), optionally logging into `log`. */
+int vx_prog_run(const vx_prog_call *pc, vx_tlog *log, vx_prog *out) VX_HIDDEN;
+
+/* Where a step gets its programs' results: the replay, or a cache that
+ * keeps compiled forms (estimate/cache/). `eval` fills *pc->used when it
+ * evaluated a compiled form (NULL otherwise). */
+typedef struct vx_prog_source {
+    int (*eval)(void *arg, const vx_prog_call *pc, vx_prog *out);
+    void *arg;
+} vx_prog_source;
+/* The replay: every call runs the program on the tape. */
+extern const vx_prog_source vx_prog_replay VX_HIDDEN;
+
+#endif

@@ -1,0 +1,137 @@
+/* The parameters as a rank holds them (issue #5): weights, fp32 master
+ * weights, gradients, optimizer states and adapters per tensor group, and
+ * the per-role table of linears the layer programs read (trainable?
+ * adapted? quantized?). One job per file:
+ *   static_terms.c  the static terms and the linear table of a rank
+ *   optimizer.c     optimizer states per parameter and step temporaries
+ *   peft.c          LoRA target matching and adapter tensors
+ *   weights.c       the weights as allocations, per rank
+ * Nothing here allocates: every structure lives on the caller's stack. */
+#ifndef VX_PARAMS_H
+#define VX_PARAMS_H
+
+#include "estimate/parallel/parallel.h"
+
+/* ---- behaviours of the software stack ----
+ * The defaults model current PyTorch 2.x on CUDA with current transformers.
+ * The torch harness (torch 1.13 on CPU, transformers ~4.38-4.44 code paths)
+ * needs the other values; tests/test_train_harness.c sets them. */
+typedef struct vx_train_knobs {
+    int torch_major; /* 2; 1 = torch 1.13, whose mean() saved its input (RMSNorm +4 B x N x h) */
+    int cpu;         /* 1: tensors on the CPU: no 512-B rounding, no cuBLAS workspace or allocator
+                        reserve, CPU autocast op lists, the optimizer's step counters counted,
+                        checkpoint RNG states on the device */
+    int hf_legacy;   /* transformers <= 4.44: per-layer RoPE tables, Llama-family logits.float()
+                        inside the model, shifted-logits .contiguous() copy in the loss, repeat_kv
+                        before SDPA; -1 = auto (0) */
+    int shift_copy;  /* shifted-logits copy: -1 follows hf_legacy */
+    int logits_held; /* the model output (logits) stays referenced through backward: -1 = by
+                        framework (a plain PyTorch loop keeps `outputs`, HF Trainer drops it) */
+    int mask_bytes;  /* bytes per dropout-mask element: 1 (bool, CUDA fused kernel); the CPU
+                        F.dropout path keeps a mask in the activation dtype */
+    int adapter_bytes; /* bytes per LoRA adapter element: 0 = PEFT's default (fp32 adapters,
+                          autocast_adapter_dtype=True); the harness builds them in the base dtype */
+} vx_train_knobs;
+
+void vx_train_knobs_default(vx_train_knobs *k) VX_HIDDEN; /* static_terms.c */
+
+/* Bytes per element of a plain dtype, `dflt` for blocked / policy ones:
+ * the float dtypes without the table search (hot in per-tensor loops). */
+static inline unsigned vx_train_dsize(int dt, unsigned dflt)
+{
+    switch (dt) {
+    case VRAMEST_DTYPE_FP32: return 4;
+    case VRAMEST_DTYPE_FP16:
+    case VRAMEST_DTYPE_BF16: return 2;
+    case VRAMEST_DTYPE_FP64: return 8;
+    default: {
+        unsigned s = vx_dtype_size(dt);
+        return s ? s : dflt;
+    }
+    }
+}
+
+/* ---- the model as the step sees it ---- */
+
+/* One nn.Linear (or embedding / norm group) of a layer, on this rank. */
+typedef struct vx_lin {
+    int64_t in, out;     /* rank-local features */
+    uint8_t present;     /* the module exists */
+    uint8_t trainable;   /* its weight requires grad */
+    uint8_t bias;        /* has a bias */
+    uint8_t quant;       /* VX_LQ_* */
+    uint8_t wbytes;      /* bytes per element of the float weight (or of the dequantized copy) */
+    uint8_t wcat;        /* category of its gradient: GRADIENTS, or ADAPTER for LoRA matrices */
+    int32_t lora_r;      /* LoRA rank on this module (0 = none) */
+    uint64_t wgrad;      /* bytes of the weight (+ bias) gradient it produces, per layer */
+} vx_lin;
+enum { VX_LQ_NONE = 0, VX_LQ_INT8 = 1, VX_LQ_4BIT = 2, VX_LQ_INT4 = 3 };
+
+/* The decoder (or encoder) layer of this rank. */
+typedef struct vx_part {
+    vx_lin lin[VX_ROLE_COUNT_];
+    int64_t layers;         /* on this rank */
+    int norm_trainable;     /* norm weights require grad */
+    uint8_t norm_wbytes;    /* bytes per element of the norm weights */
+    uint8_t gb;             /* bytes per element of parameter gradients */
+    uint64_t norm_wgrad;    /* bytes of all norm-weight gradients of one layer */
+    uint64_t other_wgrad;   /* other trainable groups of one layer (relative bias, qk norms...) */
+    uint64_t adapter_per_layer; /* adapter parameters of one layer (count) */
+} vx_part;
+
+typedef struct vx_train_model {
+    vx_part dec, enc;
+    /* global groups (rank-local) */
+    vx_lin embed, pos, type, embed_norm, proj_in, proj_out, final_norm, enc_final_norm, lm_head, mlm_dense,
+        mlm_norm, pooler, classifier, rel_bias;
+    int head;             /* resolved head (VX_HEAD_*) */
+    int tied;             /* the LM head is the embedding matrix */
+    int finetune;         /* VX_FT_* */
+    int lora;             /* adapters present */
+    int adapter_bytes;    /* bytes per adapter element (fp32: autocast_adapter_dtype) */
+    int64_t trainable_first; /* first decoder layer that trains (freeze); 0 = all */
+    int64_t prefix_len;   /* prefix tuning virtual tokens (0 = none) */
+    /* static terms on this rank, bytes (allocator-rounded on CUDA) */
+    uint64_t weights, weights_exact, master, grads, states, adapter_w, adapter_g, adapter_s;
+    uint64_t host_weights, host_master, host_grads, host_states, paged_states, nvme_bytes;
+    uint64_t step_on_device; /* optimizer `step` counters held on the GPU */
+    uint64_t opt_tmp;        /* optimizer-step temporaries on the GPU (workspace) */
+    uint64_t largest_grad;   /* gradient bytes of the largest trainable tensor on this rank */
+    uint64_t trainable_params, adapter_params;
+    uint64_t n_param_tensors;
+    int opt_impl;            /* resolved VX_OPTIMPL_* */
+    int prov;                /* provenance of the static terms */
+} vx_train_model;
+
+/* static_terms.c */
+int vx_train_static(vx_ctx *x, const vx_shard *sh, const vx_train_knobs *k, vx_train_model *tm) VX_HIDDEN;
+
+/* optimizer.c: state bytes of one parameter tensor of `elems` elements held
+ * in `param_dtype` (on the GPU unless paged), and the step temporaries. */
+typedef struct vx_opt_state {
+    uint64_t device;  /* bytes in the caching allocator */
+    uint64_t paged;   /* bytes in CUDA managed memory (paged 8-bit optimizers) */
+} vx_opt_state;
+void vx_opt_tensor_state(int optimizer, int state_dtype, uint64_t elems, int cpu, vx_opt_state *out) VX_HIDDEN;
+/* Bytes of the `step` counter the optimizer keeps per parameter tensor on the
+ * device (0 when it lives on the CPU or is a Python int). */
+uint64_t vx_opt_step_bytes(int optimizer, int impl, int cpu) VX_HIDDEN;
+/* Temporaries of one optimizer step: `group_bytes` = bytes of the largest
+ * (device, dtype) parameter group in the state dtype, `largest` = bytes of
+ * the largest single parameter in the state dtype, `largest_elems` its
+ * elements, `low_precision` whether params are 16-bit. */
+uint64_t vx_opt_step_temp(int optimizer, int impl, uint64_t group_bytes, uint64_t largest, uint64_t largest_elems,
+                          int low_precision) VX_HIDDEN;
+/* The implementation PyTorch picks (auto -> foreach on CUDA, single on CPU;
+ * bitsandbytes and DeepSpeed/Megatron steps are fused kernels). */
+int vx_opt_impl(const vx_ctx *x, int cpu) VX_HIDDEN;
+
+/* peft.c */
+/* 1 when LoRA adapts this matrix group under the workload's lora_targets. */
+int vx_lora_targets(const vx_ctx *x, const vx_tensor *t) VX_HIDDEN;
+/* Check the targets against the model: VRAMEST_E_INVALID_ARG naming the
+ * module names that exist when none matches; a warning for each listed name
+ * that matches nothing. */
+int vx_lora_check(vx_ctx *x) VX_HIDDEN;
+
+#endif
