@@ -1,6 +1,6 @@
 /* A memo slot: a handle keeps, for a floor above it, what that floor worked
- * out from the handle and may reuse (the estimator's compiled programs of a
- * model). The handle knows nothing of the content: an object that starts
+ * out from the handle and may reuse. The handle knows nothing of the
+ * content (docs/architecture.md says who fills it): an object that starts
  * with a vx_memo_obj header naming its destructor. The slot is filled once,
  * by whichever thread first asks, and emptied whenever the handle changes.
  *

@@ -135,9 +135,9 @@ struct vramest_model {
     int file_inv_whole;        /* 1: the file tensors are a whole checkpoint (not a shard) */
     uint64_t checkpoint_bytes; /* at the stored dtypes: the model alone decides it, so
                                   rebuild computes it once instead of every estimate */
-    /* What a floor above worked out from this model and may reuse (the
-     * estimator keeps its compiled programs here): filled by estimates
-     * (thread-safe), emptied by every rebuild (common/memo.h). */
+    /* What a floor above worked out from this model and may reuse: filled
+     * by whoever reads the model (thread-safe), emptied by every rebuild;
+     * opaque here (common/memo.h). */
     vx_memo memo;
     /* vx_params_for_head() of the default head and num_labels, at rebuild
      * (every estimate asks for it). */
