@@ -655,14 +655,54 @@ vramest_model_parse(vramest_model *model, vramest_source kind, const void *data,
 
 /**
  * @brief Parse a file or a model directory into the model.
+ *
+ * The same as vramest_model_parse_path() with no flags: only regular files
+ * are read, and the files a directory or an index names must resolve inside
+ * that directory.
  * @param[in,out] model the model.
  * @param[in] kind a ::vramest_source (AUTO detects from the name and content).
  * @param[in] path UTF-8 path: config.json, .safetensors, index .json, .gguf or a directory.
- * @retval VRAMEST_E_IO the file cannot be read
+ * @retval VRAMEST_E_IO the file cannot be read, is not a regular file, or
+ *         is a link out of the model directory
  * @since 1.0
  */
 VRAMEST_API int
 vramest_model_parse_file(vramest_model *model, vramest_source kind, const char *path);
+
+/** @brief Flags of vramest_model_parse_path() (a bit set). @since 1.0 */
+typedef enum vramest_parse_flag {
+    VRAMEST_PARSE_DEFAULT = 0, /**< the rules of vramest_model_parse_file() */
+    /** Follow links that a model directory or an index's directory holds to
+     *  files outside that directory. Without it such a link is
+     *  ::VRAMEST_E_IO: a user who writes the directory could otherwise make
+     *  the library read any file the process can (docs/security.md). The
+     *  Hugging Face hub cache (`models--ORG--NAME/snapshots/REV` linking into
+     *  `../../blobs`) needs no flag: there the repository folder counts as
+     *  the model's directory. */
+    VRAMEST_PARSE_ALLOW_EXTERNAL_LINKS = 1,
+    VRAMEST_PARSE_FLAG_MAX_ = 0x7FFFFFFF
+} vramest_parse_flag;
+
+/**
+ * @brief Parse a file or a model directory into the model, with flags.
+ *
+ * Whatever the flags, only regular files are opened: a FIFO, a device, a
+ * socket or a directory where a file is expected is ::VRAMEST_E_IO, and no
+ * open or read blocks. A path the caller names itself may be a link to
+ * anywhere; the files a directory or an index names (config.json, shards,
+ * the GGUF file) must resolve inside that directory unless `flags` has
+ * ::VRAMEST_PARSE_ALLOW_EXTERNAL_LINKS.
+ * @param[in,out] model the model (unchanged on failure).
+ * @param[in] kind a ::vramest_source (AUTO detects from the name and content).
+ * @param[in] path UTF-8 path: config.json, .safetensors, index .json, .gguf or a directory.
+ * @param[in] flags ::vramest_parse_flag bits, or 0.
+ * @retval VRAMEST_E_IO the file cannot be read, is not a regular file, or
+ *         is a link out of the model directory
+ * @retval VRAMEST_E_INVALID_ARG an unknown flag bit, a NULL or empty path
+ * @since 1.0
+ */
+VRAMEST_API int
+vramest_model_parse_path(vramest_model *model, vramest_source kind, const char *path, int flags);
 
 /**
  * @brief Check that the model is complete and consistent.

@@ -26,6 +26,7 @@ typedef struct vx_jnum {
     bool neg;     /* had a minus sign (and is not zero) */
     bool big;     /* magnitude beyond 2^64-1 */
     bool frac;    /* not an integer (fraction or exponent that leaves one) */
+    bool floaty;  /* written with a fraction or an exponent (4.0, 1e3), integer or not */
 } vx_jnum;
 
 void vx_js_ws(vx_jscan *j) VX_HIDDEN;
@@ -197,5 +198,21 @@ typedef struct vx_file_facts {
 void vx_file_facts_of(const vx_tensor *inv, size_t n, vx_file_facts *f) VX_HIDDEN;
 /* Layers / experts named by a safetensors index (no shapes there). */
 void vx_index_facts(const vx_fileset *fs, vx_file_facts *f) VX_HIDDEN;
+
+/* ---- model files on disk (modeldir.c) -------------------------------------
+ * `label`: the file's name for messages. `root` (may be NULL): where links
+ * may lead (fileio.h). `links_anywhere`: VRAMEST_PARSE_ALLOW_EXTERNAL_LINKS. */
+struct vx_fileroot;
+int vx_read_st_file(vx_fileset *fs, const char *path, const char *label, const struct vx_fileroot *root) VX_HIDDEN;
+int vx_read_gguf_file(vx_fileset *fs, const char *path, const char *label, bool arch, const struct vx_fileroot *root)
+    VX_HIDDEN;
+/* An index named by the caller, and the shards it names next to it. */
+int vx_read_index_and_shards(vx_fileset *fs, const char *path, const char *label, bool links_anywhere) VX_HIDDEN;
+/* A model directory: config.json (applied to `s` at once), then the
+ * tensors into `fs`: index + shards, model.safetensors, a set of shards, or
+ * one GGUF / one split GGUF. */
+int vx_read_model_dir(struct vramest_model *s, vx_fileset *fs, const char *dir, bool links_anywhere) VX_HIDDEN;
+/* config.json into a staged model, checked against its file tensors (parse.c). */
+int vx_apply_config(struct vramest_model *s, const char *buf, size_t len) VX_HIDDEN;
 
 #endif

@@ -12,21 +12,17 @@
  *
  * Atomicity: every parse works on a clone of the model and swaps it in only
  * when everything succeeded. */
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
+#include "io/fileio.h"
 #include "io/files.h"
 #include "model/hf_config.h"
 
 #define H_MODEL VRAMEST_HANDLE_MODEL
-#define MAX_CONFIG_FILE VX_MAX_SPEC_BYTES /* config.json read from disk */
-#define GGUF_FIRST_READ ((size_t)256 * 1024)
 
 /* ---- merging ------------------------------------------------------------- */
 
@@ -235,7 +231,7 @@ static void commit(struct vramest_model *m, struct vramest_model *staged)
 
 /* config.json into a staged model, then the check against file tensors the
  * model already holds. */
-static int apply_config(struct vramest_model *s, const char *buf, size_t len)
+int vx_apply_config(struct vramest_model *s, const char *buf, size_t len)
 {
     int rc = vx_parse_hf_config(s, buf, len);
     if (rc) return rc;
@@ -338,7 +334,7 @@ VRAMEST_API int vramest_model_parse(vramest_model *model, vramest_source kind, c
     switch (kind) {
     case VRAMEST_SRC_HF_CONFIG_JSON:
         if ((rc = stage(model, &s))) break;
-        rc = apply_config(s, (const char *)d, len);
+        rc = vx_apply_config(s, (const char *)d, len);
         break;
     case VRAMEST_SRC_SAFETENSORS_HEADER:
     case VRAMEST_SRC_SAFETENSORS_INDEX:
@@ -365,494 +361,98 @@ VRAMEST_API int vramest_model_parse(vramest_model *model, vramest_source kind, c
     return VRAMEST_OK;
 }
 
-/* ---- files ----------------------------------------------------------------- */
-
-typedef struct file {
-    int fd;
-    uint64_t size;
-    const char *path;
-} file;
-
-static int file_open(file *f, const char *path)
-{
-    f->path = path;
-    f->fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (f->fd < 0) return vx_fail(VRAMEST_E_IO, "cannot open '%s': %s", path, strerror(errno));
-    struct stat st;
-    if (fstat(f->fd, &st) != 0) {
-        int e = errno;
-        close(f->fd);
-        return vx_fail(VRAMEST_E_IO, "cannot stat '%s': %s", path, strerror(e));
-    }
-    if (!S_ISREG(st.st_mode)) {
-        close(f->fd);
-        return vx_fail(VRAMEST_E_IO, "'%s' is not a regular file", path);
-    }
-    f->size = (uint64_t)st.st_size;
-    return VRAMEST_OK;
-}
-
-static int file_read(const file *f, uint64_t off, void *buf, size_t len)
-{
-    size_t got = 0;
-    while (got < len) {
-        ssize_t r = pread(f->fd, (char *)buf + got, len - got, (off_t)(off + got));
-        if (r < 0) {
-            if (errno == EINTR) continue;
-            return vx_fail(VRAMEST_E_IO, "cannot read '%s' at byte %llu: %s", f->path,
-                           (unsigned long long)(off + got), strerror(errno));
-        }
-        if (r == 0)
-            return vx_fail(VRAMEST_E_IO, "'%s' ended at byte %llu while reading %zu bytes at %llu", f->path,
-                           (unsigned long long)(off + got), len, (unsigned long long)off);
-        got += (size_t)r;
-    }
-    return VRAMEST_OK;
-}
-
-/* The whole (small) file into a malloc'd, NUL-terminated buffer. */
-static int file_slurp(const char *path, size_t cap, char **out, size_t *out_len)
-{
-    file f;
-    int rc = file_open(&f, path);
-    if (rc) return rc;
-    if (f.size > cap) {
-        close(f.fd);
-        return vx_fail(VRAMEST_E_LIMIT, "'%s' is %llu bytes, more than the %zu read for this kind of file", path,
-                       (unsigned long long)f.size, cap);
-    }
-    char *buf = malloc((size_t)f.size + 1);
-    if (!buf) {
-        close(f.fd);
-        return vx_fail(VRAMEST_E_NOMEM, "out of memory reading '%s'", path);
-    }
-    rc = file_read(&f, 0, buf, (size_t)f.size);
-    close(f.fd);
-    if (rc) {
-        free(buf);
-        return rc;
-    }
-    buf[f.size] = '\0';
-    *out = buf;
-    *out_len = (size_t)f.size;
-    return VRAMEST_OK;
-}
-
-static const char *base_name(const char *path)
-{
-    const char *b = strrchr(path, '/');
-    return b ? b + 1 : path;
-}
-
-static bool ends_with(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), k = strlen(suffix);
-    return n >= k && strcmp(s + n - k, suffix) == 0;
-}
-
-static char *join(const char *dir, const char *name)
-{
-    size_t a = strlen(dir), b = strlen(name);
-    char *p = malloc(a + b + 2);
-    if (!p) return NULL;
-    memcpy(p, dir, a);
-    size_t k = a;
-    if (k && p[k - 1] != '/') p[k++] = '/';
-    memcpy(p + k, name, b + 1);
-    return p;
-}
-
-/* A safetensors file: the 8 length bytes, then exactly the header. */
-static int read_st_file(vx_fileset *fs, const char *path, const char *label)
-{
-    file f;
-    int rc = file_open(&f, path);
-    if (rc) return rc;
-    uint16_t src;
-    if ((rc = vx_fileset_source(fs, label, &src))) goto out;
-    if (f.size < 8) {
-        rc = vx_fail(VRAMEST_E_PARSE, "%s: %llu bytes is too short for a safetensors file", label,
-                     (unsigned long long)f.size);
-        goto out;
-    }
-    uint8_t head[8];
-    if ((rc = file_read(&f, 0, head, 8))) goto out;
-    size_t needed = 0;
-    rc = vx_safetensors_read(fs, head, 8, f.size, &needed);
-    if (rc != VRAMEST_E_NEED_MORE_DATA) {
-        if (rc == VRAMEST_OK) /* only "{}"-less 8 bytes could succeed: impossible */
-            rc = vx_fail(VRAMEST_E_INTERNAL, "%s: header of 0 bytes accepted", label);
-        goto out;
-    }
-    uint8_t *buf = malloc(needed);
-    if (!buf) {
-        rc = vx_fail(VRAMEST_E_NOMEM, "out of memory for the header of '%s'", path);
-        goto out;
-    }
-    if ((rc = file_read(&f, 0, buf, needed)) == VRAMEST_OK) rc = vx_safetensors_read(fs, buf, needed, f.size, &needed);
-    free(buf);
-out:
-    close(f.fd);
-    return rc;
-}
-
-/* A GGUF file: growing prefixes until the reader stops asking. */
-static int read_gguf_file(vx_fileset *fs, const char *path, const char *label, bool arch)
-{
-    file f;
-    int rc = file_open(&f, path);
-    if (rc) return rc;
-    uint16_t src;
-    if ((rc = vx_fileset_source(fs, label, &src))) {
-        close(f.fd);
-        return rc;
-    }
-    if (f.size == 0) {
-        close(f.fd);
-        return vx_fail(VRAMEST_E_PARSE, "%s: empty file", label);
-    }
-    vx_fileset_mark mk;
-    vx_fileset_mark_at(fs, &mk);
-    size_t have = 0, want = f.size < GGUF_FIRST_READ ? (size_t)f.size : GGUF_FIRST_READ;
-    uint8_t *buf = NULL;
-    for (;;) {
-        uint8_t *nb = realloc(buf, want ? want : 1);
-        if (!nb) {
-            rc = vx_fail(VRAMEST_E_NOMEM, "out of memory reading the header of '%s'", path);
-            break;
-        }
-        buf = nb;
-        if ((rc = file_read(&f, have, buf + have, want - have))) break;
-        have = want;
-        size_t needed = 0;
-        rc = vx_gguf_read(fs, buf, have, f.size, arch, &needed);
-        if (rc != VRAMEST_E_NEED_MORE_DATA) break;
-        vx_fileset_rollback(fs, &mk);
-        /* Double at least, so that a header of many small items takes few passes. */
-        size_t next = needed > 2 * have ? needed : 2 * have;
-        if (next > f.size) next = (size_t)f.size;
-        if (next <= have) {
-            rc = vx_fail(VRAMEST_E_INTERNAL, "%s: the GGUF reader asked for %zu bytes of %zu", label, needed, have);
-            break;
-        }
-        want = next;
-    }
-    free(buf);
-    close(f.fd);
-    return rc;
-}
-
-static int read_index_file(vx_fileset *fs, const char *path, const char *label)
-{
-    char *buf;
-    size_t len;
-    int rc = file_slurp(path, VX_MAX_HEADER_BYTES, &buf, &len);
-    if (rc) return rc;
-    uint16_t src;
-    if ((rc = vx_fileset_source(fs, label, &src)) == VRAMEST_OK) rc = vx_st_index_read(fs, buf, len);
-    /* Names live in the set's arena, not in buf. */
-    free(buf);
-    return rc;
-}
-
-static int str_cmp(const void *a, const void *b)
-{
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-static int raw_cmp(const void *a, const void *b)
-{
-    return strcmp((*(const vx_raw_tensor *const *)a)->name, (*(const vx_raw_tensor *const *)b)->name);
-}
-
-/* The shards an index names, read from `dir`. None present: the index alone
- * (names and total size). Some missing: VRAMEST_E_IO naming one. */
-static int read_shards(vx_fileset *fs, const char *dir)
-{
-    size_t n = fs->n_idx;
-    if (!n) return VRAMEST_OK;
-    const char **files = malloc(n * sizeof *files);
-    if (!files) return vx_fail(VRAMEST_E_NOMEM, "out of memory listing shards");
-    for (size_t i = 0; i < n; i++) files[i] = fs->idx[i].file;
-    qsort(files, n, sizeof *files, str_cmp);
-    size_t u = 0;
-    for (size_t i = 0; i < n; i++)
-        if (u == 0 || strcmp(files[u - 1], files[i]) != 0) files[u++] = files[i];
-    int rc = VRAMEST_OK;
-    size_t present = 0;
-    const char *missing = NULL;
-    for (size_t i = 0; i < u; i++) {
-        char *p = join(dir, files[i]);
-        if (!p) {
-            rc = vx_fail(VRAMEST_E_NOMEM, "out of memory");
-            break;
-        }
-        struct stat st;
-        if (stat(p, &st) == 0 && ends_with(files[i], ".safetensors"))
-            present++;
-        else if (!missing)
-            missing = files[i];
-        free(p);
-    }
-    if (!rc && present && missing)
-        rc = vx_fail(VRAMEST_E_IO, "shard '%s' named by the index is missing from '%s' (%zu of %zu shards present)",
-                     missing, dir, present, u);
-    for (size_t i = 0; i < u && !rc && present; i++) {
-        char *p = join(dir, files[i]);
-        if (!p) {
-            rc = vx_fail(VRAMEST_E_NOMEM, "out of memory");
-            break;
-        }
-        rc = read_st_file(fs, p, files[i]);
-        free(p);
-    }
-    free(files);
-    if (rc || !present) return rc;
-
-    /* Every tensor the index names must be in a shard's header. */
-    const vx_raw_tensor **v = malloc(fs->n * sizeof *v);
-    if (!v && fs->n) return vx_fail(VRAMEST_E_NOMEM, "out of memory");
-    for (size_t i = 0; i < fs->n; i++) v[i] = &fs->t[i];
-    qsort(v, fs->n, sizeof *v, raw_cmp);
-    for (size_t i = 0; i < n && !rc; i++) {
-        vx_raw_tensor key = {0};
-        key.name = fs->idx[i].name;
-        const vx_raw_tensor *kp = &key;
-        const vx_raw_tensor **hit = fs->n ? bsearch(&kp, v, fs->n, sizeof *v, raw_cmp) : NULL;
-        if (!hit)
-            rc = vx_fail(VRAMEST_E_CONFLICT, "the index maps tensor '%s' (byte %llu) to '%s', whose header has no such tensor",
-                         fs->idx[i].name, (unsigned long long)fs->idx[i].at, fs->idx[i].file);
-        else if (strcmp(vx_fileset_label(fs, (*hit)->shard), fs->idx[i].file) != 0)
-            rc = vx_fail(VRAMEST_E_CONFLICT, "the index maps tensor '%s' (byte %llu) to '%s', but it is in '%s'",
-                         fs->idx[i].name, (unsigned long long)fs->idx[i].at, fs->idx[i].file,
-                         vx_fileset_label(fs, (*hit)->shard));
-    }
-    free(v);
-    return rc;
-}
-
-/* "name-00001-of-00003.ext": the shard number and count, or false. */
-static bool shard_of(const char *name, const char *ext, unsigned *no, unsigned *count, size_t *stem)
-{
-    size_t n = strlen(name), e = strlen(ext);
-    /* -NNNNN-of-NNNNN + ext */
-    if (n < e + 15 || strcmp(name + n - e, ext) != 0) return false;
-    const char *p = name + n - e - 15;
-    if (p[0] != '-' || memcmp(p + 6, "-of-", 4) != 0) return false;
-    unsigned a = 0, b = 0;
-    for (int i = 1; i <= 5; i++) {
-        if (p[i] < '0' || p[i] > '9' || p[i + 9] < '0' || p[i + 9] > '9') return false;
-        a = a * 10 + (unsigned)(p[i] - '0');
-        b = b * 10 + (unsigned)(p[i + 9] - '0');
-    }
-    *no = a, *count = b, *stem = (size_t)(p - name);
-    return true;
-}
-
-typedef struct names {
-    char **v;
-    size_t n, cap;
-} names;
-
-static void names_free(names *l)
-{
-    for (size_t i = 0; i < l->n; i++) free(l->v[i]);
-    free(l->v);
-}
-
-static int list_dir(const char *dir, const char *ext, names *out)
-{
-    memset(out, 0, sizeof *out);
-    DIR *d = opendir(dir);
-    if (!d) return vx_fail(VRAMEST_E_IO, "cannot list '%s': %s", dir, strerror(errno));
-    int rc = VRAMEST_OK;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        if (e->d_name[0] == '.' || !ends_with(e->d_name, ext)) continue;
-        if (out->n == out->cap) {
-            size_t nc = out->cap ? out->cap * 2 : 16;
-            char **nv = realloc(out->v, nc * sizeof *nv);
-            if (!nv) {
-                rc = vx_fail(VRAMEST_E_NOMEM, "out of memory listing '%s'", dir);
-                break;
-            }
-            out->v = nv, out->cap = nc;
-        }
-        if (!(out->v[out->n] = strdup(e->d_name))) {
-            rc = vx_fail(VRAMEST_E_NOMEM, "out of memory listing '%s'", dir);
-            break;
-        }
-        out->n++;
-    }
-    closedir(d);
-    if (rc) {
-        names_free(out);
-        return rc;
-    }
-    if (out->n) qsort(out->v, out->n, sizeof *out->v, str_cmp);
-    return VRAMEST_OK;
-}
-
-/* Which of several files form one sharded model: all of "stem-000i-of-000n.ext"
- * for one stem, complete. Returns false for anything else. */
-static bool one_sharded_set(const names *l, const char *ext)
-{
-    unsigned no, count, count0 = 0;
-    size_t stem, stem0 = 0;
-    for (size_t i = 0; i < l->n; i++) {
-        if (!shard_of(l->v[i], ext, &no, &count, &stem)) return false;
-        if (i == 0)
-            count0 = count, stem0 = stem;
-        else if (count != count0 || stem != stem0 || memcmp(l->v[i], l->v[0], stem) != 0)
-            return false;
-        if (no != i + 1) return false; /* sorted names: 1..n in order */
-    }
-    return l->n == count0;
-}
-
-static int ambiguous(const char *dir, const names *l, const char *what)
-{
-    char list[400];
-    size_t used = 0;
-    list[0] = '\0';
-    for (size_t i = 0; i < l->n && used + 80 < sizeof list; i++)
-        used += (size_t)snprintf(list + used, sizeof list - used, "%s'%s'", i ? ", " : "", l->v[i]);
-    return vx_fail(VRAMEST_E_INVALID_ARG, "'%s' holds several %s files that are not one sharded model (%s%s); name one file",
-                   dir, what, list, used + 80 >= sizeof list ? ", ..." : "");
-}
-
-static bool exists(const char *dir, const char *name)
-{
-    char *p = join(dir, name);
-    if (!p) return false;
-    struct stat st;
-    bool ok = stat(p, &st) == 0 && S_ISREG(st.st_mode);
-    free(p);
-    return ok;
-}
-
-/* A model directory: config.json, then the tensors (index + shards,
- * model.safetensors, a set of shards, or one GGUF / one split GGUF). */
-static int parse_dir(struct vramest_model *s, vx_fileset *fs, const char *dir)
-{
-    int rc;
-    bool any = false;
-    if (exists(dir, "config.json")) {
-        char *p = join(dir, "config.json"), *buf;
-        size_t len;
-        if (!p) return vx_fail(VRAMEST_E_NOMEM, "out of memory");
-        rc = file_slurp(p, MAX_CONFIG_FILE, &buf, &len);
-        free(p);
-        if (rc) return rc;
-        rc = apply_config(s, buf, len);
-        free(buf);
-        if (rc) return rc;
-        any = true;
-    }
-    names st, gg;
-    if ((rc = list_dir(dir, ".safetensors", &st))) return rc;
-    if ((rc = list_dir(dir, ".gguf", &gg))) {
-        names_free(&st);
-        return rc;
-    }
-    if (exists(dir, "model.safetensors.index.json")) {
-        char *p = join(dir, "model.safetensors.index.json");
-        rc = p ? read_index_file(fs, p, "model.safetensors.index.json") : vx_fail(VRAMEST_E_NOMEM, "out of memory");
-        free(p);
-        if (!rc) rc = read_shards(fs, dir);
-        any = true;
-    } else if (st.n) {
-        /* Mistral repos ship consolidated.safetensors next to the HF files;
-         * the HF layout wins when both are there. */
-        size_t hf = 0;
-        for (size_t i = 0; i < st.n; i++) hf += strncmp(st.v[i], "consolidated", 12) != 0;
-        if (hf && hf < st.n) {
-            size_t keep = 0;
-            for (size_t i = 0; i < st.n; i++)
-                if (strncmp(st.v[i], "consolidated", 12) != 0)
-                    st.v[keep++] = st.v[i];
-                else
-                    free(st.v[i]);
-            st.n = keep;
-        }
-        names use = st;
-        if (use.n == 1 || one_sharded_set(&use, ".safetensors")) {
-            for (size_t i = 0; i < use.n && !rc; i++) {
-                char *p = join(dir, use.v[i]);
-                rc = p ? read_st_file(fs, p, use.v[i]) : vx_fail(VRAMEST_E_NOMEM, "out of memory");
-                free(p);
-            }
-        } else if (use.n) {
-            rc = ambiguous(dir, &use, ".safetensors");
-        }
-        any = true;
-    } else if (gg.n) {
-        if (gg.n == 1 || one_sharded_set(&gg, ".gguf")) {
-            for (size_t i = 0; i < gg.n && !rc; i++) {
-                char *p = join(dir, gg.v[i]);
-                rc = p ? read_gguf_file(fs, p, gg.v[i], i == 0) : vx_fail(VRAMEST_E_NOMEM, "out of memory");
-                free(p);
-            }
-        } else {
-            rc = ambiguous(dir, &gg, ".gguf");
-        }
-        any = true;
-    }
-    names_free(&st);
-    names_free(&gg);
-    if (rc) return rc;
-    if (!any)
-        return vx_fail(VRAMEST_E_IO, "'%s' holds no config.json, model.safetensors(.index.json), *.safetensors or *.gguf",
-                       dir);
-    return VRAMEST_OK;
-}
-
 /* Kind of a file from its name, else its first bytes. */
 static int detect_file(const char *path, vramest_source *kind)
 {
-    const char *b = base_name(path);
-    if (ends_with(b, ".gguf")) {
+    const char *b = vx_path_base(path);
+    if (vx_ends_with(b, ".gguf")) {
         *kind = VRAMEST_SRC_GGUF_HEADER;
         return VRAMEST_OK;
     }
-    if (ends_with(b, ".safetensors")) {
+    if (vx_ends_with(b, ".safetensors")) {
         *kind = VRAMEST_SRC_SAFETENSORS_HEADER;
         return VRAMEST_OK;
     }
-    if (ends_with(b, ".index.json")) {
+    if (vx_ends_with(b, ".index.json")) {
         *kind = VRAMEST_SRC_SAFETENSORS_INDEX;
         return VRAMEST_OK;
     }
-    file f;
-    int rc = file_open(&f, path);
+    vx_file f;
+    int rc = vx_file_open(&f, path, NULL);
     if (rc) return rc;
     uint8_t head[4096];
     size_t n = f.size < sizeof head ? (size_t)f.size : sizeof head;
-    rc = file_read(&f, 0, head, n);
-    close(f.fd);
+    rc = vx_file_read(&f, 0, head, n);
+    vx_file_close(&f);
     if (rc) return rc;
-    if (ends_with(b, ".json") && looks_json(head, n)) {
+    if (vx_ends_with(b, ".json") && looks_json(head, n)) {
         /* A config.json never has a weight_map; a large index may have it past
          * the first 4 KiB, so names decide for *.index.json above. */
         *kind = has_weight_map(head, n) ? VRAMEST_SRC_SAFETENSORS_INDEX : VRAMEST_SRC_HF_CONFIG_JSON;
         return VRAMEST_OK;
     }
+    if (n < 9) return vx_fail(VRAMEST_E_PARSE, "'%s' (%zu bytes) is too short to be a model file", path, n);
     size_t needed;
-    rc = detect(head, n, kind, &needed);
-    if (rc == VRAMEST_E_NEED_MORE_DATA)
-        rc = vx_fail(VRAMEST_E_PARSE, "'%s' (%zu bytes) is too short to be a model file", path, n);
-    else if (rc)
-        vx_fail(rc, "'%s': %s", path, "not GGUF, safetensors, a safetensors index or config.json");
-    return rc;
+    if (detect(head, n, kind, &needed) == VRAMEST_OK) return VRAMEST_OK;
+    /* Not detect()'s message: it shows the first bytes, which are the
+     * caller's own in memory but may be a file's the caller cannot read. */
+    return vx_fail(VRAMEST_E_PARSE, "'%s' is not GGUF, safetensors, a safetensors index or config.json", path);
 }
 
-VRAMEST_API int vramest_model_parse_file(vramest_model *model, vramest_source kind, const char *path)
+static void dir_name(const char *path, char *out, size_t cap)
 {
-    int rc = check_model(model, "vramest_model_parse_file");
+    size_t len = strlen(path);
+    while (len > 1 && path[len - 1] == '/') len--;
+    size_t start = len;
+    while (start > 0 && path[start - 1] != '/') start--;
+    snprintf(out, cap, "%.*s", (int)(len - start), path + start);
+}
+
+/* One source named by the caller into the staged model. */
+static int parse_source(struct vramest_model *s, vx_fileset *fs, vramest_source kind, const char *path, bool is_dir,
+                        bool links_anywhere)
+{
+    int rc;
+    const char *label = vx_path_base(path);
+    if (is_dir) {
+        /* The directory's name stands for the model when nothing names it. */
+        char dname[64];
+        dir_name(path, dname, sizeof dname);
+        if ((rc = vx_read_model_dir(s, fs, path, links_anywhere))) return rc;
+        return apply_fileset(s, fs, WHOLE_YES, dname);
+    }
+    switch (kind) {
+    case VRAMEST_SRC_HF_CONFIG_JSON: {
+        char *buf;
+        size_t len;
+        if ((rc = vx_file_slurp(path, NULL, VX_MAX_SPEC_BYTES, &buf, &len))) return rc;
+        rc = vx_apply_config(s, buf, len);
+        free(buf);
+        return rc;
+    }
+    case VRAMEST_SRC_SAFETENSORS_HEADER:
+        if ((rc = vx_read_st_file(fs, path, label, NULL))) return rc;
+        return apply_fileset(s, fs, WHOLE_GUESS, NULL);
+    case VRAMEST_SRC_GGUF_HEADER:
+        if ((rc = vx_read_gguf_file(fs, path, label, true, NULL))) return rc;
+        return apply_fileset(s, fs, WHOLE_YES, NULL);
+    case VRAMEST_SRC_SAFETENSORS_INDEX:
+        if ((rc = vx_read_index_and_shards(fs, path, label, links_anywhere))) return rc;
+        return apply_fileset(s, fs, WHOLE_YES, NULL);
+    default: return vx_fail(VRAMEST_E_INTERNAL, "vramest_model_parse_path: kind %d", (int)kind);
+    }
+}
+
+static int parse_path(const char *fn, vramest_model *model, vramest_source kind, const char *path, int flags)
+{
+    int rc = check_model(model, fn);
     if (rc) return rc;
-    if (!path || !*path) return vx_fail(VRAMEST_E_INVALID_ARG, "vramest_model_parse_file: path is NULL or empty");
+    if (!path || !*path) return vx_fail(VRAMEST_E_INVALID_ARG, "%s: path is NULL or empty", fn);
     if ((int)kind < VRAMEST_SRC_AUTO || (int)kind > VRAMEST_SRC_DIRECTORY)
-        return vx_fail(VRAMEST_E_INVALID_ARG, "vramest_model_parse_file: unknown source kind %d", (int)kind);
+        return vx_fail(VRAMEST_E_INVALID_ARG, "%s: unknown source kind %d", fn, (int)kind);
+    if (flags & ~(int)VRAMEST_PARSE_ALLOW_EXTERNAL_LINKS)
+        return vx_fail(VRAMEST_E_INVALID_ARG, "%s: unknown flags 0x%x", fn,
+                       (unsigned)flags & ~(unsigned)VRAMEST_PARSE_ALLOW_EXTERNAL_LINKS);
     struct stat st;
     if (stat(path, &st) != 0) return vx_fail(VRAMEST_E_IO, "cannot open '%s': %s", path, strerror(errno));
     bool is_dir = S_ISDIR(st.st_mode);
@@ -865,53 +465,7 @@ VRAMEST_API int vramest_model_parse_file(vramest_model *model, vramest_source ki
     if ((rc = stage(model, &s))) return rc;
     vx_fileset fs;
     vx_fileset_init(&fs);
-    const char *label = base_name(path);
-    if (is_dir) {
-        rc = parse_dir(s, &fs, path);
-        /* The directory's name stands for the model when nothing names it. */
-        char dname[64];
-        size_t len = strlen(path);
-        while (len > 1 && path[len - 1] == '/') len--;
-        size_t start = len;
-        while (start > 0 && path[start - 1] != '/') start--;
-        snprintf(dname, sizeof dname, "%.*s", (int)(len - start), path + start);
-        if (!rc) rc = apply_fileset(s, &fs, WHOLE_YES, dname);
-    } else {
-        switch (kind) {
-        case VRAMEST_SRC_HF_CONFIG_JSON: {
-            char *buf;
-            size_t len;
-            if ((rc = file_slurp(path, MAX_CONFIG_FILE, &buf, &len))) break;
-            rc = apply_config(s, buf, len);
-            free(buf);
-            break;
-        }
-        case VRAMEST_SRC_SAFETENSORS_HEADER:
-            if (!(rc = read_st_file(&fs, path, label))) rc = apply_fileset(s, &fs, WHOLE_GUESS, NULL);
-            break;
-        case VRAMEST_SRC_GGUF_HEADER:
-            if (!(rc = read_gguf_file(&fs, path, label, true))) rc = apply_fileset(s, &fs, WHOLE_YES, NULL);
-            break;
-        case VRAMEST_SRC_SAFETENSORS_INDEX: {
-            if ((rc = read_index_file(&fs, path, label))) break;
-            char *dir = strdup(path);
-            if (!dir) {
-                rc = vx_fail(VRAMEST_E_NOMEM, "out of memory");
-                break;
-            }
-            char *slash = strrchr(dir, '/');
-            if (slash)
-                slash[1] = '\0';
-            else
-                strcpy(dir, ".");
-            rc = read_shards(&fs, dir);
-            free(dir);
-            if (!rc) rc = apply_fileset(s, &fs, WHOLE_YES, NULL);
-            break;
-        }
-        default: rc = vx_fail(VRAMEST_E_INTERNAL, "vramest_model_parse_file: kind %d", (int)kind); break;
-        }
-    }
+    rc = parse_source(s, &fs, kind, path, is_dir, flags & VRAMEST_PARSE_ALLOW_EXTERNAL_LINKS);
     vx_fileset_free(&fs);
     if (rc) {
         vramest_model_free(s);
@@ -919,4 +473,14 @@ VRAMEST_API int vramest_model_parse_file(vramest_model *model, vramest_source ki
     }
     commit(model, s);
     return VRAMEST_OK;
+}
+
+VRAMEST_API int vramest_model_parse_path(vramest_model *model, vramest_source kind, const char *path, int flags)
+{
+    return parse_path("vramest_model_parse_path", model, kind, path, flags);
+}
+
+VRAMEST_API int vramest_model_parse_file(vramest_model *model, vramest_source kind, const char *path)
+{
+    return parse_path("vramest_model_parse_file", model, kind, path, VRAMEST_PARSE_DEFAULT);
 }

@@ -91,17 +91,22 @@ static void commit_key(arena *a, size_t len)
 }
 
 /* Non-negative integer within [0, limit]; PARSE for negative or fractional,
- * `big_code` beyond the limit. */
+ * `big_code` beyond the limit. `strict`: also PARSE for an integer written
+ * as 4.0 or 1e3, which the reference reader refuses (huggingface/safetensors
+ * safetensors/src/tensor.rs: TensorInfo's shape is a Vec<usize> and its
+ * data_offsets a (usize, usize), deserialized by serde_json, which reads a
+ * number with a fraction or an exponent as a float, never as a usize). */
 static int read_uint(vx_jscan *j, uint64_t limit, int big_code, uint64_t *out, const char *what, const char *tensor,
-                     uint64_t at)
+                     uint64_t at, bool strict)
 {
     uint64_t num_at = (vx_js_peek(j), vx_js_at(j));
     vx_jnum v;
     int rc = vx_js_number(j, &v, what);
     if (rc) return rc;
-    if (v.frac)
-        return vx_fail(VRAMEST_E_PARSE, "%s: %s of tensor '%s' (entry at byte %llu) is not an integer (byte %llu)",
-                       j->what, what, tensor, (unsigned long long)at, (unsigned long long)num_at);
+    if (v.frac || (strict && v.floaty))
+        return vx_fail(VRAMEST_E_PARSE, "%s: %s of tensor '%s' (entry at byte %llu) is not an integer (byte %llu%s)",
+                       j->what, what, tensor, (unsigned long long)at, (unsigned long long)num_at,
+                       v.frac ? "" : ": written with a fraction or an exponent");
     if (v.neg)
         return vx_fail(VRAMEST_E_PARSE, "%s: %s of tensor '%s' (entry at byte %llu) is negative (byte %llu)", j->what,
                        what, tensor, (unsigned long long)at, (unsigned long long)num_at);
@@ -161,7 +166,7 @@ static int read_entry(vx_jscan *j, arena *a, const char *name, uint64_t at, vx_r
                 if ((rc = vx_js_next(j, ']', d, &more, "a shape"))) return rc;
                 if (!more) break;
                 uint64_t dim;
-                if ((rc = read_uint(j, (uint64_t)VX_MAX_DIM, VRAMEST_E_LIMIT, &dim, "a dimension", name, at)))
+                if ((rc = read_uint(j, (uint64_t)VX_MAX_DIM, VRAMEST_E_LIMIT, &dim, "a dimension", name, at, true)))
                     return rc;
                 if (!vx_mul(elems, dim, &elems))
                     return vx_fail(VRAMEST_E_OVERFLOW,
@@ -192,7 +197,8 @@ static int read_entry(vx_jscan *j, arena *a, const char *name, uint64_t at, vx_r
                 if (d >= 2)
                     return vx_fail(VRAMEST_E_PARSE, "%s: data_offsets of tensor '%s' (entry at byte %llu) has more "
                                    "than two numbers", j->what, name, (unsigned long long)at);
-                if ((rc = read_uint(j, UINT64_MAX, VRAMEST_E_OVERFLOW, &off[d], "a data offset", name, at))) return rc;
+                if ((rc = read_uint(j, UINT64_MAX, VRAMEST_E_OVERFLOW, &off[d], "a data offset", name, at, true)))
+                    return rc;
             }
             if (d != 2)
                 return vx_fail(VRAMEST_E_PARSE, "%s: data_offsets of tensor '%s' (entry at byte %llu) must be [begin, end]",
@@ -297,22 +303,23 @@ int vx_safetensors_read(vx_fileset *fs, const uint8_t *d, size_t len, uint64_t f
         *needed = 8;
         return vx_fail(VRAMEST_E_NEED_MORE_DATA, "%s: %zu of the 8 length bytes", what, len);
     }
+    /* Until the length and the '{' after it show a safetensors file, a
+     * message shows none of its bytes (docs/security.md, "Messages"): the
+     * length of a text file is its first 8 characters. */
     uint64_t n = 0;
     for (int k = 7; k >= 0; k--) n = (n << 8) | d[k];
     if (n > VX_MAX_HEADER_BYTES)
-        return vx_fail(VRAMEST_E_LIMIT, "%s: header length %llu (bytes 0-7) exceeds the %u-byte limit on headers",
-                       what, (unsigned long long)n, VX_MAX_HEADER_BYTES);
+        return vx_fail(VRAMEST_E_LIMIT, "%s: the header length (bytes 0-7) exceeds the %u-byte limit on headers", what,
+                       VX_MAX_HEADER_BYTES);
     if (file_size && 8 + n > file_size)
-        return vx_fail(VRAMEST_E_PARSE, "%s: header length %llu (bytes 0-7) runs past the end of the %llu-byte file",
-                       what, (unsigned long long)n, (unsigned long long)file_size);
+        return vx_fail(VRAMEST_E_PARSE, "%s: the header length (bytes 0-7) runs past the end of the %llu-byte file",
+                       what, (unsigned long long)file_size);
     if (len < 8 + n) {
         *needed = (size_t)(8 + n);
-        return vx_fail(VRAMEST_E_NEED_MORE_DATA, "%s: the header needs %llu bytes, %zu given", what,
-                       (unsigned long long)(8 + n), len);
+        return vx_fail(VRAMEST_E_NEED_MORE_DATA, "%s: the header needs more than the %zu bytes given", what, len);
     }
     if (n < 2 || d[8] != '{')
-        return vx_fail(VRAMEST_E_PARSE, "%s: the header (%llu bytes at byte 8) must be a JSON object starting with '{'",
-                       what, (unsigned long long)n);
+        return vx_fail(VRAMEST_E_PARSE, "%s: the header (at byte 8) must be a JSON object starting with '{'", what);
 
     vx_jscan j = {(const char *)d + 8, (size_t)n, 0, 8, what, 0};
     arena a = {malloc((size_t)n + 1), (size_t)n + 1, 0};
@@ -441,7 +448,9 @@ int vx_st_index_read(vx_fileset *fs, const char *data, size_t len)
                 if ((rc = vx_js_expect(&j, ':', "metadata"))) return rc;
                 if (strcmp(mk, "total_size") == 0 && vx_js_peek(&j) != 'n') {
                     uint64_t v;
-                    if ((rc = read_uint(&j, UINT64_MAX, VRAMEST_E_OVERFLOW, &v, "total_size", "(metadata)", at)))
+                    /* Python's json reads the index (transformers), so 1.3e10 is a number there. */
+                    if ((rc = read_uint(&j, UINT64_MAX, VRAMEST_E_OVERFLOW, &v, "total_size", "(metadata)", at,
+                                        false)))
                         return rc;
                     fs->index_total = v;
                     fs->has_total = true;
