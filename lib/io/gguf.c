@@ -9,6 +9,7 @@
  * u32, a count u64 and the elements (arrays may nest). Only the header is
  * read: a caller may hand over a prefix and grow it while this reader asks
  * for more. Everything is little-endian (big-endian GGUF is rejected). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,7 +54,7 @@ typedef struct kv {
     uint32_t arr_type;
     uint64_t arr_n;
     bool arr_has_max;
-    int64_t arr_max;
+    int64_t arr_max, arr_min;
 } kv;
 
 typedef struct ti {
@@ -193,10 +194,12 @@ static int rd_value(rd *r, uint32_t type, int depth, const char *key, kv *v)
         if (v && is_int_type(et) && n > 0) {
             v->arr_has_max = true;
             v->arr_max = INT64_MIN;
+            v->arr_min = INT64_MAX;
             for (uint64_t k = 0; k < n; k++) {
                 kv e = {0};
                 scalar(r->d + r->pos + k * min, et, &e);
                 if (e.i > v->arr_max) v->arr_max = e.i;
+                if (e.i < v->arr_min) v->arr_min = e.i;
             }
         }
         r->pos += span;
@@ -244,6 +247,43 @@ static bool int_of(const kv *v, int64_t *out)
     if (!v->has_int) return false;
     *out = v->i;
     return true;
+}
+
+static const char *type_name(uint32_t t)
+{
+    return t < T_COUNT_ ? type_names[t] : "?";
+}
+
+/* An integer architecture key (the maximum of a per-layer array): *found
+ * false when absent. Present, it must be an integer, never negative, and
+ * positive unless `zero_ok` (GGUF writes 0 for "none": no sliding window,
+ * no q LoRA, no shared expert). Anything else is VRAMEST_E_PARSE naming
+ * the key: a file whose metadata says -5 layers describes no model, and
+ * skipping the key would estimate another one. */
+static int int_key(const kv *s, bool zero_ok, const char *what, int64_t *out, bool *found)
+{
+    *found = false;
+    if (!s) return VRAMEST_OK;
+    char key[120];
+    snprintf(key, sizeof key, "%.*s", (int)(s->key_len > 100 ? 100 : s->key_len), s->key);
+    bool is_arr = s->type == T_ARRAY;
+    if (is_arr ? !is_int_type(s->arr_type) : !s->has_int)
+        return vx_fail(VRAMEST_E_PARSE, "%s: GGUF key '%s' (byte %llu) is %s%s, not an integer", what, key,
+                       (unsigned long long)s->at, is_arr ? "an array of " : "a ",
+                       type_name(is_arr ? s->arr_type : s->type));
+    if (is_arr && !s->arr_has_max)
+        return vx_fail(VRAMEST_E_PARSE, "%s: GGUF key '%s' (byte %llu) is an empty array", what, key,
+                       (unsigned long long)s->at);
+    int64_t v = is_arr ? s->arr_max : s->i, lo = is_arr ? s->arr_min : s->i;
+    if (lo < 0)
+        return vx_fail(VRAMEST_E_PARSE, "%s: GGUF key '%s' (byte %llu) holds %lld, a negative count", what, key,
+                       (unsigned long long)s->at, (long long)lo);
+    if (v == 0 && !zero_ok)
+        return vx_fail(VRAMEST_E_PARSE, "%s: GGUF key '%s' (byte %llu) is 0, which describes no model", what, key,
+                       (unsigned long long)s->at);
+    *out = v;
+    *found = v > 0;
+    return VRAMEST_OK;
 }
 
 typedef struct arch_map {
@@ -331,35 +371,43 @@ static int arch_options(vx_fileset *fs, const kv *kvs, size_t n, const char *wha
     if ((rc = add_opt(fs, VRAMEST_MODEL_MODEL_TYPE, family, true, a))) return rc;
     fs->encoder_only = family == VX_FAM_BERT;
 
-    struct { const char *suffix; vramest_option key; bool structural; } plain[] = {
-        {"block_count", VRAMEST_MODEL_NUM_HIDDEN_LAYERS, true},
-        {"decoder_block_count", VRAMEST_MODEL_NUM_DECODER_LAYERS, true},
-        {"embedding_length", VRAMEST_MODEL_HIDDEN_SIZE, true},
-        {"feed_forward_length", VRAMEST_MODEL_INTERMEDIATE_SIZE, true},
-        {"attention.head_count", VRAMEST_MODEL_NUM_ATTENTION_HEADS, true},
-        {"expert_count", VRAMEST_MODEL_NUM_LOCAL_EXPERTS, true},
-        {"vocab_size", VRAMEST_MODEL_VOCAB_SIZE, true},
-        {"context_length", VRAMEST_MODEL_MAX_POSITION_EMBEDDINGS, false},
-        {"expert_used_count", VRAMEST_MODEL_NUM_EXPERTS_PER_TOK, false},
-        {"expert_feed_forward_length", VRAMEST_MODEL_MOE_INTERMEDIATE_SIZE, false},
-        {"expert_shared_count", VRAMEST_MODEL_N_SHARED_EXPERTS, false},
-        {"expert_shared_feed_forward_length", VRAMEST_MODEL_SHARED_EXPERT_INTERMEDIATE_SIZE, false},
-        {"leading_dense_block_count", VRAMEST_MODEL_FIRST_K_DENSE_REPLACE, false},
-        {"attention.sliding_window", VRAMEST_MODEL_SLIDING_WINDOW, false},
-        {"attention.kv_lora_rank", VRAMEST_MODEL_KV_LORA_RANK, false},
-        {"attention.q_lora_rank", VRAMEST_MODEL_Q_LORA_RANK, false},
+    /* zero_ok: GGUF's 0 for "none"; the option stays unset. */
+    struct { const char *suffix; vramest_option key; bool structural, zero_ok; } plain[] = {
+        {"block_count", VRAMEST_MODEL_NUM_HIDDEN_LAYERS, true, false},
+        {"decoder_block_count", VRAMEST_MODEL_NUM_DECODER_LAYERS, true, false},
+        {"embedding_length", VRAMEST_MODEL_HIDDEN_SIZE, true, false},
+        {"feed_forward_length", VRAMEST_MODEL_INTERMEDIATE_SIZE, true, false},
+        {"attention.head_count", VRAMEST_MODEL_NUM_ATTENTION_HEADS, true, false},
+        {"expert_count", VRAMEST_MODEL_NUM_LOCAL_EXPERTS, true, true},
+        {"vocab_size", VRAMEST_MODEL_VOCAB_SIZE, true, false},
+        {"context_length", VRAMEST_MODEL_MAX_POSITION_EMBEDDINGS, false, false},
+        {"expert_used_count", VRAMEST_MODEL_NUM_EXPERTS_PER_TOK, false, true},
+        {"expert_feed_forward_length", VRAMEST_MODEL_MOE_INTERMEDIATE_SIZE, false, true},
+        {"expert_shared_count", VRAMEST_MODEL_N_SHARED_EXPERTS, false, true},
+        {"expert_shared_feed_forward_length", VRAMEST_MODEL_SHARED_EXPERT_INTERMEDIATE_SIZE, false, true},
+        {"leading_dense_block_count", VRAMEST_MODEL_FIRST_K_DENSE_REPLACE, false, true},
+        {"attention.sliding_window", VRAMEST_MODEL_SLIDING_WINDOW, false, true},
+        {"attention.kv_lora_rank", VRAMEST_MODEL_KV_LORA_RANK, false, true},
+        {"attention.q_lora_rank", VRAMEST_MODEL_Q_LORA_RANK, false, true},
     };
+    bool found;
     for (size_t i = 0; i < VX_ARRAY_LEN(plain); i++) {
         s = find_a(kvs, n, arch, plain[i].suffix);
-        if (!int_of(s, &v)) continue;
-        /* Zeros mean "none" in GGUF (no sliding window, no q LoRA); leave the option unset. */
-        if (v <= 0) continue;
-        if ((rc = add_opt(fs, plain[i].key, v, plain[i].structural, s))) return rc;
+        if ((rc = int_key(s, plain[i].zero_ok, what, &v, &found))) return rc;
+        if (found && (rc = add_opt(fs, plain[i].key, v, plain[i].structural, s))) return rc;
     }
+    /* Keys read below: the same rules, checked once here. */
+    static const struct { const char *suffix; bool zero_ok; } other[] = {
+        {"attention.key_length", false}, {"attention.value_length", false}, {"attention.key_length_mla", false},
+        {"attention.value_length_mla", false}, {"rope.dimension_count", true}, {"expert_gating_func", true},
+    };
+    for (size_t i = 0; i < VX_ARRAY_LEN(other); i++)
+        if ((rc = int_key(find_a(kvs, n, arch, other[i].suffix), other[i].zero_ok, what, &v, &found))) return rc;
     /* MLA files store head_count_kv = 1 (the compressed latent is shared). */
     s = find_a(kvs, n, arch, "attention.head_count_kv");
     int64_t kvh = 0;
-    if (int_of(s, &kvh) && kvh > 0 && family != VX_FAM_DEEPSEEK_V2 && family != VX_FAM_DEEPSEEK_V3) {
+    if ((rc = int_key(s, false, what, &kvh, &found))) return rc;
+    if (found && family != VX_FAM_DEEPSEEK_V2 && family != VX_FAM_DEEPSEEK_V3) {
         if ((rc = add_opt(fs, VRAMEST_MODEL_NUM_KEY_VALUE_HEADS, kvh, true, s))) return rc;
         if (family == VX_FAM_FALCON && (rc = add_opt(fs, VRAMEST_MODEL_NEW_DECODER_ARCHITECTURE, kvh > 1, false, s)))
             return rc;
@@ -395,7 +443,14 @@ static int arch_options(vx_fileset *fs, const kv *kvs, size_t n, const char *wha
             return rc;
     }
     s = find_a(kvs, n, arch, "final_logit_softcapping");
-    if (s && s->has_f && s->f > 0 && (rc = add_f(fs, VRAMEST_MODEL_FINAL_LOGIT_SOFTCAPPING, s->f, s))) return rc;
+    if (s) {
+        /* 0 is "no softcap"; NaN, infinities, negatives and non-numbers cap nothing real. */
+        if (!s->has_f || !isfinite(s->f) || s->f < 0)
+            return vx_fail(VRAMEST_E_PARSE, "%s: GGUF key '%s.final_logit_softcapping' (byte %llu) must be a finite, "
+                           "non-negative float (it is %s)", what, arch, (unsigned long long)s->at,
+                           !s->has_f ? type_name(s->type) : isnan(s->f) ? "NaN" : isinf(s->f) ? "infinite" : "negative");
+        if (s->f > 0 && (rc = add_f(fs, VRAMEST_MODEL_FINAL_LOGIT_SOFTCAPPING, s->f, s))) return rc;
+    }
     /* Without an explicit vocab_size, the tokenizer's token list counts it;
      * parse.c prefers the embedding's rows when the file has one. */
     s = find(kvs, n, "tokenizer.ggml.tokens");
