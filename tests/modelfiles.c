@@ -1,6 +1,7 @@
 /* Model files the tests write (modelfiles.h). */
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,7 +104,9 @@ uint64_t st_bytes(const st_t *t)
 
 /* A safetensors file: header (padded to 8 with spaces, as writers do) and
  * zeroed data, tensors stored in list order. */
-uint8_t *st_build(const st_t *t, size_t n, size_t *hdr_len, size_t *file_len, uint64_t *data_len)
+/* The 8 length bytes and the header of a safetensors file; *data_len: the
+ * bytes of the tensors that follow. */
+static buf st_head(const st_t *t, size_t n, uint64_t *data_len)
 {
     buf j = {0};
     putf(&j, "{\"__metadata__\":{\"format\":\"pt\"}");
@@ -120,6 +123,15 @@ uint8_t *st_build(const st_t *t, size_t n, size_t *hdr_len, size_t *file_len, ui
     buf f = {0};
     put_u64(&f, j.n);
     put(&f, j.p, j.n);
+    free(j.p);
+    *data_len = off;
+    return f;
+}
+
+uint8_t *st_build(const st_t *t, size_t n, size_t *hdr_len, size_t *file_len, uint64_t *data_len)
+{
+    uint64_t off;
+    buf f = st_head(t, n, &off);
     *hdr_len = f.n;
     uint8_t zero[4096] = {0};
     for (uint64_t left = off; left;) {
@@ -127,10 +139,29 @@ uint8_t *st_build(const st_t *t, size_t n, size_t *hdr_len, size_t *file_len, ui
         put(&f, zero, k);
         left -= k;
     }
-    free(j.p);
     *file_len = f.n;
     if (data_len) *data_len = off;
     return f.p;
+}
+
+void st_write_sparse(const char *name, const st_t *t, size_t n)
+{
+    uint64_t off;
+    buf f = st_head(t, n, &off);
+    write_file(name, f.p, f.n);
+    cr_assert_eq(truncate(tmp_path(name), (off_t)(f.n + off)), 0, "truncate %s", tmp_path(name));
+    free(f.p);
+}
+
+void gguf_write_sparse(const char *name, const gkv *k, const gt *t, size_t n)
+{
+    size_t hl, fl;
+    uint8_t *f = gguf_build_ex(3, k, t, n, &hl, &fl, NULL, false);
+    uint64_t data = 0;
+    for (size_t i = 0; i < n; i++) data += (g_bytes(&t[i]) + 31) / 32 * 32;
+    write_file(name, f, fl);
+    cr_assert_eq(truncate(tmp_path(name), (off_t)(fl + data)), 0, "truncate %s", tmp_path(name));
+    free(f);
 }
 
 /* A header from literal JSON (for malformed ones). */
@@ -435,4 +466,29 @@ uint64_t gguf_llama_bytes(int L, bool tied)
     uint64_t layer = GH * 4 + GH * GH / 256 * 144 + GH * GKV / 32 * 18 + GH * GKV / 32 * 34 + GH * GH / 256 * 210 +
                      GH * 4 + 2 * (GH * GF / 256 * 144) + GF * GH / 256 * 210;
     return GV * GH / 32 * 34 + (uint64_t)L * layer + GH * 4 + (tied ? 0 : GH * GV / 256 * 210);
+}
+
+/* A whole tiny Llama as model.safetensors (under `name`) and config.json. */
+void write_tiny(const char *st_name, const char *config_name)
+{
+    tiny s;
+    tiny_llama(&s, TL);
+    size_t hl, fl;
+    uint8_t *f = st_build(s.t, s.n, &hl, &fl, NULL);
+    if (st_name) write_file(st_name, f, fl);
+    free(f);
+    if (config_name) write_file(config_name, tiny_config(TL), strlen(tiny_config(TL)));
+}
+
+/* An index mapping every tensor of the tiny Llama to one shard. */
+void write_index(const char *shard, uint64_t total_size)
+{
+    tiny s;
+    tiny_llama(&s, TL);
+    buf j = {0};
+    putf(&j, "{\"metadata\": {\"total_size\": %" PRIu64 "}, \"weight_map\": {", total_size);
+    for (size_t i = 0; i < s.n; i++) putf(&j, "%s\"%s\": \"%s\"", i ? ", " : "", s.t[i].name, shard);
+    putf(&j, "}}");
+    write_file("model.safetensors.index.json", j.p, j.n);
+    free(j.p);
 }

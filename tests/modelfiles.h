@@ -63,6 +63,10 @@ unsigned st_bits(const char *d);
 uint64_t st_bytes(const st_t *t);
 uint8_t *st_build(const st_t *t, size_t n, size_t *hdr_len, size_t *file_len, uint64_t *data_len);
 uint8_t *st_raw(const char *json, size_t *len);
+/* A safetensors / GGUF v3 file in the temporary directory whose data is a
+ * hole (sparse): the tensors of a 70B model in a few KiB of disk. */
+void st_write_sparse(const char *name, const st_t *t, size_t n);
+void gguf_write_sparse(const char *name, const gkv *k, const gt *t, size_t n);
 void tiny_add(tiny *s, const char *dtype, int nd, int64_t a, int64_t b, const char *fmt, ...);
 void tiny_layer(tiny *s, int i);
 void tiny_llama(tiny *s, int layers);
@@ -86,6 +90,12 @@ size_t gguf_llama_tensors(gt *t, int layers, bool tied);
 void gguf_llama_kv(gkv *k, int layers);
 uint64_t gguf_llama_params(int L, bool tied);
 uint64_t gguf_llama_bytes(int L, bool tied);
+
+/* The tiny Llama's safetensors file and config.json under these names in
+ * the temporary directory (NULL: not written); an index mapping all its
+ * tensors to one shard file, with that total_size (tiny_bytes(TL) is right). */
+void write_tiny(const char *st_name, const char *config_name);
+void write_index(const char *shard, uint64_t total_size);
 
 /* The test's temporary directory (flat), made by make_tmp(), removed by drop_tmp(). */
 extern char tmpdir[256];

@@ -32,31 +32,6 @@ static void mkdir_in(const char *name)
     cr_assert_eq(mkdir(tmp_path(name), 0700), 0, "mkdir %s", tmp_path(name));
 }
 
-/* A whole tiny Llama as model.safetensors (under `name`) and config.json. */
-static void write_tiny(const char *st_name, const char *config_name)
-{
-    tiny s;
-    tiny_llama(&s, TL);
-    size_t hl, fl;
-    uint8_t *f = st_build(s.t, s.n, &hl, &fl, NULL);
-    if (st_name) write_file(st_name, f, fl);
-    free(f);
-    if (config_name) write_file(config_name, tiny_config(TL), strlen(tiny_config(TL)));
-}
-
-/* An index mapping every tensor of the tiny Llama to one shard. */
-static void write_index(const char *shard)
-{
-    tiny s;
-    tiny_llama(&s, TL);
-    buf j = {0};
-    putf(&j, "{\"metadata\": {\"total_size\": %" PRIu64 "}, \"weight_map\": {", tiny_bytes(TL));
-    for (size_t i = 0; i < s.n; i++) putf(&j, "%s\"%s\": \"%s\"", i ? ", " : "", s.t[i].name, shard);
-    putf(&j, "}}");
-    write_file("model.safetensors.index.json", j.p, j.n);
-    free(j.p);
-}
-
 static int parse_path(const char *path, vramest_source kind, int flags)
 {
     vramest_model *m = new_model();
@@ -80,7 +55,7 @@ Test(hazards, fifo_shard_named_by_an_index)
 {
     make_tmp();
     write_tiny(NULL, "config.json");
-    write_index("model-00001-of-00001.safetensors");
+    write_index("model-00001-of-00001.safetensors", tiny_bytes(TL));
     fifo("model-00001-of-00001.safetensors");
     cr_assert_eq(parse_path(tmpdir, VRAMEST_SRC_AUTO, 0), VRAMEST_E_IO);
     assert_msg("FIFO");
@@ -181,7 +156,7 @@ Test(hazards, shard_linked_out_of_the_directory_is_refused, .fini = drop_outside
     write_outside();
     make_tmp();
     write_tiny(NULL, "config.json");
-    write_index("model-00001-of-00001.safetensors");
+    write_index("model-00001-of-00001.safetensors", tiny_bytes(TL));
     link_to(outside, "model-00001-of-00001.safetensors");
     cr_assert_eq(parse_path(tmpdir, VRAMEST_SRC_AUTO, 0), VRAMEST_E_IO);
     assert_msg("outside the model directory");

@@ -7,6 +7,7 @@
 
 #include "estimate/estimate.h"
 #include "estimate/infer/infer.h"
+#include "estimate/model_notes.h"
 #include "estimate/train/train.h"
 
 static int refuse_unmodelled(const struct vramest_precision *p, const struct vramest_config *c)
@@ -67,6 +68,7 @@ int vx_estimate_into(const struct vramest_model *model, const struct vramest_pre
 
     vx_ctx x;
     if ((rc = vx_ctx_init(&x, model, &prec->v, &cfg->v, r))) return rc;
+    vx_model_notes(&x, r);
 
     uint64_t active = 0;
     uint64_t total = vx_params_for_head(model, (int)cfg->v.head, cfg->v.num_labels, &active);

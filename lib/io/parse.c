@@ -156,6 +156,24 @@ static int apply_opts(struct vramest_model *m, const vx_fileset *fs)
     return VRAMEST_OK;
 }
 
+/* An index's total_size against its shards' headers. Loaders never read
+ * total_size (transformers and safetensors locate tensors by weight_map
+ * and the headers), so a checkpoint whose index disagrees loads, and its
+ * shards are exact: a warning that the index is stale, not an error. Every
+ * tensor the index names was found in its shard (read_shards). */
+static void note_index_total(struct vramest_model *m, const vx_fileset *fs, bool replace)
+{
+    if (replace) m->index_note[0] = '\0';
+    if (!fs->has_index || !fs->has_total || !fs->n) return;
+    uint64_t sum = 0;
+    for (size_t i = 0; i < fs->n; i++) sum = vx_sat_add(sum, fs->t[i].nbytes);
+    if (sum == fs->index_total) return;
+    snprintf(m->index_note, sizeof m->index_note,
+             "the index's total_size (%llu bytes) is not the %llu bytes its shards hold: the shards' headers are "
+             "used (the index is stale; loaders never read total_size)",
+             (unsigned long long)fs->index_total, (unsigned long long)sum);
+}
+
 /* How complete the tensors of one parse are. */
 enum { WHOLE_GUESS = -1, WHOLE_NO = 0, WHOLE_YES = 1 };
 
@@ -188,6 +206,7 @@ static int apply_fileset(struct vramest_model *m, vx_fileset *fs, int whole, con
             had = false;
             if ((rc = vx_fileset_group(fs, &m->file_inv, &m->n_file_inv, &m->cap_file_inv, &st))) return rc;
         }
+        note_index_total(m, fs, !had);
         uint64_t total = 0;
         for (size_t i = 0; i < m->n_file_inv; i++)
             if (!vx_add(total, m->file_inv[i].file_bytes, &total))

@@ -302,6 +302,26 @@ static int parse_root(const char *buf, size_t len, json_object **out)
     return VRAMEST_OK;
 }
 
+/* quantization_config.quant_method: every estimate says when the precision
+ * does not store the weights that way (estimate/model_notes.c). Kept only
+ * as a short name of [A-Za-z0-9_.-]. */
+static void declared_quant(json_object *root, char *out, size_t cap)
+{
+    out[0] = '\0';
+    json_object *q, *qm;
+    if (!json_object_object_get_ex(root, "quantization_config", &q) || json_object_is_type(q, json_type_null)) return;
+    const char *name = json_object_is_type(q, json_type_object) && json_object_object_get_ex(q, "quant_method", &qm) &&
+                               json_object_is_type(qm, json_type_string)
+                           ? json_object_get_string(qm)
+                           : "";
+    size_t n = strlen(name);
+    bool plain = n > 0 && n < cap;
+    for (size_t i = 0; plain && i < n; i++)
+        plain = (name[i] >= 'a' && name[i] <= 'z') || (name[i] >= 'A' && name[i] <= 'Z') ||
+                (name[i] >= '0' && name[i] <= '9') || name[i] == '_' || name[i] == '-' || name[i] == '.';
+    snprintf(out, cap, "%s", plain ? name : "(unnamed)");
+}
+
 int vx_parse_hf_config(struct vramest_model *m, const char *buf, size_t len)
 {
     if (!m || (!buf && len)) return vx_fail(VRAMEST_E_INVALID_ARG, "vx_parse_hf_config: NULL argument");
@@ -318,6 +338,8 @@ int vx_parse_hf_config(struct vramest_model *m, const char *buf, size_t len)
     p->a = m->a;
     memcpy(p->bits, m->set_bits, sizeof p->bits);
     rc = map_config(p, root);
+    char quant[sizeof m->declared_quant];
+    declared_quant(root, quant, sizeof quant);
     json_object_put(root);
 
     if (rc == VRAMEST_OK) {
@@ -334,6 +356,7 @@ int vx_parse_hf_config(struct vramest_model *m, const char *buf, size_t len)
         memcpy(old_bits, m->set_bits, sizeof old_bits);
         m->a = p->a;
         memcpy(m->set_bits, p->bits, sizeof m->set_bits);
+        memcpy(m->declared_quant, quant, sizeof quant);
         rc = vx_model_rebuild(m);
         if (rc) {
             char msg[256];

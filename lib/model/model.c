@@ -83,12 +83,10 @@ int vx_model_rebuild(struct vramest_model *m)
     /* Tensors read from files are the exact truth about what is stored:
      * they replace the architecture's groups (the counts above stay those
      * of the HF class, which a checkpoint may exceed with buffers or
-     * duplicated tied weights). */
-    if (rc == VRAMEST_OK && m->has_file_inv) {
-        m->n_inv = 0;
-        for (size_t i = 0; i < m->n_file_inv && rc == VRAMEST_OK; i++)
-            rc = vx_inv_push(&m->inv, &m->n_inv, &m->cap_inv, &m->file_inv[i]);
-    }
+     * duplicated tied weights), and what they lack is added at the
+     * architecture's size (cover.c). */
+    m->cover_note[0] = '\0';
+    if (rc == VRAMEST_OK && m->has_file_inv) rc = vx_cover_file_tensors(m);
     m->checkpoint_bytes = rc == VRAMEST_OK ? checkpoint_bytes(m) : 0;
     if (rc != VRAMEST_OK) {
         m->n_inv = 0;

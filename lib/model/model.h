@@ -115,6 +115,7 @@ typedef struct vx_tensor {
 uint64_t vx_tensor_elems(const vx_tensor *t) VX_HIDDEN;
 
 #define VX_MODEL_SOURCES 4
+#define VX_NOTE_LEN 200 /* a result warning's length (VX_WARN_LEN) */
 struct vramest_model {
     uint32_t magic;
     uint64_t set_bits[VX_SET_WORDS];
@@ -142,11 +143,28 @@ struct vramest_model {
     /* vx_params_for_head() of the default head and num_labels, at rebuild
      * (every estimate asks for it). */
     uint64_t default_head_total, default_head_active;
+    /* Where the model's description falls short of a plain answer, shown as
+     * the first warnings of every estimate (estimate/model_notes.c). Each
+     * has one writer: what the file tensors lack against the architecture
+     * (rebuild, model/cover.c); an index whose total_size disagrees with its
+     * shards (io/parse.c); the quant_method config.json's
+     * quantization_config names (io/hf_config.c, "" when none). */
+    char cover_note[VX_NOTE_LEN];
+    char index_note[VX_NOTE_LEN];
+    char declared_quant[32];
 };
 
 /* Rebuild shape + inventory from the options (and file tensors). Sets
  * m->status/status_msg; returns m->status. Called after every mutation. */
 int vx_model_rebuild(struct vramest_model *m) VX_HIDDEN;
+/* The file tensors against the architecture (cover.c). `m->inv` holds the
+ * architecture's inventory (built from the options). Replace it with the
+ * file tensors (m->file_inv) plus, for every class of tensors the files
+ * hold fewer instances of than the architecture has (or hold in fewer
+ * bytes than any storage of its parameters takes), the architecture's
+ * groups for the rest, at the configuration's size. What was added is
+ * written to m->cover_note ("" when nothing). */
+int vx_cover_file_tensors(struct vramest_model *m) VX_HIDDEN;
 /* Build the architecture inventory for a resolved shape. */
 int vx_inventory_build(const vx_arch *a, const vx_shape *s, vx_tensor **inv, size_t *n, size_t *cap) VX_HIDDEN;
 /* Resolve effective values/traits from the options. */

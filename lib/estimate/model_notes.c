@@ -1,0 +1,55 @@
+/* Notes on the model that every estimate repeats as warnings. A scheduler
+ * reads the figures and may never see a parse-time remark; an estimate that
+ * counted weights the files lack, or that ignores how the checkpoint says
+ * it is quantized, must say so where the figures are. */
+#include <string.h>
+
+#include "estimate/model_notes.h"
+#include "common/dtype.h"
+#include "precision/policy.h"
+
+/* Hugging Face quantization_config.quant_method values (transformers
+ * QuantizationMethod) that a precision quant_method models. */
+static const struct {
+    const char *hf;
+    int method;
+} known[] = {
+    {"gptq", VX_QM_GPTQ}, {"awq", VX_QM_AWQ},         {"bitsandbytes", VX_QM_BNB},
+    {"fp8", VX_QM_FP8},   {"fbgemm_fp8", VX_QM_FP8}, {"torchao", VX_QM_TORCHAO},
+};
+
+static const char *method_name(int method)
+{
+    const vx_option_def *d = vx_option_find(VRAMEST_PREC_QUANT_METHOD, NULL);
+    const char *n = d ? vx_enum_name_of(d->enums, method) : NULL;
+    return n ? n : "?";
+}
+
+static void quant_note(const vx_ctx *x, struct vramest_result *r)
+{
+    const char *q = x->pol.m->declared_quant;
+    if (!q[0]) return;
+    int method = -1;
+    for (size_t i = 0; i < VX_ARRAY_LEN(known); i++)
+        if (vx_strcasecmp(q, known[i].hf) == 0) method = known[i].method;
+    const vx_dtype_info *w = vx_dtype(vx_policy_weight_dtype(&x->pol));
+    const vx_dtype_info *p = vx_dtype(x->pol.rp.param_dtype);
+    const char *held = w && w->id != VRAMEST_DTYPE_AUTO ? w->name : p ? p->name : "?";
+    if (method < 0)
+        vx_result_warn(r,
+                       "config.json's quantization_config names quant_method '%s', which libvramest does not model: "
+                       "assumed weights as the precision says (%s, quant_method %s)",
+                       q, held, method_name(x->pol.rp.quant_method));
+    else if (method != x->pol.rp.quant_method)
+        vx_result_warn(r,
+                       "config.json's quantization_config names quant_method '%s', but the precision says %s "
+                       "(weights %s): set precision quant_method %s to estimate the checkpoint as stored",
+                       q, method_name(x->pol.rp.quant_method), held, method_name(method));
+}
+
+void vx_model_notes(const vx_ctx *x, struct vramest_result *r)
+{
+    if (x->pol.m->cover_note[0]) vx_result_warn(r, "%s", x->pol.m->cover_note);
+    if (x->pol.m->index_note[0]) vx_result_warn(r, "%s", x->pol.m->index_note);
+    quant_note(x, r);
+}
