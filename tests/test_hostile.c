@@ -1132,6 +1132,13 @@ static int spec_memory_nan_string(void)
 {
     return spec_str("{\"model\": \"gpt2\", \"device\": {\"memory_gib\": \"NaN\"}}");
 }
+/* A named device is never dropped for a memory_gib that rounds to 0 bytes
+ * (issue #19: it read as "no device", and the job was not refused). */
+static int spec_device_tiny_memory(void)
+{
+    return spec_str("{\"model\": \"llama-2-70b\", \"device\": {\"name\": \"H100-80GB\", \"memory_gib\": 1e-10}}");
+}
+static int spec_tiny_memory(void) { return spec_str("{\"model\": \"gpt2\", \"device\": {\"memory_gib\": 0.2}}"); }
 static int spec_device_file(void) { return spec_str("{\"model\": {\"gguf\": \"/dev/zero\"}}"); }
 static int spec_directory_as_config(void) { return spec_str("{\"model\": {\"hf_config_file\": \"/\"}}"); }
 static int spec_missing_file(void) { return spec_str("{\"model\": {\"path\": \"/nonexistent/vramest/model\"}}"); }
@@ -1556,6 +1563,8 @@ static const hcase cases[] = {
     ROW(spec_batch_negative, VRAMEST_E_RANGE, "batch_size"),
     ROW(spec_gpus_huge, VRAMEST_E_RANGE, "gpus"),
     ROW(spec_memory_nan_string, VRAMEST_E_TYPE, "memory_gib"),
+    ROW(spec_device_tiny_memory, VRAMEST_E_RANGE, "memory_gib 1e-10"),
+    ROW(spec_tiny_memory, VRAMEST_E_RANGE, "below 0.25 GiB"),
     ROW(spec_device_file, VRAMEST_E_IO, "not a regular file"),
     ROW(spec_directory_as_config, VRAMEST_E_INVALID_ARG, "is a directory"),
     ROW(spec_missing_file, VRAMEST_E_IO, "nonexistent"),

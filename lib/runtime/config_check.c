@@ -2,9 +2,23 @@
  * bounds but contradict each other. Mode estimators add their own. */
 #include "runtime/config.h"
 
+/* The smallest device memory_gib may give: less than a CUDA context takes
+ * (256-667 MiB measured, research pytorch-memory-behaviours.md §2.1), so no
+ * device that small runs a job. A smaller positive value is a mistake, never
+ * "no device": 1e-10 GiB truncated to 0 bytes dropped a named device. */
+#define VX_MIN_DEVICE_GIB 0.25
+
 int vx_config_check(const struct vramest_config *c)
 {
     const vx_config_values *v = &c->v;
+    if (v->memory_gib > 0 && v->memory_gib < VX_MIN_DEVICE_GIB)
+        return vx_fail(VRAMEST_E_RANGE,
+                       "memory_gib %g is below %.2f GiB, less than a CUDA context takes: no device that small runs a "
+                       "job (0 takes the device preset's memory)",
+                       v->memory_gib, VX_MIN_DEVICE_GIB);
+    /* A name that resolved to no preset would read as "no device". */
+    if (v->device[0] && v->gpu_index < 0)
+        return vx_fail(VRAMEST_E_UNKNOWN_NAME, "device '%s' names no GPU preset (see `vramest gpus`)", v->device);
     if (v->mode != VX_MODE_TRAIN && v->gradient_checkpointing != VX_GC_NONE)
         return vx_fail(VRAMEST_E_CONFLICT, "gradient_checkpointing is '%s' but mode is not train",
                        v->gradient_checkpointing == VX_GC_FULL ? "full" : "selective");
