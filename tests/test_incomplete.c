@@ -30,7 +30,7 @@ static void write_70b_config(void)
 
 typedef struct verdict {
     uint64_t weights, total, capacity;
-    int fits;
+    int fits, provenance;
     char first_warning[256];
 } verdict;
 
@@ -50,6 +50,7 @@ static verdict estimate(const vramest_model *m, double gib)
     uint64_t fits = 0;
     cr_assert_eq(vramest_result_value(r, VRAMEST_VAL_FITS, &fits), VRAMEST_OK);
     v.fits = (int)fits;
+    cr_assert_eq(vramest_result_provenance(r, VRAMEST_DEV_GPU, VRAMEST_CAT_WEIGHTS, &v.provenance), VRAMEST_OK);
     const char *w = vramest_result_warning(r, 0);
     snprintf(v.first_warning, sizeof v.first_warning, "%s", w ? w : "");
     vramest_result_free(r);
@@ -74,6 +75,8 @@ static void expect_whole_70b(const vramest_model *m, uint64_t min_bytes)
     cr_assert_eq(v.fits, 0, "a 70B job admitted on 16 GiB");
     cr_assert(strstr(v.first_warning, "files lack") && strstr(v.first_warning, "q_proj"), "warning: %s",
               v.first_warning);
+    /* Most of the figure comes from the architecture, not the files. */
+    cr_assert_eq(v.provenance, VRAMEST_PROV_EXACT_ARCH);
 }
 
 Test(incomplete, config_70b_with_only_the_embedding)
@@ -185,6 +188,7 @@ Test(incomplete, a_whole_checkpoint_has_no_warning_and_its_exact_bytes)
     verdict v = estimate(m, 16);
     cr_assert_str_empty(v.first_warning);
     cr_assert_eq(v.weights, tiny_bytes(TL));
+    cr_assert_eq(v.provenance, VRAMEST_PROV_EXACT_FILE);
     vramest_model_free(m);
 }
 

@@ -63,7 +63,7 @@ int vx_estimate_into(const struct vramest_model *model, const struct vramest_pre
     /* the precision is echoed as resolved, after the estimate
      * (vx_precision_echo); strings up to their NUL (values.h) */
     vx_values_copy(&r->cfg, &cfg->v, &vx_config_layout);
-    r->has_file_inv = model->has_file_inv;
+    r->has_file_inv = model->has_file_inv ? (model->cover_note[0] ? 2 : 1) : 0;
     r->device_bytes = device_bytes(&cfg->v);
 
     vx_ctx x;

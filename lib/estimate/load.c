@@ -52,7 +52,7 @@ static int load_rank(vx_ctx *x, const vx_shard *sh)
         return vx_fail(VRAMEST_E_OVERFLOW, "load: the weights of this model under this policy exceed 2^64 bytes");
     if (!exact && sh->world <= 1) return vx_fail(VRAMEST_E_INCOMPLETE_MODEL, "load: the model has no tensors");
 
-    int prov = x->pol.m->has_file_inv ? VRAMEST_PROV_EXACT_FILE : VRAMEST_PROV_EXACT_ARCH;
+    int prov = vx_weights_provenance(x->pol.m);
     vx_result_add(r, VRAMEST_DEV_GPU, VRAMEST_CAT_WEIGHTS, alloc, exact, alloc, prov);
 
     uint64_t transient = 0, transient_high = 0;

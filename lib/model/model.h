@@ -165,6 +165,12 @@ int vx_model_rebuild(struct vramest_model *m) VX_HIDDEN;
  * groups for the rest, at the configuration's size. What was added is
  * written to m->cover_note ("" when nothing). */
 int vx_cover_file_tensors(struct vramest_model *m) VX_HIDDEN;
+/* Provenance of the weights: exact from the files only when they hold the
+ * whole model (nothing added from the architecture). */
+static inline int vx_weights_provenance(const struct vramest_model *m)
+{
+    return m->has_file_inv && !m->cover_note[0] ? VRAMEST_PROV_EXACT_FILE : VRAMEST_PROV_EXACT_ARCH;
+}
 /* Build the architecture inventory for a resolved shape. */
 int vx_inventory_build(const vx_arch *a, const vx_shape *s, vx_tensor **inv, size_t *n, size_t *cap) VX_HIDDEN;
 /* Resolve effective values/traits from the options. */

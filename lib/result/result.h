@@ -54,7 +54,7 @@ struct vramest_result {
     vx_config_values cfg;
     uint64_t device_bytes;
     uint64_t cuda_context_bytes;
-    int has_file_inv;
+    int has_file_inv; /* 1: weights from file tensors; 2: and from the architecture (files lacking some) */
 };
 
 /* Add a warning (truncated to VX_WARN_LEN; extra warnings are dropped). */

@@ -99,7 +99,9 @@ static void model_summary(vx_jw *w, const struct vramest_result *r)
     const char *fam = vx_enum_name_of(vx_family_enum, s->family);
     vx_jw_str(w, fam ? fam : "");
     vx_jw_key(w, "source", &f);
-    vx_jw_str(w, r->has_file_inv ? "file tensors" : "architecture");
+    vx_jw_str(w, r->has_file_inv == 2 ? "file tensors and architecture"
+                 : r->has_file_inv    ? "file tensors"
+                                      : "architecture");
     static const struct {
         const char *name;
         size_t off;

@@ -255,7 +255,7 @@ static int hf_generate(vx_ctx *x, const vx_shard *sh)
                 : peak_dec                     ? VRAMEST_PHASE_DECODE
                                                : VRAMEST_PHASE_PREFILL;
 
-    int wprov = x->pol.m->has_file_inv ? VRAMEST_PROV_EXACT_FILE : VRAMEST_PROV_EXACT_ARCH;
+    int wprov = vx_weights_provenance(x->pol.m);
     vx_result_add(r, VRAMEST_DEV_GPU, VRAMEST_CAT_WEIGHTS, w_alloc, w_exact, w_alloc, wprov);
     /* The causal-mask buffers exist in the transformers releases of the
      * measurements; later releases dropped some of them. */

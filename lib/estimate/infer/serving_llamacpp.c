@@ -162,7 +162,7 @@ int vx_serving_llamacpp(vx_ctx *x, const vx_shard *sh)
         scratch_high = vx_sat_add(scratch, vx_sat_mul(largest_q, 2));
     }
 
-    int wprov = x->pol.m->has_file_inv ? VRAMEST_PROV_EXACT_FILE : VRAMEST_PROV_EXACT_ARCH;
+    int wprov = vx_weights_provenance(x->pol.m);
     if (w_gpu) vx_result_add(r, VRAMEST_DEV_GPU, VRAMEST_CAT_WEIGHTS, w_gpu, w_gpu, w_gpu, wprov);
     if (w_host) vx_result_add(r, VRAMEST_DEV_HOST, VRAMEST_CAT_WEIGHTS, w_host, w_host, w_host, wprov);
     if (kv_gpu)

@@ -175,7 +175,7 @@ int vx_serving_vllm(vx_ctx *x, const vx_shard *sh)
         graphs = vx_sat_add(graphs, vx_max_u64(layer_peak(x, sh, bmax, A), vx_sat_mul(vx_sat_mul(bmax, V), 4)));
     }
 
-    int wprov = x->pol.m->has_file_inv ? VRAMEST_PROV_EXACT_FILE : VRAMEST_PROV_EXACT_ARCH;
+    int wprov = vx_weights_provenance(x->pol.m);
     vx_result_add(r, VRAMEST_DEV_GPU, VRAMEST_CAT_WEIGHTS, w, w, w, wprov);
     if (kv)
         vx_result_add(r, VRAMEST_DEV_GPU, VRAMEST_CAT_KV_CACHE, kv, kv - kv / 10, vx_sat_add(kv, kv / 10),

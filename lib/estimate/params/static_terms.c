@@ -96,7 +96,7 @@ int vx_train_static(vx_ctx *x, const vx_shard *sh, const vx_train_knobs *k, vx_t
     /* get_peft_model(autocast_adapter_dtype=True) keeps adapters in fp32. */
     tm->adapter_bytes = k->adapter_bytes > 0 ? k->adapter_bytes : 4;
     tm->opt_impl = vx_opt_impl(x, cpu);
-    tm->prov = x->pol.m->has_file_inv ? VRAMEST_PROV_EXACT_FILE : VRAMEST_PROV_EXACT_ARCH;
+    tm->prov = vx_weights_provenance(x->pol.m);
     tm->prefix_len = ft == VX_FT_PREFIX ? cv->prefix_len : 0;
     int peft = ft == VX_FT_LORA || ft == VX_FT_QLORA || ft == VX_FT_PREFIX;
     int64_t first_tr = 0, tr_here = sh->stage_layers;
