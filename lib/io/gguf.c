@@ -466,11 +466,40 @@ static int arch_options(vx_fileset *fs, const kv *kvs, size_t n, const char *wha
     return VRAMEST_OK;
 }
 
-static int ti_offset_cmp(const void *pa, const void *pb)
+static int raw_offset_cmp(const void *pa, const void *pb)
 {
-    const ti *a = *(const ti *const *)pa, *b = *(const ti *const *)pb;
-    if (a->offset != b->offset) return a->offset < b->offset ? -1 : 1;
+    const vx_raw_tensor *a = *(const vx_raw_tensor *const *)pa, *b = *(const vx_raw_tensor *const *)pb;
+    if (a->begin != b->begin) return a->begin < b->begin ? -1 : 1;
     return a->nbytes < b->nbytes ? -1 : a->nbytes > b->nbytes;
+}
+
+/* One tensor info into the set; its name points into the buffer until
+ * vx_gguf_read copies the names. */
+static int push_raw(vx_fileset *fs, const rd *r, const ti *t, uint16_t src)
+{
+    vx_raw_tensor raw = {0};
+    raw.name = (const char *)r->d + t->name_off;
+    raw.name_len = (uint32_t)t->name_len;
+    raw.at = t->at;
+    raw.begin = t->offset;
+    raw.nbytes = t->nbytes;
+    raw.shard = src;
+    raw.gguf = 1;
+    raw.dtype = (int16_t)(100 + (int)t->type);
+    raw.ndim = (uint8_t)t->ndim;
+    /* ggml ne[] is innermost first; the inventory is outermost first. */
+    raw.dims[0] = raw.dims[1] = raw.dims[2] = 1;
+    if (t->ndim == 1) {
+        raw.dims[0] = (int64_t)t->ne[0];
+    } else if (t->ndim == 2) {
+        raw.dims[0] = (int64_t)t->ne[1], raw.dims[1] = (int64_t)t->ne[0];
+    } else if (t->ndim >= 3) {
+        raw.dims[0] = (int64_t)t->ne[t->ndim - 1];
+        raw.dims[1] = (int64_t)t->ne[t->ndim - 2];
+        raw.dims[2] = (int64_t)t->ne[0];
+        if (t->ndim == 4) raw.dims[1] *= (int64_t)t->ne[1]; /* bounded by the extent <= INT64_MAX */
+    }
+    return vx_fileset_push(fs, &raw);
 }
 
 static int grow(void **p, size_t *cap, size_t need_n, size_t elem)
@@ -485,8 +514,7 @@ static int grow(void **p, size_t *cap, size_t need_n, size_t elem)
     return VRAMEST_OK;
 }
 
-static int read_header(vx_fileset *fs, rd *r, kv **kvs_out, size_t *n_kv_out, ti **tis_out, size_t *n_ti_out,
-                       uint16_t src)
+static int read_header(vx_fileset *fs, rd *r, kv **kvs_out, size_t *n_kv_out, uint16_t src)
 {
     const char *what = r->what;
     int rc;
@@ -573,13 +601,12 @@ static int read_header(vx_fileset *fs, rd *r, kv **kvs_out, size_t *n_kv_out, ti
         alignment = (uint64_t)al->i;
     }
 
-    ti *tis = NULL;
-    size_t cap_ti = 0;
-    *tis_out = NULL, *n_ti_out = 0;
+    /* Tensor infos go straight into the set (names still in the buffer,
+     * copied by vx_gguf_read): a second array of them doubled the peak
+     * memory of a 1,000,000-tensor header. */
+    size_t from = fs->n;
     for (uint64_t k = 0; k < n_tensors; k++) {
-        if ((rc = grow((void **)&tis, &cap_ti, (size_t)k + 1, sizeof *tis))) return rc;
-        *tis_out = tis;
-        ti *t = &tis[k];
+        ti one, *t = &one;
         memset(t, 0, sizeof *t);
         t->at = r->pos;
         if ((rc = rd_u64(r, &t->name_len, "a tensor name"))) return rc;
@@ -649,37 +676,34 @@ static int read_header(vx_fileset *fs, rd *r, kv **kvs_out, size_t *n_kv_out, ti
         if (t->offset > UINT64_MAX - t->nbytes)
             return vx_fail(VRAMEST_E_OVERFLOW, "%s: tensor '%s': offset %llu (byte %llu) plus its size overflows", what,
                            shown, (unsigned long long)t->offset, (unsigned long long)off_at);
-        *n_ti_out = (size_t)k + 1;
+        if ((rc = push_raw(fs, r, t, src))) return rc;
     }
     uint64_t data_start = vx_round_up(r->pos, alignment);
     /* Tensor data may not overlap, and must lie within the file. */
-    size_t nt = *n_ti_out;
+    size_t nt = fs->n - from;
     if (nt) {
-        const ti **v = malloc(nt * sizeof *v);
+        const vx_raw_tensor **v = malloc(nt * sizeof *v);
         if (!v) return vx_fail(VRAMEST_E_NOMEM, "GGUF reader: out of memory");
-        for (size_t i = 0; i < nt; i++) v[i] = &tis[i];
-        qsort(v, nt, sizeof *v, ti_offset_cmp);
+        for (size_t i = 0; i < nt; i++) v[i] = &fs->t[from + i];
+        qsort(v, nt, sizeof *v, raw_offset_cmp);
         for (size_t i = 1; i < nt && !rc; i++)
-            if (v[i]->offset < v[i - 1]->offset + v[i - 1]->nbytes)
+            if (v[i]->begin < v[i - 1]->begin + v[i - 1]->nbytes)
                 rc = vx_fail(VRAMEST_E_PARSE,
                              "%s: tensor '%.*s' (byte %llu) at data offset %llu overlaps tensor '%.*s' (byte %llu, "
                              "data [%llu, %llu))",
-                             what, (int)v[i]->name_len, (const char *)r->d + v[i]->name_off,
-                             (unsigned long long)v[i]->at, (unsigned long long)v[i]->offset,
-                             (int)v[i - 1]->name_len, (const char *)r->d + v[i - 1]->name_off,
-                             (unsigned long long)v[i - 1]->at, (unsigned long long)v[i - 1]->offset,
-                             (unsigned long long)(v[i - 1]->offset + v[i - 1]->nbytes));
-        const ti *last = v[nt - 1];
-        uint64_t end = last->offset + last->nbytes;
+                             what, (int)v[i]->name_len, v[i]->name, (unsigned long long)v[i]->at,
+                             (unsigned long long)v[i]->begin, (int)v[i - 1]->name_len, v[i - 1]->name,
+                             (unsigned long long)v[i - 1]->at, (unsigned long long)v[i - 1]->begin,
+                             (unsigned long long)(v[i - 1]->begin + v[i - 1]->nbytes));
+        const vx_raw_tensor *last = v[nt - 1];
+        uint64_t end = last->begin + last->nbytes;
         if (!rc && r->file_size && (data_start > r->file_size || end > r->file_size - data_start))
             rc = vx_fail(VRAMEST_E_PARSE, "%s: tensor '%.*s' (byte %llu) ends at byte %llu, past the end of the %llu-byte file",
-                         what, (int)last->name_len, (const char *)r->d + last->name_off, (unsigned long long)last->at,
+                         what, (int)last->name_len, last->name, (unsigned long long)last->at,
                          (unsigned long long)vx_sat_add(data_start, end), (unsigned long long)r->file_size);
         free(v);
         if (rc) return rc;
     }
-    (void)fs;
-    (void)src;
     return VRAMEST_OK;
 }
 
@@ -688,10 +712,8 @@ int vx_gguf_read(vx_fileset *fs, const uint8_t *data, size_t len, uint64_t file_
     uint16_t src = fs->n_sources ? (uint16_t)(fs->n_sources - 1) : 0;
     rd r = {data, len, 0, file_size, needed, vx_fileset_label(fs, src)};
     kv *kvs = NULL;
-    ti *tis = NULL;
-    size_t n_kv = 0, n_ti = 0;
-    char *names = NULL;
-    int rc = read_header(fs, &r, &kvs, &n_kv, &tis, &n_ti, src);
+    size_t n_kv = 0, from = fs->n;
+    int rc = read_header(fs, &r, &kvs, &n_kv, src);
     if (rc) goto out;
     if (arch && (rc = arch_options(fs, kvs, n_kv, r.what))) goto out;
     int64_t splits = 0;
@@ -699,52 +721,22 @@ int vx_gguf_read(vx_fileset *fs, const uint8_t *data, size_t len, uint64_t file_
     /* Names move to one NUL-terminated arena owned by the set: the buffer
      * is the caller's. */
     size_t total = 0;
-    for (size_t i = 0; i < n_ti; i++) total += (size_t)tis[i].name_len + 1;
-    names = malloc(total ? total : 1);
-    if (!names) {
+    for (size_t i = from; i < fs->n; i++) total += (size_t)fs->t[i].name_len + 1;
+    char *arena = malloc(total ? total : 1);
+    if (!arena) {
         rc = vx_fail(VRAMEST_E_NOMEM, "GGUF reader: out of memory");
         goto out;
     }
-    char *arena = names;
-    if ((rc = vx_fileset_keep(fs, names))) {
-        names = NULL;
-        goto out;
-    }
-    names = NULL;
-    size_t from = fs->n;
-    for (size_t i = 0; i < n_ti; i++) {
-        const ti *t = &tis[i];
-        vx_raw_tensor raw = {0};
-        memcpy(arena, data + t->name_off, (size_t)t->name_len);
+    if ((rc = vx_fileset_keep(fs, arena))) goto out;
+    for (size_t i = from; i < fs->n; i++) {
+        vx_raw_tensor *t = &fs->t[i];
+        memcpy(arena, t->name, t->name_len);
         arena[t->name_len] = '\0';
-        raw.name = arena;
-        raw.name_len = (uint32_t)t->name_len;
+        t->name = arena;
         arena += t->name_len + 1;
-        raw.at = t->at;
-        raw.begin = t->offset;
-        raw.nbytes = t->nbytes;
-        raw.shard = src;
-        raw.gguf = 1;
-        raw.dtype = (int16_t)(100 + (int)t->type);
-        raw.ndim = (uint8_t)t->ndim;
-        /* ggml ne[] is innermost first; the inventory is outermost first. */
-        raw.dims[0] = raw.dims[1] = raw.dims[2] = 1;
-        if (t->ndim == 1) {
-            raw.dims[0] = (int64_t)t->ne[0];
-        } else if (t->ndim == 2) {
-            raw.dims[0] = (int64_t)t->ne[1], raw.dims[1] = (int64_t)t->ne[0];
-        } else if (t->ndim >= 3) {
-            raw.dims[0] = (int64_t)t->ne[t->ndim - 1];
-            raw.dims[1] = (int64_t)t->ne[t->ndim - 2];
-            raw.dims[2] = (int64_t)t->ne[0];
-            if (t->ndim == 4) raw.dims[1] *= (int64_t)t->ne[1]; /* bounded by the extent <= INT64_MAX */
-        }
-        if ((rc = vx_fileset_push(fs, &raw))) goto out;
     }
     rc = vx_fileset_check_dups(fs, from);
 out:
-    free(names);
     free(kvs);
-    free(tis);
     return rc;
 }
