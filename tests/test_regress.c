@@ -6,7 +6,9 @@
  * sanitizers and valgrind report memory errors the same way.
  *
  * Each saved crash also has a row in tests/test_hostile.c with the status
- * and message the library now gives (e.g. gguf_4d_signed_product). */
+ * and message the library now gives (e.g. gguf_4d_signed_product); the
+ * inputs of issue #19 have their status in tests/data/regress/EXPECTED,
+ * checked here, and their messages in the suites EXPECTED names. */
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <stdio.h>
@@ -17,6 +19,27 @@
 
 #include "fuzz/harness.h"
 #include "helpers.h"
+
+/* The status tests/data/regress/EXPECTED lists for "<target>/<file>"
+ * (lines "target/file status why"), or false when it lists none. */
+static bool expected_status(const char *rel, int *status)
+{
+    size_t len = 0;
+    char *text = vt_read_data("regress/EXPECTED", &len);
+    size_t n = strlen(rel);
+    bool found = false;
+    for (char *line = text; line && *line && !found;) {
+        char *next = strchr(line, '\n');
+        if (next) *next++ = '\0';
+        if (line[0] != '#' && strncmp(line, rel, n) == 0 && line[n] == ' ') {
+            *status = atoi(line + n + 1);
+            found = true;
+        }
+        line = next;
+    }
+    free(text);
+    return found;
+}
 
 /* $VRAMEST_TEST_DATA/<sub>/<target>: every regular file, in name order. */
 static size_t replay_dir(const char *sub, int target)
@@ -37,7 +60,11 @@ static size_t replay_dir(const char *sub, int target)
             size_t len = 0;
             char *data = vt_read_data(name, &len);
             cr_log_info("replaying %s (%zu bytes)", name, len);
-            vf_run(target, (const uint8_t *)data, len);
+            int rc = vf_run(target, (const uint8_t *)data, len), want;
+            char key[300];
+            snprintf(key, sizeof key, "%s/%s", vf_target_names[target], list[i]->d_name);
+            if (strcmp(sub, "regress") == 0 && expected_status(key, &want))
+                cr_expect_eq(rc, want, "%s: status %d, EXPECTED lists %d (%s)", key, rc, want, vramest_last_error_message());
             free(data);
             replayed++;
         }
