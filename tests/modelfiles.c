@@ -416,25 +416,31 @@ void gt_add(gt *t, size_t *n, uint32_t type, uint32_t nd, uint64_t a, uint64_t b
     (*n)++;
 }
 
+size_t gguf_llama_mix(gt *t, int layers, bool tied, const gguf_mix *m)
+{
+    size_t n = 0;
+    gt_add(t, &n, m->embd, 2, GH, (uint64_t)m->vocab, 0, "token_embd.weight");
+    for (int l = 0; l < layers; l++) {
+        gt_add(t, &n, GT_F32, 1, GH, 0, 0, "blk.%d.attn_norm.weight", l);
+        gt_add(t, &n, m->q, 2, GH, GH, 0, "blk.%d.attn_q.weight", l);
+        gt_add(t, &n, m->k, 2, GH, (uint64_t)m->kv_rows, 0, "blk.%d.attn_k.weight", l);
+        gt_add(t, &n, m->v, 2, GH, (uint64_t)m->kv_rows, 0, "blk.%d.attn_v.weight", l);
+        gt_add(t, &n, m->o, 2, GH, GH, 0, "blk.%d.attn_output.weight", l);
+        gt_add(t, &n, GT_F32, 1, GH, 0, 0, "blk.%d.ffn_norm.weight", l);
+        gt_add(t, &n, m->gate, 2, GH, GF, 0, "blk.%d.ffn_gate.weight", l);
+        gt_add(t, &n, m->up, 2, GH, GF, 0, "blk.%d.ffn_up.weight", l);
+        gt_add(t, &n, m->down, 2, GF, GH, 0, "blk.%d.ffn_down.weight", l);
+    }
+    gt_add(t, &n, GT_F32, 1, GH, 0, 0, "output_norm.weight");
+    if (!tied) gt_add(t, &n, m->out, 2, GH, (uint64_t)m->vocab, 0, "output.weight");
+    return n;
+}
+
 /* A tiny Llama in the k-quant mix llama.cpp writes (Q4_K_M-like). */
 size_t gguf_llama_tensors(gt *t, int layers, bool tied)
 {
-    size_t n = 0;
-    gt_add(t, &n, GT_Q8_0, 2, GH, GV, 0, "token_embd.weight");
-    for (int l = 0; l < layers; l++) {
-        gt_add(t, &n, GT_F32, 1, GH, 0, 0, "blk.%d.attn_norm.weight", l);
-        gt_add(t, &n, GT_Q4_K, 2, GH, GH, 0, "blk.%d.attn_q.weight", l);
-        gt_add(t, &n, GT_Q4_0, 2, GH, GKV, 0, "blk.%d.attn_k.weight", l);
-        gt_add(t, &n, GT_Q8_0, 2, GH, GKV, 0, "blk.%d.attn_v.weight", l);
-        gt_add(t, &n, GT_Q6_K, 2, GH, GH, 0, "blk.%d.attn_output.weight", l);
-        gt_add(t, &n, GT_F32, 1, GH, 0, 0, "blk.%d.ffn_norm.weight", l);
-        gt_add(t, &n, GT_Q4_K, 2, GH, GF, 0, "blk.%d.ffn_gate.weight", l);
-        gt_add(t, &n, GT_Q4_K, 2, GH, GF, 0, "blk.%d.ffn_up.weight", l);
-        gt_add(t, &n, GT_Q6_K, 2, GF, GH, 0, "blk.%d.ffn_down.weight", l);
-    }
-    gt_add(t, &n, GT_F32, 1, GH, 0, 0, "output_norm.weight");
-    if (!tied) gt_add(t, &n, GT_Q6_K, 2, GH, GV, 0, "output.weight");
-    return n;
+    static const gguf_mix km = {GT_Q8_0, GT_Q4_K, GT_Q4_0, GT_Q8_0, GT_Q6_K, GT_Q4_K, GT_Q4_K, GT_Q6_K, GT_Q6_K, GV, GKV};
+    return gguf_llama_mix(t, layers, tied, &km);
 }
 
 void gguf_llama_kv(gkv *k, int layers)

@@ -86,6 +86,13 @@ uint64_t g_bytes(const gt *t);
 uint8_t *gguf_build_ex(uint32_t version, const gkv *k, const gt *t, size_t n, size_t *hdr_len, size_t *file_len, uint64_t *data_bytes, bool with_data);
 uint8_t *gguf_build(uint32_t version, const gkv *k, const gt *t, size_t n, size_t *hdr_len, size_t *file_len, uint64_t *data_bytes);
 void gt_add(gt *t, size_t *n, uint32_t type, uint32_t nd, uint64_t a, uint64_t b, uint64_t c, const char *fmt, ...);
+/* The tiny Llama's GGUF tensors (GH wide, GF FFN, GL layers) with these
+ * ggml types, vocabulary and K/V rows; gguf_llama_tensors: a k-quant mix. */
+typedef struct gguf_mix {
+    uint32_t embd, q, k, v, o, gate, up, down, out;
+    int vocab, kv_rows;
+} gguf_mix;
+size_t gguf_llama_mix(gt *t, int layers, bool tied, const gguf_mix *m);
 size_t gguf_llama_tensors(gt *t, int layers, bool tied);
 void gguf_llama_kv(gkv *k, int layers);
 uint64_t gguf_llama_params(int L, bool tied);

@@ -196,21 +196,8 @@ static uint8_t *q6k_llama(size_t *hdr_len, uint64_t *tensor_bytes, uint64_t *rou
     kv_u32(&k, "llama.attention.head_count", 8);
     kv_u32(&k, "llama.attention.head_count_kv", 2);
     gt t[64];
-    size_t n = 0;
-    gt_add(t, &n, GT_F16, 2, GH, 1024, 0, "token_embd.weight");
-    for (int l = 0; l < GL; l++) {
-        gt_add(t, &n, GT_F32, 1, GH, 0, 0, "blk.%d.attn_norm.weight", l);
-        gt_add(t, &n, GT_Q6_K, 2, GH, GH, 0, "blk.%d.attn_q.weight", l);
-        gt_add(t, &n, GT_Q6_K, 2, GH, 64, 0, "blk.%d.attn_k.weight", l);
-        gt_add(t, &n, GT_Q6_K, 2, GH, 64, 0, "blk.%d.attn_v.weight", l);
-        gt_add(t, &n, GT_Q6_K, 2, GH, GH, 0, "blk.%d.attn_output.weight", l);
-        gt_add(t, &n, GT_F32, 1, GH, 0, 0, "blk.%d.ffn_norm.weight", l);
-        gt_add(t, &n, GT_Q6_K, 2, GH, GF, 0, "blk.%d.ffn_gate.weight", l);
-        gt_add(t, &n, GT_Q6_K, 2, GH, GF, 0, "blk.%d.ffn_up.weight", l);
-        gt_add(t, &n, GT_Q6_K, 2, GF, GH, 0, "blk.%d.ffn_down.weight", l);
-    }
-    gt_add(t, &n, GT_F32, 1, GH, 0, 0, "output_norm.weight");
-    gt_add(t, &n, GT_Q6_K, 2, GH, 1024, 0, "output.weight");
+    static const gguf_mix q6k = {GT_F16, GT_Q6_K, GT_Q6_K, GT_Q6_K, GT_Q6_K, GT_Q6_K, GT_Q6_K, GT_Q6_K, GT_Q6_K, 1024, 64};
+    size_t n = gguf_llama_mix(t, GL, false, &q6k);
     *tensor_bytes = *rounded = 0;
     for (size_t i = 0; i < n; i++) {
         uint64_t b = g_bytes(&t[i]);
