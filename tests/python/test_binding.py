@@ -175,16 +175,25 @@ def test_threads_share_handles():
 
 
 def _visible_cases():
-    path = os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared", "validation", "visible.jsonl")
-    if not os.path.exists(path):
-        return []
-    with open(path) as f:
-        return [json.loads(line) for line in f if line.strip() and not line.startswith("#")]
+    """The published measurements' specs and the real configs of the zoo,
+    from the shared directory beside the checkout (or a worktree's parent)."""
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    for up in ("..", os.path.join("..", "..")):
+        folder = os.path.join(root, up, "shared", "validation")
+        if os.path.exists(os.path.join(folder, "visible.jsonl")):
+            cases = []
+            for name in ("visible.jsonl", "zoo.jsonl"):
+                if os.path.exists(os.path.join(folder, name)):
+                    with open(os.path.join(folder, name)) as f:
+                        cases += [json.loads(line) for line in f if line.strip() and not line.startswith("#")]
+            return cases
+    return []
 
 
 @pytest.mark.skipif(not os.environ.get("VRAMEST_CLI"), reason="VRAMEST_CLI not set")
 def test_same_plan_as_cli(tmp_path):
-    """For every visible case the Python plan equals the CLI's JSON (or both fail)."""
+    """For every visible and zoo case the Python plan equals the CLI's JSON
+    (or both fail), with and without the cache."""
     cli = os.environ["VRAMEST_CLI"]
     cases = _visible_cases()
     if not cases:
@@ -201,5 +210,8 @@ def test_same_plan_as_cli(tmp_path):
             continue
         assert out.returncode in (0, 1), (case["id"], out.stderr)
         assert json.loads(out.stdout) == plan, case["id"]
+        # The cached path (models and specs reused) gives the same plan.
+        assert vramest.estimate(case["spec"], cache=None) == plan, case["id"]
+        assert vramest.estimate(case["spec"]) == plan, case["id"]
         compared += 1
     assert compared > 0
