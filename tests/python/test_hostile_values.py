@@ -146,3 +146,18 @@ def test_getters_return_exact_values():
     assert cfg.get("max_live_parameters") == 10 ** 13 and cfg.get("reduce_bucket_size") == 2 ** 39
     assert type(vramest.Config().get("kv_cache")) is bool
     assert vramest.Config(memory_gib=79.5).get("memory_gib") == 79.5
+
+
+def test_from_file_external_links_flag(tmp_path):
+    """allow_external_links reaches vramest_model_parse_path where the library
+    has it, and is refused (not ignored) where it does not."""
+    (tmp_path / "config.json").write_text('{"model_type": "gpt2", "n_embd": 64, "n_layer": 1, "n_head": 2, '
+                                          '"vocab_size": 100, "n_positions": 64}')
+    plain = vramest.Model.from_file(tmp_path).num_parameters
+    if vramest._L.vramest_model_parse_path is None:
+        with pytest.raises(vramest.Unsupported, match="vramest_model_parse_path"):
+            vramest.Model.from_file(tmp_path, allow_external_links=True)
+    else:
+        assert vramest.Model.from_file(tmp_path, allow_external_links=True).num_parameters == plain
+    with pytest.raises(vramest.InvalidArgument, match="NUL"):
+        vramest.Model.from_file(str(tmp_path) + "\x00x", allow_external_links=True)

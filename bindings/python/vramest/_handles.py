@@ -9,7 +9,7 @@ import ctypes
 import json
 
 from . import _lib
-from ._errors import _L, E_INVALID_ARG, E_NEED_MORE_DATA, E_TYPE, Error, check, fail, raise_last
+from ._errors import _L, E_INVALID_ARG, E_NEED_MORE_DATA, E_TYPE, E_UNSUPPORTED, Error, check, fail, raise_last
 from ._options import (HANDLE_CONFIG, HANDLE_MODEL, HANDLE_PRECISION, TYPE_BOOL, TYPE_ENUM, TYPE_F64,
                        TYPE_STRING, OPTIONS, check_values, decode, lookup, table, text_arg)
 
@@ -171,12 +171,25 @@ class Model(_Handle):
         self._adopt(out)
         self.update(**options)
 
+    PARSE_ALLOW_EXTERNAL_LINKS = 1
+
     @classmethod
-    def from_file(cls, path):
-        """A model from a config.json, .safetensors, index .json, .gguf or a model directory."""
+    def from_file(cls, path, allow_external_links=False):
+        """A model from a config.json, .safetensors, index .json, .gguf or a
+        model directory. ``allow_external_links`` lets a shard be a symbolic
+        link to a file outside the model's directory (refused otherwise, by
+        libraries that have vramest_model_parse_path)."""
         raw = text_arg(path, "the model path")
         m = cls()
-        check(_L.vramest_model_parse_file(m.live(), 0, raw))
+        parse_path = _L.vramest_model_parse_path
+        if parse_path is not None:
+            flags = cls.PARSE_ALLOW_EXTERNAL_LINKS if allow_external_links else 0
+            check(parse_path(m.live(), 0, raw, flags))
+        elif allow_external_links:
+            fail(E_UNSUPPORTED, "allow_external_links needs a libvramest with vramest_model_parse_path; %s "
+                                "has none" % _L.vramest_version_string().decode())
+        else:
+            check(_L.vramest_model_parse_file(m.live(), 0, raw))
         m._name = raw.decode("utf-8", "backslashreplace")
         return m
 

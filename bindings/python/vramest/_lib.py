@@ -128,6 +128,12 @@ FUNCTIONS = [
     ("vramest_spec_plan", [c_char_p, c_size_t, c_char_p, c_size_t, P(c_size_t)], c_int),
 ]
 
+# Functions newer than MIN_VERSION: declared when the library exports them,
+# None otherwise; the binding says what is missing when one is needed.
+OPTIONAL = [
+    ("vramest_model_parse_path", [ModelP, c_int, c_char_p, c_int], c_int),
+]
+
 LIBRARY_FILES = (SONAME, "libvramest.so", "libvramest.%d.dylib" % MAJOR, "libvramest.dylib",
                  "vramest-%d.dll" % MAJOR)
 
@@ -211,6 +217,14 @@ def load():
         fn = getattr(lib, name, None)
         if fn is None:
             raise ImportError("%s does not export %s: the library is older than this binding" % (path, name))
+        fn.argtypes = argtypes
+        fn.restype = restype
+    for name, argtypes, restype in OPTIONAL:
+        try:
+            fn = getattr(lib, name)
+        except AttributeError:
+            setattr(lib, name, None)
+            continue
         fn.argtypes = argtypes
         fn.restype = restype
     version = lib.vramest_version_number()
