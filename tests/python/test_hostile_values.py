@@ -161,3 +161,26 @@ def test_from_file_external_links_flag(tmp_path):
         assert vramest.Model.from_file(tmp_path, allow_external_links=True).num_parameters == plain
     with pytest.raises(vramest.InvalidArgument, match="NUL"):
         vramest.Model.from_file(str(tmp_path) + "\x00x", allow_external_links=True)
+
+
+def test_result_indexes_are_checked_not_wrapped():
+    r = vramest.run("gpt2")
+    assert r[0] == r["weights"] and r.bytes(0, device=0) == r["weights"]
+    for bad in (2 ** 32, 2 ** 64, -1, len(vramest.CATEGORIES)):
+        with pytest.raises(vramest.UnknownCategory, match="index"):
+            r.bytes(bad)
+    with pytest.raises(vramest.UnknownCategory, match="did you mean 'kv_cache'"):
+        r.bytes("kv_cach")
+    with pytest.raises(vramest.UnknownCategory):
+        r.band("weights", device=2 ** 32)
+    with pytest.raises(vramest.UnknownCategory):
+        r.value(2 ** 32)
+
+
+def test_parse_source_is_checked():
+    m = vramest.Model()
+    for bad in ("gguff", 2 ** 32 + 4, -1, True):
+        with pytest.raises(vramest.InvalidArgument, match="unknown source"):
+            m.parse(b"{}", source=bad)
+    with pytest.raises(vramest.NeedMoreData):
+        m.parse(b"\x10\x00\x00", source=2)  # safetensors, by its number

@@ -10,44 +10,19 @@ import json
 
 from . import _lib
 from ._errors import _L, E_INVALID_ARG, E_NEED_MORE_DATA, E_TYPE, E_UNSUPPORTED, Error, check, fail, raise_last
+from ._owner import Owner
 from ._options import (HANDLE_CONFIG, HANDLE_MODEL, HANDLE_PRECISION, TYPE_BOOL, TYPE_ENUM, TYPE_F64,
                        TYPE_STRING, OPTIONS, check_values, decode, lookup, table, text_arg)
 
 
-class _Handle:
+class _Handle(Owner):
     """Owns one C handle (``_ptr``; None once closed)."""
 
-    _ptr = None
     _kind = None
-    _label = None
 
     def _adopt(self, ptr):
         self._ptr = ptr
         return self
-
-    def close(self):
-        """Free the C handle now (idempotent, safe from several threads)."""
-        ptr = self.__dict__.pop("_ptr", None)  # dict.pop is atomic: one caller frees
-        if ptr:
-            self._free(ptr)
-
-    def __del__(self):
-        self.close()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    @property
-    def closed(self):
-        return self._ptr is None
-
-    @property
-    def _as_parameter_(self):
-        # A closed handle reaches C as NULL, which the library refuses.
-        return self._ptr
 
     def live(self):
         """The C pointer, or an error if the handle was closed (where C would
@@ -100,7 +75,7 @@ class _Handle:
         out = self._ptr_type()
         check(self._clone(self.live(), ctypes.byref(out)))
         obj = self.__class__.__new__(self.__class__)
-        obj.__dict__.update({k: v for k, v in self.__dict__.items() if k != "_ptr"})
+        obj.__dict__.update(self.__dict__)
         return obj._adopt(out)
 
     def changed(self):
@@ -211,9 +186,9 @@ class Model(_Handle):
         elif not isinstance(data, (bytes, bytearray, memoryview)):
             fail(E_TYPE, "Model.parse takes bytes or text, not %s" % type(data).__name__)
         data = bytes(data)
-        if isinstance(source, str) and source not in self.SOURCES:
+        kind = self.SOURCES.get(source) if isinstance(source, str) else source
+        if kind not in self.SOURCES.values() or isinstance(kind, bool):
             fail(E_INVALID_ARG, "unknown source %r (valid: %s)" % (source, ", ".join(self.SOURCES)))
-        kind = self.SOURCES.get(source, source) if isinstance(source, str) else source
         needed = ctypes.c_size_t(0)
         rc = _L.vramest_model_parse(self.live(), kind, data, len(data), ctypes.byref(needed))
         if rc == E_NEED_MORE_DATA:

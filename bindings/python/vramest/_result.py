@@ -8,6 +8,7 @@ import threading
 from ._errors import (_L, E_BUFFER_TOO_SMALL, E_INTERNAL, E_UNKNOWN_CATEGORY, E_UNSUPPORTED, check, fail,
                       raise_last)
 from ._options import decode, did_you_mean
+from ._owner import Owner
 
 GIB = float(1 << 30)
 
@@ -57,9 +58,13 @@ def format_bytes(n, digits=2):
 
 
 def _index(table, name, what):
+    """The C index of a category, device or figure given by name or index
+    (an index is checked here: ctypes would wrap 2**32 to 0)."""
     if isinstance(name, int) and not isinstance(name, bool):
-        return name
-    i = table.get(name)
+        if 0 <= name < len(table):
+            return name
+        fail(E_UNKNOWN_CATEGORY, "no %s has the index %d (valid: 0 to %d)" % (what, name, len(table) - 1))
+    i = table.get(name) if isinstance(name, str) else None
     if i is None:
         fail(E_UNKNOWN_CATEGORY, "no %s is named %r (valid: %s)%s" % (what, name, ", ".join(table),
                                                                       did_you_mean(str(name), table)))
@@ -67,7 +72,6 @@ def _index(table, name, what):
 
 
 _tls = threading.local()
-_close_lock = threading.Lock()
 
 
 def json_out(call, first=16384):
@@ -88,39 +92,17 @@ def json_out(call, first=16384):
     fail(E_INTERNAL, "the JSON output kept growing")
 
 
-class Result:
+class Result(Owner):
     """An immutable estimate. ``result["activations"]`` is the GPU bytes of a
     category; ``peak_allocated``, ``peak_reserved``, ``device_total`` and
     ``fits`` are the headline figures; :meth:`as_dict` has everything in
     bytes, :meth:`json` the whole plan (what ``vramest --json`` prints)."""
 
-    __slots__ = ("_ptr", "__weakref__")
+    __slots__ = ()
+    _free = _L.vramest_result_free
 
     def __init__(self, ptr):
         self._ptr = ptr
-
-    def close(self):
-        """Free the C result now (idempotent, safe from several threads)."""
-        with _close_lock:
-            ptr, self._ptr = self._ptr, None
-        if ptr:
-            _L.vramest_result_free(ptr)
-
-    def __del__(self):
-        ptr = self._ptr
-        if ptr:
-            self._ptr = None
-            _L.vramest_result_free(ptr)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    @property
-    def _as_parameter_(self):
-        return self._ptr
 
     def bytes(self, category, device="gpu"):
         """Bytes of one category (a name or an index) on a device ("gpu", "host", "nvme")."""
