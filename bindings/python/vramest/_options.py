@@ -90,7 +90,7 @@ def check_values(obj, path="spec"):
         pass
     elif isinstance(obj, int):
         if not INT64_MIN <= obj <= INT64_MAX:
-            fail(E_RANGE, "%s: %d does not fit in a 64-bit integer" % (path, obj))
+            fail(E_RANGE, "%s: %d is beyond 64-bit integers" % (path, obj))  # the C spec reader's words
     elif isinstance(obj, float):
         if not math.isfinite(obj):
             fail(E_RANGE, "%s: %r is not a finite number" % (path, obj))
