@@ -146,10 +146,14 @@ def test_run_and_solvers_take_keywords():
 def test_keyword_mistakes_are_explained():
     with pytest.raises(vramest.UnknownOption, match="'hidden_size' is a model option"):
         vramest.run("llama-2-7b", hidden_size=4096)
-    with pytest.raises(vramest.UnknownOption, match="'batch_size' belongs in workload, not in parallel"):
+    with pytest.raises(vramest.UnknownOption, match='unknown key "batch_size" in "parallel"'):
         vramest.run("llama-2-7b", parallel={"batch_size": 2})
-    with pytest.raises(vramest.WrongType, match="solve= is not an option here"):
+    with pytest.raises(vramest.UnknownOption, match="'batch_size' belongs in workload, not in parallel"):
+        vramest.run(vramest.Model("llama-2-7b"), parallel={"batch_size": 2})
+    with pytest.raises(vramest.InvalidArgument, match="does not answer a spec's \"solve\""):
         vramest.run("llama-2-7b", solve={"max": "batch_size"})
+    with pytest.raises(vramest.WrongType, match="solve= is not an option here"):
+        vramest.run(vramest.Model("llama-2-7b"), solve={"max": "batch_size"})
     with pytest.raises(vramest.WrongType, match="a job spec carries its own precision"):
         vramest.run(JOB, "bf16")
     # kv_cache is a precision dtype and a workload switch: True/False is the switch.

@@ -138,6 +138,10 @@ def _job(model, precision, config, options, cache):
         if precision is not None or config is not None:
             fail(E_TYPE, "a job spec carries its own precision and config: give changes as keywords")
         return _spec_job(model, cache, options)
+    if isinstance(model, str) and config is None and (precision is None or isinstance(precision, (str, dict))):
+        # Names and keywords are a job spec: the same route (and cache) as a dict.
+        spec = {"model": model} if precision is None else {"model": model, "precision": precision}
+        return _spec_job(spec, cache, options)
     job = _Job(_model_of(model, cache), _precision_of(precision), _config_of(config))
     return job.apply(options) if options else job
 
@@ -159,7 +163,9 @@ def run(model, precision=None, config=None, *, cache=_DEFAULT, **options):
     applied on top (to copies: handles you pass are not changed), e.g.
     ``run("llama-3.1-8b", mode="train", batch_size=4, device="H100-80GB")``;
     ``workload=``, ``parallel=``, ``runtime=`` and ``device=`` take dicts as
-    in a job spec."""
+    in a job spec. Names and keywords make a job spec, read by the library's
+    spec reader and kept in ``cache`` like a dict; handles are used as they
+    are."""
     return _estimate(_job(model, precision, config, options, cache))
 
 
