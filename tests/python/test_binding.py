@@ -1,7 +1,6 @@
 """The ctypes binding end to end: every public function reached from Python,
 errors mapped to exceptions with the library's message, handles freed, and
 results identical to the CLI's JSON."""
-import ctypes
 import gc
 import json
 import os

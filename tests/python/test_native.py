@@ -173,13 +173,16 @@ def test_help_lists_every_option_with_bounds_from_the_library():
         doc = pydoc.render_doc(cls, renderer=pydoc.plaintext)
         for opt in vramest.options():
             if opt.handle == handle:
-                assert "%s (%s, %s; default " % (opt.name, opt.type_name, opt.bounds()) in doc, opt.name
+                assert "%s (%s; default " % (opt.name, opt.summary()) in doc, opt.name
                 assert opt.description[:40] in doc
     doc = pydoc.render_doc(vramest.Config, renderer=pydoc.plaintext)
-    assert "batch_size (integer, from 1 to 1000000000; default 1)" in doc
-    assert "mode (name, one of: load, train, infer; default load)" in doc
+    assert "batch_size (integer from 1 to 1000000000; default 1)" in doc
+    assert "mode (one of: load, train, infer; default load)" in doc
+    assert "kv_cache (True or False; default True)" in doc
+    assert "memory_gib (number from 0 to 1048576; default 0)" in doc
+    assert re.search(r"\n \|  workload:\n \|      mode \(", doc)  # indented like the docstring
     for fn in (vramest.run, vramest.estimate):
-        assert "seq_len (integer" in fn.__doc__ and "kv_cache (name" in fn.__doc__
+        assert "seq_len (integer" in fn.__doc__ and "kv_cache (one of: auto" in fn.__doc__
         assert "hidden_size (integer" not in fn.__doc__  # model options are the model's
     opt = vramest.option("optimizer")
     assert "adamw" in opt.values and opt.bounds().startswith("one of: ")

@@ -22,8 +22,7 @@ import ctypes
 from ._errors import (_L, LIBRARY_PATH, ERRORS as _ERRORS, Conflict, DoesNotFit, Error, FileError,  # noqa: F401
                       IncompleteModel, InternalError, InvalidArgument, InvalidModel, LimitExceeded, NeedMoreData,
                       OutOfMemory, OutOfRange, Overflow, ParseError, UnknownCategory, UnknownModelType,
-                      UnknownName, UnknownOption, Unsupported, WrongHandle, WrongType, BufferTooSmall, check,
-                      raise_last)
+                      UnknownName, UnknownOption, Unsupported, WrongHandle, WrongType, BufferTooSmall, check)
 from ._options import (HANDLE_CONFIG, HANDLE_MODEL, HANDLE_PRECISION, TYPE_BOOL, TYPE_ENUM, TYPE_F64,  # noqa: F401
                        TYPE_I64, TYPE_STRING, Option, decode, option, options, table)
 from ._handles import Config, Model, Precision  # noqa: F401
@@ -62,8 +61,8 @@ def gpus():
     return out
 
 
-_KEYWORDS = ("\n\n    Keyword options (from the library's option table; a name both a precision and a\n"
-             "    workload option have, such as kv_cache, goes by its value: True/False is the\n"
+_KEYWORDS = ("\n\n    Keyword options, from the library's option table (a name that is both a precision\n"
+             "    and a workload option, such as kv_cache, goes by its value: True/False is the\n"
              "    workload switch, a dtype name the precision):\n\n"
              + table((HANDLE_PRECISION, HANDLE_CONFIG)) + "\n")
 run.__doc__ += _KEYWORDS

@@ -279,4 +279,4 @@ _bind(Precision, "precision")
 _bind(Config, "config")
 
 for _cls, _kinds in ((Model, (HANDLE_MODEL,)), (Precision, (HANDLE_PRECISION,)), (Config, (HANDLE_CONFIG,))):
-    _cls.__doc__ += "\n    Options (from the library's option table):\n\n" + table(_kinds) + "\n"
+    _cls.__doc__ += "\n    Options, from the library's option table:\n\n" + table(_kinds) + "\n"

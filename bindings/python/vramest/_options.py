@@ -160,8 +160,8 @@ class Option:
         self._values = None
 
     def __repr__(self):
-        return "<vramest.Option %s (%s %s, %s; default %s)>" % (
-            self.name, self.group, self.type_name, self.bounds(), self.default if self.default else "none")
+        return "<vramest.Option %s (%s: %s; default %s)>" % (self.name, self.group, self.summary(),
+                                                            self.default_text())
 
     @property
     def type_name(self):
@@ -258,10 +258,22 @@ class Option:
             return d == "true"
         return d
 
+    def summary(self):
+        """'integer from 1 to 1000000000', 'one of: load, train, infer', ..."""
+        if self.type in (TYPE_I64, TYPE_F64):
+            return "%s %s" % (self.type_name, self.bounds())
+        if self.type == TYPE_STRING:
+            return "text, at most %s bytes" % _num(self.max)
+        return self.bounds()
+
+    def default_text(self):
+        if self.type == TYPE_BOOL and self.default in ("true", "false"):
+            return str(self.default == "true")
+        return self.default if self.default not in (None, "") else "none"
+
     def help_line(self):
-        default = self.default if self.default not in (None, "") else "none"
-        return "    %s (%s, %s; default %s)\n        %s" % (self.name, self.type_name, self.bounds(), default,
-                                                          self.description)
+        return "        %s (%s; default %s)\n            %s" % (self.name, self.summary(), self.default_text(),
+                                                              self.description)
 
 
 def _load_table():
@@ -336,6 +348,6 @@ def table(handles):
     for group in GROUPS:
         opts = [o for o in OPTIONS if o.handle in handles and o.group == group]
         if opts:
-            lines.append("  %s:" % group)
+            lines.append("    %s:" % group)
             lines.extend(o.help_line() for o in opts)
     return "\n".join(lines)
