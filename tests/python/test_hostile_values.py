@@ -184,3 +184,30 @@ def test_parse_source_is_checked():
             m.parse(b"{}", source=bad)
     with pytest.raises(vramest.NeedMoreData):
         m.parse(b"\x10\x00\x00", source=2)  # safetensors, by its number
+
+
+def test_copies_never_share_a_pointer():
+    """copy.copy would duplicate the C pointer (freed twice): handles copy as
+    clones, results (immutable) as themselves, and pickling is refused."""
+    import copy
+    import gc
+    import pickle
+    cfg = vramest.Config(batch_size=4)
+    for dup in (copy.copy(cfg), copy.deepcopy(cfg)):
+        assert dup._ptr is not None and ctypes_address(dup) != ctypes_address(cfg)
+        dup.set("batch_size", 8)
+        assert cfg.get("batch_size") == 4
+    model = vramest.Model("gpt2")
+    assert copy.deepcopy(model).num_parameters == model.num_parameters
+    r = vramest.run("gpt2")
+    assert copy.copy(r) is r and copy.deepcopy(r) is r
+    for obj in (cfg, model, r):
+        with pytest.raises(TypeError, match="cannot be pickled"):
+            pickle.dumps(obj)
+    del cfg, model, r
+    gc.collect()
+
+
+def ctypes_address(handle):
+    import ctypes
+    return ctypes.addressof(handle._ptr.contents)

@@ -78,6 +78,12 @@ class _Handle(Owner):
         obj.__dict__.update(self.__dict__)
         return obj._adopt(out)
 
+    def __copy__(self):
+        return self.clone()
+
+    def __deepcopy__(self, memo):
+        return self.clone()
+
     def changed(self):
         """{name: value} of the options that differ from their defaults."""
         out = {}

@@ -32,6 +32,10 @@ class Owner:
     def __exit__(self, *exc):
         self.close()
 
+    def __reduce_ex__(self, protocol):
+        # The default would copy the pointer: two owners, freed twice.
+        raise TypeError("a vramest.%s holds a C object and cannot be pickled" % type(self).__name__)
+
     @property
     def closed(self):
         return getattr(self, "_ptr", None) is None

@@ -104,6 +104,12 @@ class Result(Owner):
     def __init__(self, ptr):
         self._ptr = ptr
 
+    def __copy__(self):
+        return self  # immutable
+
+    def __deepcopy__(self, memo):
+        return self
+
     def bytes(self, category, device="gpu"):
         """Bytes of one category (a name or an index) on a device ("gpu", "host", "nvme")."""
         out = ctypes.c_uint64()
