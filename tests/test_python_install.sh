@@ -101,8 +101,9 @@ case $wheel in
     *-py3-none-linux_*.whl) ;;
     *) fail "the README's wheel is not tagged for this platform: $wheel" ;;
 esac
-"$python" -m zipfile -l "$wheel" | grep -q "^vramest/libvramest.so.$major " \
-    || fail "the wheel does not bundle libvramest.so.$major"
+# Listings are read whole: `grep -q` would close the pipe early (pipefail).
+listing=$("$python" -m zipfile -l "$wheel")
+grep -q "^vramest/libvramest.so.$major " <<<"$listing" || fail "the wheel does not bundle libvramest.so.$major"
 "$python" - "$wheel" "vramest/libvramest.so.$major" "$VT_BUILD_ROOT/lib/libvramest.so.$major" <<'PY' \
     || fail "the wheel bundles another library than build/lib/libvramest.so.$major"
 import sys, zipfile
@@ -118,7 +119,8 @@ rm -rf "$checkout/dist"
 (cd "$checkout" && VRAMEST_WHEEL_LIBRARY=none "$python" -m pip wheel --quiet --no-deps -w dist bindings/python) \
     || fail "python3 -m pip wheel with VRAMEST_WHEEL_LIBRARY=none"
 pure=$(ls "$checkout"/dist/vramest-*-py3-none-any.whl) || fail "the pure wheel is not tagged py3-none-any"
-if "$python" -m zipfile -l "$pure" | grep -q libvramest; then fail "the pure wheel bundles a library"; fi
+listing=$("$python" -m zipfile -l "$pure")
+if grep -q libvramest <<<"$listing"; then fail "the pure wheel bundles a library"; fi
 "$python" -m venv --system-site-packages "$tmp/venv" || fail "python3 -m venv (Debian: python3-venv)"
 py=$tmp/venv/bin/python
 "$py" -m pip install --quiet --no-deps "$pure" || fail "pip install of the pure wheel"
