@@ -6,9 +6,9 @@
 
 DIR is another copy of the binding (the directory holding its ``vramest``
 package, e.g. one exported with ``git archive``), imported beside this one
-and timed on the same rows, against the same library. Each row is the best
-of 5 repeats of a timed loop, in microseconds per call; the machine's load
-is printed, since the figures move with it. Standard library only.
+and timed on the same rows, against the same library, taking turns with
+this one. Each figure is the best of 5 timed loops, in microseconds per
+call; the machine's load is printed, since the figures move with it. Standard library only.
 """
 import argparse
 import importlib.util
@@ -24,16 +24,24 @@ SPEC = {"model": "llama-3.1-8b", "precision": "bf16",
 KEYWORDS = dict(mode="train", batch_size=4, seq_len=2048, device="H100-80GB")
 
 
-def best_us(fn, seconds):
-    """Best of 5 repeats, each looping long enough to last ~seconds/5."""
+def loops(fn, seconds):
+    """How many calls make one timed loop last about seconds/25."""
     number = 1
-    while True:
-        elapsed = timeit.timeit(fn, number=number)
-        if elapsed >= seconds / 25 or number >= 1 << 22:
-            break
+    while timeit.timeit(fn, number=number) < seconds / 25 and number < 1 << 22:
         number *= 4
-    runs = timeit.repeat(fn, number=number, repeat=5)
-    return min(runs) / number * 1e6
+    return number
+
+
+def best_us(fns, seconds):
+    """Best of 5 timed loops of each function, in microseconds per call. The
+    functions take turns (ABAB...), so a change in the machine's load
+    weighs on each alike."""
+    numbers = [loops(fn, seconds) for fn in fns]
+    best = [float("inf")] * len(fns)
+    for _ in range(5):
+        for i, (fn, number) in enumerate(zip(fns, numbers)):
+            best[i] = min(best[i], timeit.timeit(fn, number=number) / number * 1e6)
+    return best
 
 
 def import_copy(parent):
@@ -58,32 +66,26 @@ def varying(n=64):
     return next_spec
 
 
-def rows(v, seconds):
-    """(name, microseconds) for each path this copy of the binding has."""
-    new = hasattr(v, "Cache")
-    out = [("estimate(dict), default", best_us(lambda: v.estimate(SPEC), seconds))]
-    if new:
+def rows(v):
+    """(name, function) for each path this copy of the binding has."""
+    out = [("estimate(dict), default", lambda: v.estimate(SPEC))]
+    if hasattr(v, "Cache"):
         fresh = v.Cache(specs=0)
         nxt = varying()
         out += [
-            ("estimate(dict), cache=None (model parsed each call)",
-             best_us(lambda: v.estimate(SPEC, cache=None), seconds)),
-            ("estimate(dict), model cached, new workload each call",
-             best_us(lambda: v.estimate(nxt(), cache=fresh), seconds)),
-            ("estimate(name, **keywords)", best_us(lambda: v.estimate("llama-3.1-8b", precision="bf16",
-                                                                      **KEYWORDS), seconds)),
-            ("run(dict) -> Result, repeated spec", best_us(lambda: v.run(SPEC), seconds)),
-            ("run(dict) -> Result, model cached, new workload each call",
-             best_us(lambda: v.run(nxt(), cache=fresh), seconds)),
-            ("run(dict) -> Result, cache=None", best_us(lambda: v.run(SPEC, cache=None), seconds)),
-            ("run(name, **keywords) -> Result", best_us(lambda: v.run("llama-3.1-8b", "bf16", **KEYWORDS),
-                                                        seconds)),
+            ("estimate(dict), cache=None (model parsed each call)", lambda: v.estimate(SPEC, cache=None)),
+            ("estimate(dict), model cached, new workload each call", lambda: v.estimate(nxt(), cache=fresh)),
+            ("estimate(name, **keywords)", lambda: v.estimate("llama-3.1-8b", precision="bf16", **KEYWORDS)),
+            ("run(dict) -> Result, repeated spec", lambda: v.run(SPEC)),
+            ("run(dict) -> Result, model cached, new workload each call", lambda: v.run(nxt(), cache=fresh)),
+            ("run(dict) -> Result, cache=None", lambda: v.run(SPEC, cache=None)),
+            ("run(name, **keywords) -> Result", lambda: v.run("llama-3.1-8b", "bf16", **KEYWORDS)),
         ]
     m, p, c = v.parse_spec(SPEC)
     out += [
-        ("run(handles) -> Result", best_us(lambda: v.run(m, p, c), seconds)),
-        ("run(handles).device_total", best_us(lambda: v.run(m, p, c).device_total, seconds)),
-        ("Config(**4 options)", best_us(lambda: v.Config(**KEYWORDS), seconds)),
+        ("run(handles) -> Result", lambda: v.run(m, p, c)),
+        ("run(handles).device_total", lambda: v.run(m, p, c).device_total),
+        ("Config(**4 options)", lambda: v.Config(**KEYWORDS)),
     ]
     return out
 
@@ -97,14 +99,15 @@ def components(seconds):
     need = ctypes.c_size_t()
     result = vramest.run(SPEC)
     plan = json.dumps(result.json()).encode()
-    return [
+    named = [
         ("C vramest_spec_plan (parse + estimate + JSON)",
-         best_us(lambda: lib.vramest_spec_plan(text, len(text), buf, len(buf), ctypes.byref(need)), seconds)),
+         lambda: lib.vramest_spec_plan(text, len(text), buf, len(buf), ctypes.byref(need))),
         ("C vramest_result_json (%d bytes)" % len(plan),
-         best_us(lambda: lib.vramest_result_json(result._ptr, buf, len(buf), ctypes.byref(need)), seconds)),
-        ("Python json.loads of that plan", best_us(lambda: json.loads(plan), seconds)),
-        ("Python json.dumps of the spec", best_us(lambda: json.dumps(SPEC), seconds)),
+         lambda: lib.vramest_result_json(result._ptr, buf, len(buf), ctypes.byref(need))),
+        ("Python json.loads of that plan", lambda: json.loads(plan)),
+        ("Python json.dumps of the spec", lambda: json.dumps(SPEC)),
     ]
+    return [(name, best_us([fn], seconds)[0]) for name, fn in named]
 
 
 def main():
@@ -116,12 +119,15 @@ def main():
     print("libvramest %s at %s; python %s; %d CPUs; load average %.2f %.2f %.2f"
           % ((vramest.version(), vramest.LIBRARY_PATH, sys.version.split()[0], os.cpu_count())
              + os.getloadavg()))
-    this = rows(vramest, args.seconds)
-    old = dict(rows(base, args.seconds)) if base else {}
-    width = max(len(name) for name, _ in this) + 2
+    old = dict(rows(base)) if base else {}
+    width = max(len(name) for name, _ in rows(vramest)) + 2
     print("%-*s %10s %10s" % (width, "path (us per call, best of 5)", "this", "baseline" if base else ""))
-    for name, us in this:
-        print("%-*s %10.2f %10s" % (width, name, us, "%.2f" % old[name] if name in old else ""))
+    for name, fn in rows(vramest):
+        if name in old:
+            us, base_us = best_us([fn, old[name]], args.seconds)
+            print("%-*s %10.2f %10.2f" % (width, name, us, base_us))
+        else:
+            print("%-*s %10.2f" % (width, name, best_us([fn], args.seconds)[0]))
     print("\nwhere estimate(dict) goes:")
     for name, us in components(args.seconds):
         print("%-*s %10.2f" % (width, name, us))
