@@ -15,6 +15,7 @@ import importlib.util
 import json
 import os
 import sys
+import time
 import timeit
 
 import vramest
@@ -24,10 +25,13 @@ SPEC = {"model": "llama-3.1-8b", "precision": "bf16",
 KEYWORDS = dict(mode="train", batch_size=4, seq_len=2048, device="H100-80GB")
 
 
+TIMER = timeit.default_timer
+
+
 def loops(fn, seconds):
     """How many calls make one timed loop last about seconds/25."""
     number = 1
-    while timeit.timeit(fn, number=number) < seconds / 25 and number < 1 << 22:
+    while timeit.timeit(fn, number=number, timer=TIMER) < seconds / 25 and number < 1 << 22:
         number *= 4
     return number
 
@@ -40,7 +44,7 @@ def best_us(fns, seconds):
     best = [float("inf")] * len(fns)
     for _ in range(5):
         for i, (fn, number) in enumerate(zip(fns, numbers)):
-            best[i] = min(best[i], timeit.timeit(fn, number=number) / number * 1e6)
+            best[i] = min(best[i], timeit.timeit(fn, number=number, timer=TIMER) / number * 1e6)
     return best
 
 
@@ -114,11 +118,15 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--baseline", help="directory holding another copy of the vramest package")
     ap.add_argument("--seconds", type=float, default=1.0, help="time per row (default 1)")
+    ap.add_argument("--timer", choices=("wall", "cpu"), default="wall",
+                    help="wall clock (default), or this process's CPU time: steadier on a shared, loaded machine")
     args = ap.parse_args()
+    global TIMER
+    TIMER = time.process_time if args.timer == "cpu" else timeit.default_timer
     base = import_copy(args.baseline) if args.baseline else None
-    print("libvramest %s at %s; python %s; %d CPUs; load average %.2f %.2f %.2f"
+    print("libvramest %s at %s; python %s; %d CPUs; load average %.2f %.2f %.2f; %s time"
           % ((vramest.version(), vramest.LIBRARY_PATH, sys.version.split()[0], os.cpu_count())
-             + os.getloadavg()))
+             + os.getloadavg() + (args.timer,)))
     old = dict(rows(base)) if base else {}
     width = max(len(name) for name, _ in rows(vramest)) + 2
     print("%-*s %10s %10s" % (width, "path (us per call, best of 5)", "this", "baseline" if base else ""))

@@ -166,6 +166,16 @@ def run(model, precision=None, config=None, *, cache=_DEFAULT, **options):
     in a job spec. Names and keywords make a job spec, read by the library's
     spec reader and kept in ``cache`` like a dict; handles are used as they
     are."""
+    if model.__class__ is dict and cache is _DEFAULT and precision is None and config is None and not options:
+        # A scheduler's loop: a spec seen before costs its JSON text and a lookup.
+        shared = default_cache.job(model) if "solve" not in model else None
+        if shared is not None:
+            m, p, c = shared  # the cache's own handles: never closed while it holds them
+            out = _lib.ResultP()
+            rc = _L.vramest_estimate(m._ptr, p._ptr, c._ptr, ctypes.byref(out))
+            if rc < 0:
+                raise_last(rc)
+            return Result(out)
     return _estimate(_job(model, precision, config, options, cache))
 
 

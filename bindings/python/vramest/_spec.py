@@ -101,6 +101,11 @@ def _json_default(obj):
     return float(obj)
 
 
+# Built once: json.dumps() with any option builds a new encoder per call.
+_encode = json.JSONEncoder(default=_json_default, allow_nan=False).encode
+_encode_key = json.JSONEncoder(default=_json_default, sort_keys=True, separators=(",", ":")).encode
+
+
 def spec_text(spec):
     """UTF-8 JSON of a spec: a dict (checked first), or text as given."""
     if isinstance(spec, (str, bytes)):
@@ -108,7 +113,7 @@ def spec_text(spec):
     if not isinstance(spec, dict):
         fail(E_TYPE, "a job spec is a dict or JSON text, not %s" % describe(spec))
     check_values(spec)
-    return json.dumps(spec, default=_json_default, allow_nan=False).encode("utf-8")
+    return _encode(spec).encode("utf-8")
 
 
 def parse_handles(text, want_model=True):
@@ -164,7 +169,7 @@ class Cache:
             return member
         if (isinstance(member, dict) and len(member) == 1 and next(iter(member)) in self.CACHEABLE
                 and isinstance(next(iter(member.values())), dict)):
-            return json.dumps(member, sort_keys=True, separators=(",", ":"), default=_json_default)
+            return _encode_key(member)
         return None
 
     def _lookup(self, table, key):
@@ -204,7 +209,7 @@ class Cache:
         """(Model, Precision, Config) of a job-spec dict, shared and read-only,
         or None when its model is read from a file (not cached)."""
         try:
-            text = json.dumps(spec, default=_json_default, allow_nan=False)
+            text = _encode(spec)
         except (TypeError, ValueError):
             check_values(spec)  # says what is wrong, with the member's path
             raise
