@@ -35,7 +35,7 @@ static void load(fx *f, const char *spec)
     f->r = calloc(1, sizeof *f->r);
     cr_assert(f->r);
     f->rc = vx_estimate_into(f->m, f->p, f->c, f->r);
-    cr_assert_eq(vx_ctx_init(&f->x, f->m, &f->p->v, &f->c->v, f->r), VRAMEST_OK);
+    cr_assert_eq(vx_ctx_init(&f->x, f->m, &f->p->v, f->c, f->r), VRAMEST_OK);
     cr_assert_eq(vx_shard_resolve(&f->x, -1, &f->sh), VRAMEST_OK, "%s", vramest_last_error_message());
 }
 

@@ -32,7 +32,7 @@ static void setup(fixture *f, const char *model, const char *prec)
 
 static void ready(fixture *f)
 {
-    cr_assert_eq(vx_ctx_init(&f->x, f->m, &f->p->v, &f->c.v, f->r), VRAMEST_OK);
+    cr_assert_eq(vx_ctx_init(&f->x, f->m, &f->p->v, &f->c, f->r), VRAMEST_OK);
 }
 
 static void teardown(fixture *f)
@@ -442,6 +442,7 @@ Test(buffers, ddp_buckets_and_zero_reduce_buckets)
     cr_assert_eq(b.grads_bwd, 0);
     cr_assert_eq(b.nccl, 512 * VX_MIB);
     f.c.v.framework = VX_FW_MEGATRON;
+    ready(&f); /* the runtime is resolved with the context */
     vx_parallel_buffers(&f.x, &sh, 1000000, &b);
     cr_assert_eq(b.grads_persistent, 0, "Megatron reduces in its main_grad buffer");
     f.c.v.framework = VX_FW_DEEPSPEED;

@@ -3,16 +3,16 @@
  * transformers ~4.38-4.44 eager code paths) for small Llama- and GPT-2-style
  * models - full and LoRA fine-tuning, checkpointing, fp32 / bf16 / autocast.
  *
- * Each fixture is estimated with the knobs that describe that run instead
- * of the defaults (current PyTorch 2.x on CUDA):
- *   torch_major 1   torch 1.13's mean() saves its input (RMSNorm +4 B/elem)
+ * Each fixture is estimated with the runtime (lib/runtime/runtime.h) that
+ * describes that run instead of the defaults (PyTorch 2.x on CUDA):
+ *   torch 1.13      torch 1.13's mean() saves its input (RMSNorm +4 B/elem)
  *   cpu 1           tensors on the CPU: no CUDA-only terms (cuBLAS workspaces,
  *                   512-B rounding, allocator reserve, CUDA context - the
  *                   context is not in peak_allocated anyway), CPU autocast op
  *                   lists, AdamW's `step` counters counted, the checkpoint's
  *                   CPU RNG state per layer
- *   hf_legacy 1     transformers <= 4.44 paths the harness mirrors (per-layer
- *                   RoPE tables, Llama logits.float() in the model, shifted
+ *   transformers 4.44  the code paths the harness mirrors (per-layer RoPE
+ *                   tables, Llama logits.float() in the model, shifted
  *                   logits copy unless --loss-impl new)
  *   logits_held 0   the harness deletes the returned logits before backward
  *   adapter_bytes   the harness builds LoRA matrices in the base dtype
@@ -120,25 +120,27 @@ static int estimate(json_object *rec, run *out)
     int rc = vramest_spec_parse(spec, strlen(spec), &m, &p, &c);
     cr_assert_eq(rc, VRAMEST_OK, "spec refused: %s\n%s", vramest_last_error_message(), spec);
 
-    vx_train_knobs k;
-    vx_train_knobs_default(&k);
-    k.torch_major = 1;
-    k.cpu = 1;
-    k.hf_legacy = 1;
-    k.shift_copy = strcmp(gets(cfg, "loss_impl", "legacy"), "new") ? 1 : 0;
-    k.logits_held = 0;
+    /* The stack the harness ran: torch 1.13 and transformers 4.44 are
+     * versions of the runtime table; the rest is how the harness drives it. */
+    vx_runtime rt;
+    vx_runtime_versions ver = {.torch = 113, .transformers = 444};
+    vx_runtime_resolve(VX_FW_PYTORCH, &ver, &rt);
+    rt.cpu = 1;
+    rt.shift_copy = strcmp(gets(cfg, "loss_impl", "legacy"), "new") ? 1 : 0;
+    rt.logits_held = 0;
     json_object *amp_o;
     int amp = json_object_object_get_ex(cfg, "amp", &amp_o) && json_object_get_boolean(amp_o);
     int bf16 = !strcmp(gets(cfg, "dtype", "fp32"), "bf16") && !amp;
-    k.adapter_bytes = bf16 ? 2 : 4;
-    k.mask_bytes = !strcmp(gets(cfg, "dropout_impl", "native"), "composite") ? (bf16 || amp ? 2 : 4) : 1;
+    rt.adapter_bytes = bf16 ? 2 : 4;
+    rt.mask_bytes = !strcmp(gets(cfg, "dropout_impl", "native"), "composite") ? (bf16 || amp ? 2 : 4) : 1;
 
     struct vramest_result *r = calloc(1, sizeof *r);
     cr_assert(r);
     r->magic = VX_MAGIC_RESULT;
     vx_ctx x;
-    cr_assert_eq(vx_ctx_init(&x, m, &p->v, &c->v, r), VRAMEST_OK);
-    rc = vx_estimate_train_ex(&x, &k);
+    cr_assert_eq(vx_ctx_init(&x, m, &p->v, c, r), VRAMEST_OK);
+    x.rt = rt;
+    rc = vx_estimate_train(&x);
     cr_assert_eq(rc, VRAMEST_OK, "estimate failed: %s", vramest_last_error_message());
     vx_result_finish(r);
     if (getenv("VT_TRAIN_DEBUG")) {

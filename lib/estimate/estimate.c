@@ -67,7 +67,7 @@ int vx_estimate_into(const struct vramest_model *model, const struct vramest_pre
     r->device_bytes = device_bytes(&cfg->v);
 
     vx_ctx x;
-    if ((rc = vx_ctx_init(&x, model, &prec->v, &cfg->v, r))) return rc;
+    if ((rc = vx_ctx_init(&x, model, &prec->v, cfg, r))) return rc;
     vx_model_notes(&x, r);
 
     uint64_t active = 0;

@@ -37,7 +37,7 @@ static int load_rank(vx_ctx *x, const vx_shard *sh)
     struct vramest_result *r = x->r;
     /* llama.cpp sizes its backend buffers itself: exact tensor bytes, no
      * PyTorch allocator between them and the device. */
-    int torch = x->cv->framework != VX_FW_LLAMA_CPP;
+    int torch = !x->rt.ggml_alloc;
     uint64_t alloc, exact, slack, largest_q;
     if (torch) {
         vx_weights_stats ws;

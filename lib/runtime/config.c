@@ -32,6 +32,21 @@ void vx_config_init(struct vramest_config *c)
     c->magic = VX_MAGIC_CONFIG;
     vx_opt_defaults(&c->v, c->set_bits, H);
     c->v.gpu_index = -1;
+    vx_runtime_resolve((int)c->v.framework, NULL, &c->rt);
+}
+
+const vx_runtime *vx_config_runtime(const struct vramest_config *c, vx_runtime *buf)
+{
+    if (c->rt.framework == c->v.framework) return &c->rt;
+    vx_runtime_resolve((int)c->v.framework, NULL, buf);
+    return buf;
+}
+
+/* Keep what the config derives from its values current after `key` changed. */
+static void derive(vramest_config *cfg, vramest_option key)
+{
+    if (key == VRAMEST_CFG_DEVICE) vx_config_resolve_device(&cfg->v);
+    if (key == VRAMEST_CFG_FRAMEWORK) vx_runtime_resolve((int)cfg->v.framework, NULL, &cfg->rt);
 }
 
 void vx_config_resolve_device(vx_config_values *v)
@@ -81,13 +96,17 @@ VRAMEST_API void vramest_config_free(vramest_config *cfg)
 VRAMEST_API int vramest_config_set_i64(vramest_config *cfg, vramest_option key, int64_t value)
 {
     int rc = check(cfg, "vramest_config_set_i64");
-    return rc ? rc : vx_opt_set_i64(&cfg->v, cfg->set_bits, H, key, value);
+    if (rc || (rc = vx_opt_set_i64(&cfg->v, cfg->set_bits, H, key, value))) return rc;
+    derive(cfg, key);
+    return VRAMEST_OK;
 }
 
 VRAMEST_API int vramest_config_set_f64(vramest_config *cfg, vramest_option key, double value)
 {
     int rc = check(cfg, "vramest_config_set_f64");
-    return rc ? rc : vx_opt_set_f64(&cfg->v, cfg->set_bits, H, key, value);
+    if (rc || (rc = vx_opt_set_f64(&cfg->v, cfg->set_bits, H, key, value))) return rc;
+    derive(cfg, key);
+    return VRAMEST_OK;
 }
 
 /* A device name must name a preset: an unknown GPU is an error with close
@@ -116,7 +135,7 @@ VRAMEST_API int vramest_config_set_str(vramest_config *cfg, vramest_option key, 
     if (rc) return rc;
     if (key == VRAMEST_CFG_DEVICE && value && (rc = check_device(value))) return rc;
     if ((rc = vx_opt_set_str(&cfg->v, cfg->set_bits, H, key, value))) return rc;
-    if (key == VRAMEST_CFG_DEVICE) vx_config_resolve_device(&cfg->v);
+    derive(cfg, key);
     return VRAMEST_OK;
 }
 
@@ -145,6 +164,6 @@ VRAMEST_API int vramest_config_reset(vramest_config *cfg, vramest_option key)
 {
     int rc = check(cfg, "vramest_config_reset");
     if (rc || (rc = vx_opt_reset(&cfg->v, cfg->set_bits, H, key))) return rc;
-    if (key == VRAMEST_CFG_DEVICE) vx_config_resolve_device(&cfg->v);
+    derive(cfg, key);
     return VRAMEST_OK;
 }

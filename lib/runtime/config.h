@@ -6,6 +6,7 @@
 #include "common/options.h"
 #include "model/model.h" /* VX_HEAD_* */
 #include "common/values.h"
+#include "runtime/runtime.h" /* VX_FW_* */
 
 enum { VX_MODE_LOAD = 0, VX_MODE_TRAIN = 1, VX_MODE_INFER = 2 };
 enum { VX_OPT_NONE = 0, VX_OPT_SGD = 1, VX_OPT_SGD_MOMENTUM = 2, VX_OPT_ADAM = 3, VX_OPT_ADAMW = 4,
@@ -20,8 +21,6 @@ enum { VX_PPS_1F1B = 0, VX_PPS_GPIPE = 1, VX_PPS_INTERLEAVED = 2 };
 enum { VX_OVERLAP_AUTO = 0, VX_OVERLAP_OFF = 1, VX_OVERLAP_ON = 2 };
 enum { VX_PPSPLIT_BALANCED = 0, VX_PPSPLIT_UNIFORM = 1 };
 enum { VX_DMAP_NONE = 0, VX_DMAP_AUTO = 1, VX_DMAP_BALANCED = 2, VX_DMAP_BALANCED_LOW_0 = 3, VX_DMAP_SEQUENTIAL = 4 };
-enum { VX_FW_PYTORCH = 0, VX_FW_HF_TRAINER = 1, VX_FW_DEEPSPEED = 2, VX_FW_MEGATRON = 3,
-       VX_FW_VLLM = 4, VX_FW_LLAMA_CPP = 5 };
 
 typedef struct vx_config_values {
     /* workload */
@@ -63,6 +62,10 @@ struct vramest_config {
     uint32_t magic;
     uint64_t set_bits[VX_SET_WORDS];
     vx_config_values v;
+    /* Not an option: the runtime v.framework (and, later, the versions)
+     * resolve to, kept current by the setters so that an estimate copies
+     * it instead of applying the runtime table's rules. */
+    vx_runtime rt;
 };
 
 /* Its layout for copies and comparisons by meaning (common/values.h), and
@@ -75,5 +78,8 @@ void vx_config_init(struct vramest_config *c) VX_HIDDEN;
 int vx_config_check(const struct vramest_config *c) VX_HIDDEN;
 /* Re-resolve v.gpu_index from v.device (after any change of `device`). */
 void vx_config_resolve_device(vx_config_values *v) VX_HIDDEN;
+/* The config's runtime: c->rt when it matches the values, else resolved
+ * afresh into `buf` (a config whose values were written directly). */
+const vx_runtime *vx_config_runtime(const struct vramest_config *c, vx_runtime *buf) VX_HIDDEN;
 
 #endif

@@ -34,11 +34,6 @@ static const vx_enum_name dmap_e[] = {{VX_DMAP_NONE, "none"},         {VX_DMAP_A
                                       {VX_DMAP_BALANCED, "balanced"}, {VX_DMAP_BALANCED_LOW_0, "balanced_low_0"},
                                       {VX_DMAP_SEQUENTIAL, "sequential"}, {0, NULL}};
 static const vx_enum_name ppsplit_e[] = {{VX_PPSPLIT_BALANCED, "balanced"}, {VX_PPSPLIT_UNIFORM, "uniform"}, {0, NULL}};
-static const vx_enum_name fw_e[] = {{VX_FW_PYTORCH, "pytorch"}, {VX_FW_HF_TRAINER, "hf_trainer"},
-                                    {VX_FW_DEEPSPEED, "deepspeed"}, {VX_FW_MEGATRON, "megatron"},
-                                    {VX_FW_VLLM, "vllm"},       {VX_FW_LLAMA_CPP, "llama.cpp"},
-                                    {0, NULL}};
-
 #define F(field) offsetof(vx_config_values, field)
 #define ROW(key, name, alias, type, grp, mn, mx, def, enums, defs, field, modelled, desc)                          \
     {key, name, alias, VRAMEST_HANDLE_CONFIG, type, grp, mn, mx, def, enums, defs, F(field), modelled, desc}
@@ -164,7 +159,7 @@ const vx_option_def vx_config_options[] = {
 
     F64(VRAMEST_CFG_CUDA_CONTEXT_MIB, "cuda_context_mib", "runtime", -1, 1048576, -1, cuda_context_mib, true,
         "CUDA context and library handles in MiB, outside PyTorch's allocator (-1 = the device's typical value)"),
-    ENUM(VRAMEST_CFG_FRAMEWORK, "framework", "runtime", fw_e, VX_FW_PYTORCH, framework, true,
+    ENUM(VRAMEST_CFG_FRAMEWORK, "framework", "runtime", vx_framework_enum, VX_FW_PYTORCH, framework, true,
          "runtime: pytorch, hf_trainer, deepspeed, megatron, vllm, llama.cpp"),
     F64(VRAMEST_CFG_GPU_MEMORY_UTILIZATION, "gpu_memory_utilization", "runtime", 0.01, 1, 0.9, gpu_memory_utilization,
         true, "vLLM: fraction of the GPU memory it may use"),

@@ -407,7 +407,7 @@ typedef struct vx_skey {
     vx_precision_values pv;
     vx_resolved_precision rp;
     vx_shard sh;
-    vx_train_knobs k;
+    vx_runtime rt;
 } vx_skey;
 
 typedef struct vx_sentry {
@@ -706,38 +706,36 @@ void vx_pcache_source(vx_pcache *cache, vx_prog_source *out)
 
 /* The entry's key against the call's values: the config without its
  * batch_size and seq_len, strings as strings (values.h). */
-static int skey_matches(const vx_skey *k, const vx_ctx *x, const vx_shard *sh, const vx_train_knobs *kn)
+static int skey_matches(const vx_skey *k, const vx_ctx *x, const vx_shard *sh)
 {
     return !memcmp(&k->sh, sh, sizeof *sh) && !memcmp(&k->rp, &x->pol.rp, sizeof k->rp) &&
-           !memcmp(&k->k, kn, sizeof *kn) && vx_values_equal(&k->cv, x->cv, &vx_config_key_layout) &&
+           !memcmp(&k->rt, &x->rt, sizeof k->rt) && vx_values_equal(&k->cv, x->cv, &vx_config_key_layout) &&
            vx_values_equal(&k->pv, x->pol.pv, &vx_precision_layout);
 }
 
-static const vx_sentry *slookup(vx_pcache *pc, uint32_t n, const vx_ctx *x, const vx_shard *sh,
-                                const vx_train_knobs *k)
+static const vx_sentry *slookup(vx_pcache *pc, uint32_t n, const vx_ctx *x, const vx_shard *sh)
 {
     for (uint32_t i = 0; i < n; i++)
-        if (skey_matches(&pc->se[i]->key, x, sh, k)) return pc->se[i];
+        if (skey_matches(&pc->se[i]->key, x, sh)) return pc->se[i];
     return NULL;
 }
 
-int vx_train_static_cached(vx_pcache *cache, vx_ctx *x, const vx_shard *sh, const vx_train_knobs *k,
-                           vx_train_model *buf, const vx_train_model **out)
+int vx_train_static_cached(vx_pcache *cache, vx_ctx *x, const vx_shard *sh, vx_train_model *buf, const vx_train_model **out)
 {
     vx_train_model *tm = buf;
     *out = buf;
-    if (!cache) return vx_train_static(x, sh, k, tm);
+    if (!cache) return vx_train_static(x, sh, tm);
     uint32_t n = atomic_load_explicit(&cache->ns, memory_order_acquire);
-    const vx_sentry *e = slookup(cache, n, x, sh, k);
+    const vx_sentry *e = slookup(cache, n, x, sh);
     if (e) {
         *out = &e->tm;
         return VRAMEST_OK;
     }
-    int rc = vx_train_static(x, sh, k, tm);
+    int rc = vx_train_static(x, sh, tm);
     if (rc || n >= VX_PC_ENTRIES) return rc;
     pthread_mutex_lock(&cache->mu);
     uint32_t n2 = atomic_load_explicit(&cache->ns, memory_order_relaxed);
-    if (n2 < VX_PC_ENTRIES && !slookup(cache, n2, x, sh, k)) {
+    if (n2 < VX_PC_ENTRIES && !slookup(cache, n2, x, sh)) {
         vx_sentry *ne = calloc(1, sizeof *ne);
         if (ne) {
             ne->key.cv = *x->cv;
@@ -745,10 +743,10 @@ int vx_train_static_cached(vx_pcache *cache, vx_ctx *x, const vx_shard *sh, cons
             ne->key.pv = *x->pol.pv;
             ne->key.rp = x->pol.rp;
             ne->key.sh = *sh;
-            ne->key.k = *k;
+            memcpy(&ne->key.rt, &x->rt, sizeof ne->key.rt);
             memcpy(&ne->tm, tm, sizeof *tm);
             ne->steps.mu = &cache->mu;
-            vx_train_cfg(x, sh, k, &ne->tm, &ne->cfg);
+            vx_train_cfg(x, sh, &ne->tm, &ne->cfg);
             cache->se[n2] = ne;
             atomic_store_explicit(&cache->ns, n2 + 1, memory_order_release);
         }

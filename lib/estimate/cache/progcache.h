@@ -76,10 +76,9 @@ void vx_weights_stats_get(const vx_ctx *x, int torch_alloc, vx_weights_stats *ou
 
 /* vx_train_static through the cache: the static terms of a rank depend on
  * the model, the precision, the config without batch_size / seq_len, the
- * shard and the knobs; they are kept on first use. `*tm` points at the
+ * shard and the runtime; they are kept on first use. `*tm` points at the
  * cached terms (valid until the model changes) or at `buf`. `cache` may be
  * NULL. */
-int vx_train_static_cached(vx_pcache *cache, vx_ctx *x, const vx_shard *sh, const vx_train_knobs *k,
-                           vx_train_model *buf, const vx_train_model **tm) VX_HIDDEN;
+int vx_train_static_cached(vx_pcache *cache, vx_ctx *x, const vx_shard *sh, vx_train_model *buf, const vx_train_model **tm) VX_HIDDEN;
 
 #endif

@@ -575,7 +575,7 @@ static void shrink(vx_cstep *cs)
 }
 
 static vx_cstep *compile(build *bd, const vx_prog_source *src, const vx_ctx *x, const vx_shard *sh,
-                         const vx_train_knobs *k, const vx_train_model *tm, const vx_act_cfg *c,
+                         const vx_train_model *tm, const vx_act_cfg *c,
                          const vx_step_shape *sp0)
 {
     for (int q = 0; q < VX_SP_N; q++) {
@@ -594,9 +594,9 @@ static vx_cstep *compile(build *bd, const vx_prog_source *src, const vx_ctx *x, 
         cv.seq_len = p->s * cpn;
         vx_act_cfg ci;
         vx_step_shape spi;
-        vx_train_cfg(&xx, sh, k, tm, &ci);
+        vx_train_cfg(&xx, sh, tm, &ci);
         if (ci.b != (uint64_t)p->b || ci.s != (uint64_t)p->s) return NULL;
-        if (vx_train_step_prepare(&xx, sh, k, tm, src, 1, &ci, &spi, &p->v, p->raw, p->mask, NULL)) return NULL;
+        if (vx_train_step_prepare(&xx, sh, tm, src, 1, &ci, &spi, &p->v, p->raw, p->mask, NULL)) return NULL;
         if (memcmp(&spi, sp0, sizeof spi)) return NULL;
         p->ref.tl = p->tl;
         p->ref.cap = VX_MAX_TIMELINE;
@@ -704,7 +704,7 @@ static int has_class(vx_stepslots *ss, uint32_t n, const vx_pclass *cl)
 }
 
 void vx_step_compile(vx_stepslots *ss, const vx_prog_source *src, const vx_ctx *x, const vx_shard *sh,
-                     const vx_train_knobs *k, const vx_train_model *tm, const vx_act_cfg *c, const vx_step_shape *sp,
+                     const vx_train_model *tm, const vx_act_cfg *c, const vx_step_shape *sp,
                      const struct vx_cprog *const used[VX_SP_N])
 {
     vx_pclass cl;
@@ -719,7 +719,7 @@ void vx_step_compile(vx_stepslots *ss, const vx_prog_source *src, const vx_ctx *
     vx_strlcpy(saved, vramest_last_error_message(), sizeof saved);
     bd->cl = cl;
     memcpy(bd->prog, used, sizeof bd->prog);
-    vx_cstep *cs = compile(bd, src, x, sh, k, tm, c, sp);
+    vx_cstep *cs = compile(bd, src, x, sh, tm, c, sp);
     cstep_free(bd->cs);
     for (int q = 0; q < VX_SP_N; q++) free(bd->orow[q]);
     free(bd->co);

@@ -68,7 +68,7 @@ int vx_cstep_eval(const vx_cstep *cs, uint64_t b, uint64_t s, vx_step_out *out) 
  * the programs' results at the probe sizes. Takes ss->mu; never changes
  * the caller's error state. */
 void vx_step_compile(vx_stepslots *ss, const vx_prog_source *src, const vx_ctx *x, const vx_shard *sh,
-                     const vx_train_knobs *k, const vx_train_model *tm, const vx_act_cfg *c, const vx_step_shape *sp,
+                     const vx_train_model *tm, const vx_act_cfg *c, const vx_step_shape *sp,
                      const struct vx_cprog *const used[VX_SP_N]) VX_HIDDEN;
 
 /* Compiled steps of a cache (tests, docs/performance.md). */

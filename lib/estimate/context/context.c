@@ -1,14 +1,23 @@
 /* The estimate's context (vx_ctx_init) and the runtime terms every mode
  * shares: the CUDA context, cuBLAS workspaces and the caching allocator's
  * rounding (research note §1-§2). */
+#include <string.h>
+
 #include "estimate/context/context.h"
 
 int vx_ctx_init(vx_ctx *x, const struct vramest_model *m, const vx_precision_values *pv,
-                const vx_config_values *cv, struct vramest_result *r)
+                const struct vramest_config *cfg, struct vramest_result *r)
 {
-    x->pol = (vx_policy){.m = m, .s = &m->shape, .pv = pv, .head = cv->head, .num_labels = cv->num_labels};
+    const vx_config_values *cv = &cfg->v;
+    x->pol.m = m;
+    x->pol.s = &m->shape;
+    x->pol.pv = pv;
+    x->pol.head = cv->head;
+    x->pol.num_labels = cv->num_labels;
     x->cv = cv;
     x->r = r;
+    vx_runtime buf;
+    memcpy(&x->rt, vx_config_runtime(cfg, &buf), sizeof x->rt);
     return vx_precision_resolve(pv, &m->shape, (int)cv->mode, &x->pol.rp);
 }
 

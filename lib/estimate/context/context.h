@@ -8,10 +8,12 @@
 #include "result/result.h"
 #include "runtime/config.h"
 #include "runtime/gpus.h"
+#include "runtime/runtime.h"
 
 typedef struct vx_ctx {
     vx_policy pol; /* the model, the precision as resolved, the workload's head */
     const vx_config_values *cv;
+    vx_runtime rt; /* the software stack, resolved from the config once per estimate */
     struct vramest_result *r;
 } vx_ctx;
 
@@ -20,10 +22,11 @@ typedef struct vx_ctx {
  * parameters, gradients of adapters. */
 enum { VX_TC_ACT = 0, VX_TC_LOGITS = 1, VX_TC_WORK = 2, VX_TC_GRAD = 3, VX_TC_ADAPT = 4, VX_TC_N = 5 };
 
-/* A context for one estimate: resolves the precision policy against the
- * model (VRAMEST_E_* on a policy the model cannot take). */
+/* A context for one estimate: resolves the runtime of the config and the
+ * precision policy against the model (VRAMEST_E_* on a policy the model
+ * cannot take). */
 int vx_ctx_init(vx_ctx *x, const struct vramest_model *m, const vx_precision_values *pv,
-                const vx_config_values *cv, struct vramest_result *r) VX_HIDDEN;
+                const struct vramest_config *cfg, struct vramest_result *r) VX_HIDDEN;
 
 /* PyTorch CUDA caching allocator (research note §1): every request is
  * rounded up to 512 B; requests <= 1 MiB come from 2 MiB segments, 1-10 MiB

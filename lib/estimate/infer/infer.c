@@ -302,9 +302,9 @@ static int hf_generate(vx_ctx *x, const vx_shard *sh)
 
 static int infer_rank(vx_ctx *x, const vx_shard *sh)
 {
-    switch (x->cv->framework) {
-    case VX_FW_VLLM: return vx_serving_vllm(x, sh);
-    case VX_FW_LLAMA_CPP: return vx_serving_llamacpp(x, sh);
+    switch (x->rt.engine) {
+    case VX_ENGINE_VLLM: return vx_serving_vllm(x, sh);
+    case VX_ENGINE_LLAMACPP: return vx_serving_llamacpp(x, sh);
     default: return hf_generate(x, sh);
     }
 }

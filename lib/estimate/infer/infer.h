@@ -9,16 +9,12 @@
 
 #include "estimate/parallel/parallel.h"
 
-/* How a runtime lays its KV cache out. */
-enum {
-    VX_KVF_HF = 0,       /* transformers caches (DynamicCache, legacy tuples, HybridCache, QuantizedCache) */
-    VX_KVF_VLLM = 1,     /* paged blocks; MLA as one latent per token */
-    VX_KVF_LLAMACPP = 2, /* ggml K/V buffers for n_ctx cells; MLA latent K + V */
-};
-
 /* The KV cache of one rank, per token and per layer. */
 typedef struct vx_kv_layout {
-    int framework;                 /* VX_KVF_* */
+    int engine;                    /* VX_ENGINE_* (runtime.h): transformers caches (DynamicCache, legacy
+                                      tuples, HybridCache, QuantizedCache); vLLM's paged blocks, MLA as
+                                      one latent per token; llama.cpp's ggml K/V buffers for n_ctx cells,
+                                      MLA latent K + V */
     int dtype;                     /* element dtype (a plain dtype, or a GGUF block type for llama.cpp) */
     int hf_quantized;              /* transformers QuantizedCache (int8 / int4): group scales + a residual */
     int residual_dtype;            /* dtype of that full-precision residual (the compute dtype) */
@@ -33,8 +29,6 @@ typedef struct vx_kv_layout {
     uint64_t xk_elems, xv_elems;   /* cross-attention elements per encoder token per decoder layer */
 } vx_kv_layout;
 
-/* The runtime a framework setting stands for. */
-int vx_kv_framework(int framework) VX_HIDDEN;
 /* Resolve the layout of this rank and validate the KV dtype against the
  * runtime (VRAMEST_E_UNSUPPORTED / E_CONFLICT naming the dtype). */
 int vx_kv_layout_resolve(const vx_ctx *x, const vx_shard *sh, vx_kv_layout *out) VX_HIDDEN;

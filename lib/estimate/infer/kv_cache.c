@@ -28,15 +28,6 @@
 #define HF_QCACHE_GROUP 64
 #define HF_QCACHE_RESIDUAL 128
 
-int vx_kv_framework(int framework)
-{
-    switch (framework) {
-    case VX_FW_VLLM: return VX_KVF_VLLM;
-    case VX_FW_LLAMA_CPP: return VX_KVF_LLAMACPP;
-    default: return VX_KVF_HF;
-    }
-}
-
 static const char *dname(int d)
 {
     const char *n = vramest_dtype_name(d);
@@ -59,7 +50,7 @@ static int check_dtype(const vx_ctx *x, int fw, int *dtype, int *hf_quant)
                        "in it (use int4/int8 with framework pytorch, fp8 with vllm, q4_0/q8_0 with llama.cpp)",
                        dname(d));
     switch (fw) {
-    case VX_KVF_VLLM:
+    case VX_ENGINE_VLLM:
         if (d == VRAMEST_DTYPE_FP16 || d == VRAMEST_DTYPE_BF16 || d == VRAMEST_DTYPE_FP32 ||
             d == VRAMEST_DTYPE_FP8_E4M3 || d == VRAMEST_DTYPE_FP8_E5M2)
             return VRAMEST_OK;
@@ -68,7 +59,7 @@ static int check_dtype(const vx_ctx *x, int fw, int *dtype, int *hf_quant)
             "precision kv_cache '%s' with framework vllm: vLLM's kv_cache_dtype takes auto (the model dtype), "
             "fp8, fp8_e4m3 or fp8_e5m2",
             dname(d));
-    case VX_KVF_LLAMACPP: {
+    case VX_ENGINE_LLAMACPP: {
         /* llama.cpp --cache-type-k/-v: f32 f16 bf16 q8_0 q4_0 q4_1 iq4_nl q5_0 q5_1. */
         static const int ok[] = {100, 101, 130, 108, 102, 103, 120, 106, 107};
         if (d == VRAMEST_DTYPE_FP32)
@@ -114,11 +105,11 @@ int vx_kv_layout_resolve(const vx_ctx *x, const vx_shard *sh, vx_kv_layout *out)
 {
     const vx_shape *s = x->pol.s;
     *out = (vx_kv_layout){0};
-    out->framework = vx_kv_framework((int)x->cv->framework);
+    out->engine = x->rt.engine;
     int d = x->pol.rp.kv_dtype;
     /* llama.cpp's default cache type is f16 whatever the weights are. */
-    if (out->framework == VX_KVF_LLAMACPP && x->pol.pv->kv_cache == VRAMEST_DTYPE_AUTO) d = VRAMEST_DTYPE_FP16;
-    int rc = check_dtype(x, out->framework, &d, &out->hf_quantized);
+    if (out->engine == VX_ENGINE_LLAMACPP && x->pol.pv->kv_cache == VRAMEST_DTYPE_AUTO) d = VRAMEST_DTYPE_FP16;
+    int rc = check_dtype(x, out->engine, &d, &out->hf_quantized);
     if (rc) return rc;
     out->dtype = d;
     out->residual_dtype = x->pol.rp.compute_dtype;
@@ -136,12 +127,12 @@ int vx_kv_layout_resolve(const vx_ctx *x, const vx_shard *sh, vx_kv_layout *out)
     int64_t kvh = sh->kv_heads_rank > 0 ? sh->kv_heads_rank : 1;
     int64_t hd = s->head_dim;
     if (s->kv_lora_rank > 0) {
-        switch (out->framework) {
-        case VX_KVF_VLLM:
+        switch (out->engine) {
+        case VX_ENGINE_VLLM:
             out->mla_latent = 1;
             out->k_elems = (uint64_t)(s->kv_lora_rank + s->rope_dim);
             break;
-        case VX_KVF_LLAMACPP:
+        case VX_ENGINE_LLAMACPP:
             out->mla_latent = 1;
             out->k_elems = (uint64_t)(s->kv_lora_rank + s->rope_dim);
             out->v_elems = (uint64_t)s->kv_lora_rank;
@@ -159,7 +150,7 @@ int vx_kv_layout_resolve(const vx_ctx *x, const vx_shard *sh, vx_kv_layout *out)
 
     if (s->sliding_window > 0 && s->sliding_pattern > 0) {
         bool swa_family = s->family == VX_FAM_GEMMA2 || s->family == VX_FAM_GEMMA3;
-        bool caps = out->framework == VX_KVF_VLLM || swa_family;
+        bool caps = out->engine == VX_ENGINE_VLLM || swa_family;
         if (caps) {
             int64_t n = s->sliding_pattern;
             out->window = s->sliding_window;
@@ -167,7 +158,7 @@ int vx_kv_layout_resolve(const vx_ctx *x, const vx_shard *sh, vx_kv_layout *out)
         }
         /* transformers' generate() builds a HybridCache for Gemma 2/3:
          * allocated before prefill at its final size. */
-        if (out->framework == VX_KVF_HF && swa_family) out->static_cache = 1;
+        if (out->engine == VX_ENGINE_HF && swa_family) out->static_cache = 1;
     }
     return VRAMEST_OK;
 }

@@ -499,8 +499,8 @@ static void fill_common(const vx_ctx *x, int64_t dp, vx_shard *out)
     /* Routed experts: EP splits the experts; within an expert the remaining
      * tensor parallelism splits the FFN (Megatron expert_tensor_parallel_size
      * defaults to tp). vLLM's EP replaces TP for the experts. */
-    out->etp = (c->framework == VX_FW_VLLM && c->ep > 1) ? 1 : c->tp;
-    out->grads_whole = c->framework == VX_FW_MEGATRON && c->fsdp == VX_FSDP_NONE;
+    out->etp = (x->rt.ep_replaces_tp && c->ep > 1) ? 1 : c->tp;
+    out->grads_whole = x->rt.contiguous_grads && c->fsdp == VX_FSDP_NONE;
 }
 
 /* The shard of GPU `k` (index into the placement's devices). */
@@ -589,15 +589,14 @@ static uint64_t qkv_rows(const vx_shard *sh, const vx_shape *s, const vx_tensor 
     }
 }
 
-/* Vocab-parallel rows: Megatron pads the vocabulary to a multiple of
- * 128 * tp, vLLM to a multiple of 64 before splitting; others split the
- * rows as they are (ceil). */
+/* Vocab-parallel rows: Megatron and vLLM pad the vocabulary to a multiple
+ * of the runtime's vocab_pad x tp before splitting; others split the rows
+ * as they are (ceil). */
 static uint64_t vocab_rows(const vx_shard *sh, const vx_ctx *x, int64_t rows)
 {
     uint64_t v = (uint64_t)rows, tp = (uint64_t)sh->tp;
     if (tp == 1) return v;
-    if (x->cv->framework == VX_FW_MEGATRON) v = vx_round_up(v, 128 * tp);
-    else if (x->cv->framework == VX_FW_VLLM) v = vx_round_up(v, 64 * tp);
+    if (x->rt.vocab_pad) v = vx_round_up(v, (uint64_t)x->rt.vocab_pad * tp);
     return vx_ceil_div(v, tp);
 }
 
@@ -761,7 +760,7 @@ void vx_shard_largest(const vx_ctx *x, const vx_shard *sh, uint64_t *layer_elems
 
 int vx_shard_zero3_linear(const vx_ctx *x, const vx_shard *sh)
 {
-    return sh->zero_stage >= 3 && sh->fsdp == VX_FSDP_NONE && x->cv->framework != VX_FW_MEGATRON;
+    return sh->zero_stage >= 3 && sh->fsdp == VX_FSDP_NONE && x->rt.zero == VX_ZERO_DEEPSPEED;
 }
 
 uint64_t vx_nccl_bytes(const vx_ctx *x, const vx_shard *sh)
@@ -843,7 +842,7 @@ void vx_parallel_buffers(const vx_ctx *x, const vx_shard *sh, uint64_t trainable
             o->grads_accum = vx_sat_mul(trainable - trainable / g, gb);
         return;
     }
-    if (sh->zero_stage >= 3 && c->framework != VX_FW_MEGATRON) {
+    if (sh->zero_stage >= 3 && x->rt.zero == VX_ZERO_DEEPSPEED) {
         /* DeepSpeed ZeRO-3: small parameters persist whole; the coordinator
          * gathers the current module and prefetches up to prefetch_bucket_size
          * more elements, under max_live_parameters. */
@@ -881,7 +880,7 @@ void vx_parallel_buffers(const vx_ctx *x, const vx_shard *sh, uint64_t trainable
             if (!sh->offload_optimizer)
                 o->step = vx_sat_mul(vx_min_u64(vx_ceil_div(trainable, g), (uint64_t)c->sub_group_size), 4);
         }
-    } else if (sh->zero_stage >= 1 && c->framework != VX_FW_MEGATRON) {
+    } else if (sh->zero_stage >= 1 && x->rt.zero == VX_ZERO_DEEPSPEED) {
         if (train && trainable) {
             /* ipg_buffer: reduce_bucket_size elements, twice with overlap_comm. */
             o->grads_bwd = vx_sat_mul(vx_sat_mul(rbucket, pb), overlap ? 2 : 1);
@@ -890,10 +889,10 @@ void vx_parallel_buffers(const vx_ctx *x, const vx_shard *sh, uint64_t trainable
             if (!sh->offload_optimizer) o->step = vx_sat_mul(vx_ceil_div(trainable, g), 4);
         }
     } else if (train && trainable && sh->dp * sh->cp > 1) {
-        if (c->framework == VX_FW_DEEPSPEED)
+        if (x->rt.ddp == VX_DDP_DEEPSPEED)
             /* buffered_allreduce_fallback flattens up to 5e8 elements at a time */
             o->grads_bwd = vx_sat_mul(vx_min_u64(trainable, 500000000u), gb);
-        else if (c->framework != VX_FW_MEGATRON)
+        else if (x->rt.ddp == VX_DDP_TORCH)
             /* torch DDP: bucket tensors the size of all gradients
              * (gradient_as_bucket_view=False), allocated at wrap time. */
             o->grads_persistent = vx_round_up(vx_sat_mul(trainable, gb), 512);

@@ -102,7 +102,7 @@ uint64_t vx_opt_step_temp(int optimizer, int impl, uint64_t group_bytes, uint64_
     }
 }
 
-int vx_opt_impl(const vx_ctx *x, int cpu)
+int vx_opt_impl(const vx_ctx *x)
 {
     int o = (int)x->cv->optimizer;
     if (o == VX_OPT_ADAMW_8BIT || o == VX_OPT_PAGED_ADAMW_8BIT) return VX_OPTIMPL_FUSED;
@@ -111,6 +111,6 @@ int vx_opt_impl(const vx_ctx *x, int cpu)
     /* DeepSpeed (FusedAdam / CPU Adam) and Megatron (apex/TE fused Adam) step
      * with fused multi-tensor kernels, chunked, without parameter-sized
      * temporaries. */
-    if (x->cv->framework == VX_FW_DEEPSPEED || x->cv->framework == VX_FW_MEGATRON) return VX_OPTIMPL_FUSED;
-    return cpu ? VX_OPTIMPL_SINGLE : VX_OPTIMPL_FOREACH;
+    if (x->rt.opt_fused) return VX_OPTIMPL_FUSED;
+    return x->rt.cpu ? VX_OPTIMPL_SINGLE : VX_OPTIMPL_FOREACH;
 }

@@ -12,29 +12,6 @@
 
 #include "estimate/parallel/parallel.h"
 
-/* ---- behaviours of the software stack ----
- * The defaults model current PyTorch 2.x on CUDA with current transformers.
- * The torch harness (torch 1.13 on CPU, transformers ~4.38-4.44 code paths)
- * needs the other values; tests/test_train_harness.c sets them. */
-typedef struct vx_train_knobs {
-    int torch_major; /* 2; 1 = torch 1.13, whose mean() saved its input (RMSNorm +4 B x N x h) */
-    int cpu;         /* 1: tensors on the CPU: no 512-B rounding, no cuBLAS workspace or allocator
-                        reserve, CPU autocast op lists, the optimizer's step counters counted,
-                        checkpoint RNG states on the device */
-    int hf_legacy;   /* transformers <= 4.44: per-layer RoPE tables, Llama-family logits.float()
-                        inside the model, shifted-logits .contiguous() copy in the loss, repeat_kv
-                        before SDPA; -1 = auto (0) */
-    int shift_copy;  /* shifted-logits copy: -1 follows hf_legacy */
-    int logits_held; /* the model output (logits) stays referenced through backward: -1 = by
-                        framework (a plain PyTorch loop keeps `outputs`, HF Trainer drops it) */
-    int mask_bytes;  /* bytes per dropout-mask element: 1 (bool, CUDA fused kernel); the CPU
-                        F.dropout path keeps a mask in the activation dtype */
-    int adapter_bytes; /* bytes per LoRA adapter element: 0 = PEFT's default (fp32 adapters,
-                          autocast_adapter_dtype=True); the harness builds them in the base dtype */
-} vx_train_knobs;
-
-void vx_train_knobs_default(vx_train_knobs *k) VX_HIDDEN; /* static_terms.c */
-
 /* Bytes per element of a plain dtype, `dflt` for blocked / policy ones:
  * the float dtypes without the table search (hot in per-tensor loops). */
 static inline unsigned vx_train_dsize(int dt, unsigned dflt)
@@ -104,7 +81,7 @@ typedef struct vx_train_model {
 } vx_train_model;
 
 /* static_terms.c */
-int vx_train_static(vx_ctx *x, const vx_shard *sh, const vx_train_knobs *k, vx_train_model *tm) VX_HIDDEN;
+int vx_train_static(vx_ctx *x, const vx_shard *sh, vx_train_model *tm) VX_HIDDEN;
 
 /* optimizer.c: state bytes of one parameter tensor of `elems` elements held
  * in `param_dtype` (on the GPU unless paged), and the step temporaries. */
@@ -122,9 +99,10 @@ uint64_t vx_opt_step_bytes(int optimizer, int impl, int cpu) VX_HIDDEN;
  * elements, `low_precision` whether params are 16-bit. */
 uint64_t vx_opt_step_temp(int optimizer, int impl, uint64_t group_bytes, uint64_t largest, uint64_t largest_elems,
                           int low_precision) VX_HIDDEN;
-/* The implementation PyTorch picks (auto -> foreach on CUDA, single on CPU;
- * bitsandbytes and DeepSpeed/Megatron steps are fused kernels). */
-int vx_opt_impl(const vx_ctx *x, int cpu) VX_HIDDEN;
+/* The implementation the runtime picks for `optimizer_impl auto` (foreach on
+ * CUDA, single-tensor on the CPU; bitsandbytes and the runtime's fused
+ * steps are fused kernels). */
+int vx_opt_impl(const vx_ctx *x) VX_HIDDEN;
 
 /* peft.c */
 /* 1 when LoRA adapts this matrix group under the workload's lora_targets. */

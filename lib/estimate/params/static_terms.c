@@ -70,23 +70,12 @@ static vx_lin *global_slot(vx_train_model *tm, const vx_tensor *t)
     }
 }
 
-void vx_train_knobs_default(vx_train_knobs *k)
-{
-    k->torch_major = 2;
-    k->cpu = 0;
-    k->hf_legacy = 1;
-    k->shift_copy = -1;
-    k->logits_held = -1;
-    k->mask_bytes = 1;
-    k->adapter_bytes = 0;
-}
-
-int vx_train_static(vx_ctx *x, const vx_shard *sh, const vx_train_knobs *k, vx_train_model *tm)
+int vx_train_static(vx_ctx *x, const vx_shard *sh, vx_train_model *tm)
 {
     const vx_config_values *cv = x->cv;
     const vx_resolved_precision *rp = &x->pol.rp;
     memset(tm, 0, sizeof *tm);
-    int cpu = k->cpu;
+    int cpu = x->rt.cpu;
     int ft = (int)cv->finetune;
     int opt = (int)cv->optimizer;
     tm->finetune = ft;
@@ -94,8 +83,8 @@ int vx_train_static(vx_ctx *x, const vx_shard *sh, const vx_train_knobs *k, vx_t
     tm->tied = x->pol.s->tied;
     tm->lora = ft == VX_FT_LORA || ft == VX_FT_QLORA;
     /* get_peft_model(autocast_adapter_dtype=True) keeps adapters in fp32. */
-    tm->adapter_bytes = k->adapter_bytes > 0 ? k->adapter_bytes : 4;
-    tm->opt_impl = vx_opt_impl(x, cpu);
+    tm->adapter_bytes = x->rt.adapter_bytes > 0 ? x->rt.adapter_bytes : 4;
+    tm->opt_impl = vx_opt_impl(x);
     tm->prov = vx_weights_provenance(x->pol.m);
     tm->prefix_len = ft == VX_FT_PREFIX ? cv->prefix_len : 0;
     int peft = ft == VX_FT_LORA || ft == VX_FT_QLORA || ft == VX_FT_PREFIX;
@@ -108,7 +97,7 @@ int vx_train_static(vx_ctx *x, const vx_shard *sh, const vx_train_knobs *k, vx_t
     /* Megatron / nanotron accumulate gradients in fp32 main-grad buffers
      * when training 16-bit parameters with fp32 master weights. */
     if (x->pol.pv->gradients == VRAMEST_DTYPE_AUTO && rp->master_dtype == VRAMEST_DTYPE_FP32 &&
-        cv->framework == VX_FW_MEGATRON)
+        x->rt.fp32_main_grads)
         gd = VRAMEST_DTYPE_FP32;
     unsigned gb = vx_train_dsize(gd, 4);
     unsigned sb = vx_train_dsize(sd, 4);
@@ -331,7 +320,7 @@ int vx_train_static(vx_ctx *x, const vx_shard *sh, const vx_train_knobs *k, vx_t
      * group of each param group; HF Trainer makes two param groups (with and
      * without weight decay), a plain loop one. */
     uint64_t group = vx_sat_add(decay_bytes, nodecay_bytes);
-    if (cv->framework == VX_FW_HF_TRAINER) group = decay_bytes > nodecay_bytes ? decay_bytes : nodecay_bytes;
+    if (x->rt.opt_decay_groups) group = decay_bytes > nodecay_bytes ? decay_bytes : nodecay_bytes;
     /* In backward, one optimizer per parameter: each group is one tensor. */
     if (cv->optimizer_in_backward) group = largest;
     tm->largest_grad = vx_sat_mul(largest_elems, gb);

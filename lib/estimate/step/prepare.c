@@ -1,5 +1,5 @@
 /* The values of a training step (issue #5): the programs' config from the
- * model, the precision, the shard and the knobs (vx_train_cfg); then, at
+ * model, the precision, the shard and the runtime (vx_train_cfg); then, at
  * the sizes of that config, each program's result - from `src`, the replay
  * or the estimator's cache - and the leaves: static terms, parallel
  * buffers, token tensors (vx_train_step_prepare). step.c composes them. */
@@ -53,7 +53,7 @@ void vx_train_cfg_sizes(const vx_config_values *cv, const vx_shard *sh, const vx
     c->s_enc = (int64_t)c->s;
 }
 
-void vx_train_cfg(const vx_ctx *x, const vx_shard *sh, const vx_train_knobs *k, const vx_train_model *tm, vx_act_cfg *c)
+void vx_train_cfg(const vx_ctx *x, const vx_shard *sh, const vx_train_model *tm, vx_act_cfg *c)
 {
     const vx_shape *s = x->pol.s;
     const vx_config_values *cv = x->cv;
@@ -75,7 +75,7 @@ void vx_train_cfg(const vx_ctx *x, const vx_shard *sh, const vx_train_knobs *k, 
     c->moe = s->experts > 0;
     int fam = s->family;
     c->style = style_of_family(fam);
-    if (cv->framework == VX_FW_MEGATRON && c->style == VX_STYLE_LLAMA) c->style = VX_STYLE_MEGATRON;
+    if (x->rt.megatron_layer && c->style == VX_STYLE_LLAMA) c->style = VX_STYLE_MEGATRON;
     if (fam == VX_FAM_T5 || fam == VX_FAM_MT5) c->norm = VX_NS_RMS_T5;
     else if (fam == VX_FAM_GEMMA || fam == VX_FAM_GEMMA2 || fam == VX_FAM_GEMMA3) c->norm = VX_NS_RMS_GEMMA;
     else if (s->norm_kind == VX_NORM_LAYER) c->norm = VX_NS_LN;
@@ -92,11 +92,11 @@ void vx_train_cfg(const vx_ctx *x, const vx_shard *sh, const vx_train_knobs *k, 
     c->cb = vx_dtype_size(cdt) ? (int)vx_dtype_size(cdt) : 2;
     c->fp16 = cdt == VRAMEST_DTYPE_FP16;
     c->amp = x->pol.rp.amp && x->pol.rp.param_dtype == VRAMEST_DTYPE_FP32 && c->cb < 4;
-    c->cuda_autocast = !k->cpu;
-    c->torch1 = k->torch_major == 1;
-    c->cpu = k->cpu;
-    c->legacy = k->hf_legacy > 0;
-    c->mask_b = k->mask_bytes > 0 ? k->mask_bytes : 1;
+    c->cuda_autocast = !x->rt.cpu;
+    c->torch1 = x->rt.torch1_mean;
+    c->cpu = x->rt.cpu;
+    c->legacy = x->rt.hf_legacy;
+    c->mask_b = x->rt.mask_bytes > 0 ? x->rt.mask_bytes : 1;
     c->ckpt = (int)cv->gradient_checkpointing;
     c->lora_drop = cv->lora_dropout > 0;
     c->ab = tm->adapter_bytes;
@@ -105,7 +105,7 @@ void vx_train_cfg(const vx_ctx *x, const vx_shard *sh, const vx_train_knobs *k, 
     c->rg_stream = 1;
     c->zero3_linear = vx_shard_zero3_linear(x, sh);
     int want = (int)cv->attention;
-    if (eager_only(fam) || want == VX_ATTN_EAGER || k->cpu) c->attn = VX_KERN_EAGER;
+    if (eager_only(fam) || want == VX_ATTN_EAGER || x->rt.cpu) c->attn = VX_KERN_EAGER;
     else if (want == VX_ATTN_FLASH) c->attn = VX_KERN_FLASH2;
     else c->attn = (c->cb == 2 && c->d <= 256 && !c->amp) || (c->amp && c->d <= 256) ? VX_KERN_SDPA_FLASH
                                                                                       : VX_KERN_SDPA_MEM;
@@ -113,7 +113,7 @@ void vx_train_cfg(const vx_ctx *x, const vx_shard *sh, const vx_train_knobs *k, 
     if (c->attn == VX_KERN_SDPA_FLASH && fam == VX_FAM_BERT) c->attn = VX_KERN_SDPA_MEM;
     /* transformers < 4.48 called repeat_kv before SDPA; later ones pass
      * enable_gqa (torch >= 2.5) when there is no mask. */
-    c->repeat_kv = c->attn != VX_KERN_FLASH2 && c->legacy;
+    c->repeat_kv = c->attn != VX_KERN_FLASH2 && x->rt.repeat_kv;
 }
 
 /* One stack of identical layers: its program and its shape. */
@@ -155,15 +155,15 @@ static int add_stacks(const vx_prog_source *src, const vx_act_cfg *c, const vx_p
     return add_stack(src, c, p, stable, cross, n, first, name, 0, sp, v, used);
 }
 
-void vx_step_head_opts(const vx_ctx *x, const vx_train_knobs *k, const vx_train_model *tm, vx_head_opts *o)
+void vx_step_head_opts(const vx_ctx *x, const vx_train_model *tm, vx_head_opts *o)
 {
-    o->legacy = k->hf_legacy > 0;
-    o->upcast = o->legacy && is_llama_family(x->pol.s->family);
-    o->shift = (k->shift_copy >= 0 ? k->shift_copy : o->legacy) && tm->head == VX_HEAD_CAUSAL_LM;
-    o->held = k->logits_held >= 0 ? k->logits_held : x->cv->framework == VX_FW_PYTORCH;
+    o->legacy = x->rt.hf_legacy;
+    o->upcast = x->rt.model_logits_upcast && is_llama_family(x->pol.s->family);
+    o->shift = x->rt.shift_copy && tm->head == VX_HEAD_CAUSAL_LM;
+    o->held = x->rt.logits_held;
 }
 
-void vx_step_placement(const vx_shard *sh, const vx_train_model *tm, vx_placement *p)
+void vx_static_devices_of(const vx_shard *sh, const vx_train_model *tm, vx_static_devices *p)
 {
     p->wdev = vx_shard_offload_device(sh, VRAMEST_CAT_WEIGHTS);
     p->mdev = vx_shard_offload_device(sh, VRAMEST_CAT_MASTER_WEIGHTS);
@@ -176,7 +176,7 @@ void vx_step_placement(const vx_shard *sh, const vx_train_model *tm, vx_placemen
  * or from their compiled forms) and the leaves. `lraw` (may be NULL)
  * receives the leaves before allocator rounding and `lmask` the rounding of
  * each (stepcache.c fits them). */
-int vx_train_step_prepare(const vx_ctx *x, const vx_shard *sh, const vx_train_knobs *k, const vx_train_model *tm,
+int vx_train_step_prepare(const vx_ctx *x, const vx_shard *sh, const vx_train_model *tm,
                           const vx_prog_source *src, int stable, const vx_act_cfg *cin, vx_step_shape *sp,
                           vx_step_vals *v, uint64_t *lraw, uint64_t *lmask, const struct vx_cprog **used)
 {
@@ -188,10 +188,10 @@ int vx_train_step_prepare(const vx_ctx *x, const vx_shard *sh, const vx_train_kn
     memset(v, 0, sizeof *v);
     int opt = (int)cv->optimizer;
     int64_t ga = cv->grad_accum_steps > 0 ? cv->grad_accum_steps : 1;
-    vx_placement pl;
-    vx_step_placement(sh, tm, &pl);
+    vx_static_devices pl;
+    vx_static_devices_of(sh, tm, &pl);
     vx_head_opts ho;
-    vx_step_head_opts(x, k, tm, &ho);
+    vx_step_head_opts(x, tm, &ho);
     sp->first = sh->first_stage, sp->last = sh->last_stage;
 
     /* Programs. */
@@ -205,7 +205,7 @@ int vx_train_step_prepare(const vx_ctx *x, const vx_shard *sh, const vx_train_kn
     /* The residual stream entering the first layer requires grad when the
      * embeddings train, or when PEFT / prepare_model_for_kbit_training make
      * the embedding output require grad for (reentrant) checkpointing. */
-    int rg_first = !sp->first || tm->embed.trainable || (c->ckpt != VX_GC_NONE && !k->cpu);
+    int rg_first = !sp->first || tm->embed.trainable || (c->ckpt != VX_GC_NONE && !x->rt.cpu);
     if (s->enc_dec) {
         int64_t ne = sh->pp > 1 ? (int64_t)vx_ceil_div((uint64_t)s->enc_layers * (uint64_t)sh->stage_layers, (uint64_t)s->layers)
                                 : s->enc_layers;
@@ -253,7 +253,7 @@ int vx_train_step_prepare(const vx_ctx *x, const vx_shard *sh, const vx_train_kn
     lf[VRAMEST_CAT_GRADIENTS] = pb.grads_persistent;
     /* cuBLAS + cuBLASLt workspaces of the forward thread and of the
      * autograd engine's device thread (research note §2.2). */
-    if (!k->cpu) lf[VRAMEST_CAT_WORKSPACE] = vx_sat_mul(vx_cublas_workspace_bytes(x), 2);
+    if (!x->rt.cpu) lf[VRAMEST_CAT_WORKSPACE] = vx_sat_mul(vx_cublas_workspace_bytes(x), 2);
     /* input ids, labels, attention mask (int64); the CPU harness holds two */
     sp->ids_mul = c->cpu ? 2 : 3;
     uint64_t ids = c->N * 8, ids_mask = c->cpu ? 0 : 511;
@@ -262,7 +262,7 @@ int vx_train_step_prepare(const vx_ctx *x, const vx_shard *sh, const vx_train_kn
     /* Tensors the model holds through the forward (not saved): the eager 4-D
      * causal mask (b,1,s,s) - (s,s) when no attention_mask is passed. */
     if (c->attn == VX_KERN_EAGER && c->style == VX_STYLE_LLAMA)
-        lf[VX_LF_FWDX] = (k->cpu ? 1 : c->b) * c->s * (uint64_t)c->skv * (uint64_t)c->cb;
+        lf[VX_LF_FWDX] = (x->rt.cpu ? 1 : c->b) * c->s * (uint64_t)c->skv * (uint64_t)c->cb;
     if (c->style == VX_STYLE_T5) {
         /* T5 position bias (b, heads, s, s), shared by the layers of a stack */
         uint64_t pbias = c->b * (uint64_t)c->a * c->s * c->s * (uint64_t)c->cb;

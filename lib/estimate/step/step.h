@@ -106,7 +106,7 @@ typedef struct vx_step_out {
 void vx_step_compose(const vx_step_shape *sp, const vx_step_vals *v, vx_step_out *out, vx_slog *log) VX_HIDDEN;
 
 /* prepare.c: the programs' config of a rank at the config's sizes. */
-void vx_train_cfg(const vx_ctx *x, const vx_shard *sh, const vx_train_knobs *k, const vx_train_model *tm,
+void vx_train_cfg(const vx_ctx *x, const vx_shard *sh, const vx_train_model *tm,
                   vx_act_cfg *c) VX_HIDDEN;
 /* prepare.c: the fields of `c` that depend on batch_size and seq_len. */
 void vx_train_cfg_sizes(const vx_config_values *cv, const vx_shard *sh, const vx_train_model *tm,
@@ -117,24 +117,24 @@ void vx_train_cfg_sizes(const vx_config_values *cv, const vx_shard *sh, const vx
  * leaves before allocator rounding and each one's rounding mask. `used`
  * (may be NULL): VX_SP_N entries, each program's compiled form (NULL:
  * replayed, or not in the step). */
-int vx_train_step_prepare(const vx_ctx *x, const vx_shard *sh, const vx_train_knobs *k, const vx_train_model *tm,
+int vx_train_step_prepare(const vx_ctx *x, const vx_shard *sh, const vx_train_model *tm,
                           const vx_prog_source *src, int stable, const vx_act_cfg *c, vx_step_shape *sp,
                           vx_step_vals *v, uint64_t *lraw, uint64_t *lmask, const struct vx_cprog **used) VX_HIDDEN;
 
-/* prepare.c: the head's options from the knobs and the framework:
+/* prepare.c: the head's options from the runtime:
  * transformers' legacy paths, logits.float() inside the model, the shifted
  * logits copy, the caller keeping the logits through backward. */
 typedef struct vx_head_opts {
     int legacy, upcast, shift, held;
 } vx_head_opts;
-void vx_step_head_opts(const vx_ctx *x, const vx_train_knobs *k, const vx_train_model *tm, vx_head_opts *o) VX_HIDDEN;
+void vx_step_head_opts(const vx_ctx *x, const vx_train_model *tm, vx_head_opts *o) VX_HIDDEN;
 
 /* prepare.c: where the static terms live on this rank. */
-typedef struct vx_placement {
+typedef struct vx_static_devices {
     int wdev, mdev, odev, grads_on_gpu; /* VRAMEST_DEV_* of weights, master weights, optimizer states */
     uint64_t w_gpu;                     /* weights on the GPU after ZeRO/FSDP sharding */
-} vx_placement;
-void vx_step_placement(const vx_shard *sh, const vx_train_model *tm, vx_placement *p) VX_HIDDEN;
+} vx_static_devices;
+void vx_static_devices_of(const vx_shard *sh, const vx_train_model *tm, vx_static_devices *p) VX_HIDDEN;
 
 /* Whether program q (VX_SP_*) runs in the step. */
 static inline int vx_step_has_prog(const vx_step_shape *sp, int q)

@@ -15,22 +15,15 @@
 #include "estimate/cache/stepcache.h"
 #include "estimate/train/train.h"
 
-/* The context the rank callback receives: vx_for_each_rank_group passes the
- * vx_ctx, which is the first member. */
-typedef struct vx_train_ctx {
-    vx_ctx x;
-    const vx_train_knobs *k;
-} vx_train_ctx;
-
 /* The result of a rank from its step: the categories at the peak with their
  * bands, the offloaded terms on the host / NVMe, the allocator's reserve. */
-static void train_finish(vx_ctx *x, const vx_shard *sh, const vx_train_knobs *k, const vx_train_model *tm,
+static void train_finish(vx_ctx *x, const vx_shard *sh, const vx_train_model *tm,
                          const vx_act_cfg *cp, const vx_step_out *st)
 {
     struct vramest_result *r = x->r;
     const vx_act_cfg *c = cp;
-    vx_placement pl;
-    vx_step_placement(sh, tm, &pl);
+    vx_static_devices pl;
+    vx_static_devices_of(sh, tm, &pl);
     /* the step wrote its timeline after what was there */
     r->n_timeline += st->ntl;
 
@@ -89,9 +82,9 @@ static void train_finish(vx_ctx *x, const vx_shard *sh, const vx_train_knobs *k,
     }
 
     /* Reserved beyond allocated: the caching allocator's segments. */
-    if (!k->cpu) {
+    if (!x->rt.cpu) {
         vx_head_opts ho;
-        vx_step_head_opts(x, k, tm, &ho);
+        vx_step_head_opts(x, tm, &ho);
         vx_alloc_in ai = {.peak_alloc = st->total, .cpu = 0};
         ai.act_peak = vx_sat_add(pk[VRAMEST_CAT_ACTIVATIONS], pk[VRAMEST_CAT_LOGITS]);
         /* The largest single transient: the logits in the widest dtype the
@@ -117,13 +110,12 @@ static void train_finish(vx_ctx *x, const vx_shard *sh, const vx_train_knobs *k,
 
 static int train_rank(vx_ctx *x, const vx_shard *sh)
 {
-    const vx_train_knobs *k = ((vx_train_ctx *)x)->k;
     vx_train_model tm_buf;
     const vx_train_model *tm = NULL;
     vx_pcache *pc = vx_pcache_of(x->pol.m);
     vx_prog_source src;
     vx_pcache_source(pc, &src);
-    int rc = vx_train_static_cached(pc, x, sh, k, &tm_buf, &tm);
+    int rc = vx_train_static_cached(pc, x, sh, &tm_buf, &tm);
     if (rc) return rc;
     /* The config of the programs: the cached one with this step's sizes. */
     vx_act_cfg c;
@@ -132,7 +124,7 @@ static int train_rank(vx_ctx *x, const vx_shard *sh)
         c = *vx_pcache_cfg(tm);
         vx_train_cfg_sizes(x->cv, sh, tm, &c);
     } else {
-        vx_train_cfg(x, sh, k, tm, &c);
+        vx_train_cfg(x, sh, tm, &c);
     }
     vx_step_out out = {.tl = x->r->timeline + x->r->n_timeline, .cap = VX_MAX_TIMELINE - x->r->n_timeline};
     /* A rank whose step is compiled for this size class evaluates it. */
@@ -141,22 +133,22 @@ static int train_rank(vx_ctx *x, const vx_shard *sh)
     vx_pclass_of(c.b, c.s, &cl);
     const vx_stepslot *slot = ss ? vx_step_find(ss, &cl) : NULL;
     if (slot && slot->cs && vx_cstep_eval(slot->cs, c.b, c.s, &out)) {
-        train_finish(x, sh, k, tm, &c, &out);
+        train_finish(x, sh, tm, &c, &out);
         return VRAMEST_OK;
     }
     vx_step_shape sp;
     vx_step_vals v;
     const struct vx_cprog *used[VX_SP_N];
-    if ((rc = vx_train_step_prepare(x, sh, k, tm, &src, stable, &c, &sp, &v, NULL, NULL, used))) return rc;
+    if ((rc = vx_train_step_prepare(x, sh, tm, &src, stable, &c, &sp, &v, NULL, NULL, used))) return rc;
     vx_step_compose(&sp, &v, &out, NULL);
     /* Every program compiled (the second sight of each): compile the step. */
     if (ss && !slot) {
         int all = 1;
         for (int q = 0; q < VX_SP_N; q++)
             if (vx_step_has_prog(&sp, q)) all &= used[q] != NULL;
-        if (all) vx_step_compile(ss, &src, x, sh, k, tm, &c, &sp, used);
+        if (all) vx_step_compile(ss, &src, x, sh, tm, &c, &sp, used);
     }
-    train_finish(x, sh, k, tm, &c, &out);
+    train_finish(x, sh, tm, &c, &out);
     return VRAMEST_OK;
 }
 
@@ -187,7 +179,7 @@ static int check_sizes(const vx_ctx *x)
     return VRAMEST_OK;
 }
 
-int vx_estimate_train_ex(vx_ctx *x, const vx_train_knobs *k)
+int vx_estimate_train(vx_ctx *x)
 {
     const vx_config_values *cv = x->cv;
     const vx_shape *s = x->pol.s;
@@ -209,16 +201,5 @@ int vx_estimate_train_ex(vx_ctx *x, const vx_train_knobs *k)
                        (long long)cv->seq_len, (long long)s->max_pos);
     if (cv->finetune == VX_FT_FREEZE && cv->trainable_layers == 0)
         vx_result_warn(x->r, "finetune freeze with trainable_layers 0: only the head and final norm train");
-    vx_train_knobs kk = *k;
-    if (kk.hf_legacy < 0) kk.hf_legacy = 0;
-    vx_train_ctx tc = {.x = *x, .k = &kk};
-    int rc = vx_for_each_rank_group(&tc.x, train_rank);
-    return rc;
-}
-
-int vx_estimate_train(vx_ctx *x)
-{
-    vx_train_knobs k;
-    vx_train_knobs_default(&k);
-    return vx_estimate_train_ex(x, &k);
+    return vx_for_each_rank_group(x, train_rank);
 }

@@ -11,7 +11,5 @@
 /* The training estimate of one job (all its rank groups). */
 int vx_estimate_train(vx_ctx *x) VX_HIDDEN;
 
-/* vx_estimate_train with explicit knobs (the torch harness sets them). */
-int vx_estimate_train_ex(vx_ctx *x, const vx_train_knobs *k) VX_HIDDEN;
 
 #endif

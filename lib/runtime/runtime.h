@@ -1,0 +1,94 @@
+/* The software stack an estimate assumes (the workload option `framework`
+ * and, later, the versions of torch, transformers and the framework): one
+ * row of behaviours per framework, then version-ranged rules, resolved
+ * once per estimate into a flat vx_runtime the estimator reads. Whatever
+ * depends on the framework or a version is a field here; the estimator
+ * never tests the framework itself. Sources of each behaviour are in
+ * docs/methodology.md, "The runtime table". */
+#ifndef VX_RUNTIME_H
+#define VX_RUNTIME_H
+
+#include "common/options.h"
+
+/* Values of the `framework` option. Append-only (pinned option values). */
+enum { VX_FW_PYTORCH = 0, VX_FW_HF_TRAINER = 1, VX_FW_DEEPSPEED = 2, VX_FW_MEGATRON = 3,
+       VX_FW_VLLM = 4, VX_FW_LLAMA_CPP = 5, VX_FW_COUNT_ };
+/* The `framework` option's names (NULL-terminated), beside the rows. */
+extern const vx_enum_name vx_framework_enum[VX_FW_COUNT_ + 1] VX_HIDDEN;
+
+/* How inference runs: transformers generate() (the PyTorch frameworks),
+ * vLLM's paged engine, llama.cpp's ggml buffers. */
+enum { VX_ENGINE_HF = 0, VX_ENGINE_VLLM = 1, VX_ENGINE_LLAMACPP = 2 };
+/* Who reduces the gradients of plain data parallelism (no ZeRO/FSDP). */
+enum { VX_DDP_TORCH = 0, VX_DDP_DEEPSPEED = 1, VX_DDP_MEGATRON = 2 };
+/* What `zero_stage` runs: DeepSpeed's ZeRO (buffers, LinearFunctionForZeroStage3),
+ * or the framework's own sharding in place (Megatron's distributed optimizer). */
+enum { VX_ZERO_DEEPSPEED = 0, VX_ZERO_MEGATRON = 1 };
+
+/* Versions as major * 100 + minor ("2.4" = 204, "4.44" = 444). */
+typedef struct vx_runtime_versions {
+    int torch;        /* 0 = the default (VX_DEFAULT_TORCH) */
+    int transformers; /* 0 = the default (VX_DEFAULT_TRANSFORMERS) */
+    int framework;    /* of the framework named by `framework`; 0 = its current release */
+} vx_runtime_versions;
+
+/* The stack estimated when none is named: the one the estimator's rules
+ * were checked against (torch 2.x on CUDA, transformers 4.38-4.44 code
+ * paths). Issue #17 makes the versions options and moves these to the
+ * current releases. */
+#define VX_DEFAULT_TORCH 204
+#define VX_DEFAULT_TRANSFORMERS 444
+
+/* A resolved runtime. Every field is an int so that the struct has no
+ * padding: caches compare it byte for byte. 0 is the common case of every
+ * field, so a row names only where its framework differs. */
+typedef struct vx_runtime {
+    int framework;    /* VX_FW_* of the row */
+    int torch, transformers, framework_version; /* as resolved (major * 100 + minor) */
+
+    /* the process */
+    int engine;       /* VX_ENGINE_*: what runs inference */
+    int ggml_alloc;   /* tensors are ggml buffers of exact size, not PyTorch caching-allocator blocks */
+    int cpu;          /* tensors on the CPU (the torch harness; internal): no 512-B rounding, cuBLAS
+                         workspace or allocator reserve, CPU autocast lists, eager attention,
+                         single-tensor optimizers with their `step` counters counted, checkpoint
+                         RNG states on the device */
+
+    /* the model code (torch, transformers) */
+    int torch1_mean;         /* torch 1.x: mean() saves its input (RMSNorm +4 B x N x h) */
+    int hf_legacy;           /* transformers <= 4.44: per-layer RoPE tables, the loss upcasting
+                                outside the cross-entropy */
+    int model_logits_upcast; /* Llama-family classes call logits.float() inside the model (<= 4.44) */
+    int shift_copy;          /* the loss copies the shifted logits (.contiguous(), <= 4.44) */
+    int repeat_kv;           /* GQA K/V expanded to every head before SDPA (< 4.48) */
+    int mask_bytes;          /* bytes per dropout-mask element; 0 = 1 (the CUDA fused kernel's bool);
+                                the CPU F.dropout path keeps one in the activation dtype */
+
+    /* the training loop */
+    int logits_held;         /* the loop keeps the model output (logits) through backward: a plain
+                                PyTorch loop keeps `outputs`, HF Trainer drops it */
+    int adapter_bytes;       /* bytes per LoRA adapter element; 0 = 4 (PEFT's autocast_adapter_dtype) */
+    int opt_fused;           /* `optimizer_impl auto` steps with fused multi-tensor kernels (DeepSpeed
+                                FusedAdam / CPU Adam, Megatron apex/TE Adam): no parameter-sized
+                                temporaries */
+    int opt_decay_groups;    /* the optimizer gets two parameter groups, with and without weight
+                                decay (HF Trainer); foreach temporaries are per group */
+
+    /* the parallel engine */
+    int megatron_layer;      /* Megatron-Core transformer layers (fused norms and projections) */
+    int fp32_main_grads;     /* 16-bit parameters with fp32 master weights accumulate gradients in
+                                fp32 main-grad buffers */
+    int contiguous_grads;    /* one contiguous main-grad buffer, kept whole under the distributed
+                                optimizer (ZeRO-1 semantics below ZeRO-3 / FSDP) */
+    int zero;                /* VX_ZERO_*: what zero_stage runs */
+    int ddp;                 /* VX_DDP_*: the data-parallel gradient reduction's buffers */
+    int vocab_pad;           /* vocab-parallel rows padded to a multiple of vocab_pad x tp (0 = none) */
+    int ep_replaces_tp;      /* expert parallelism replaces tensor parallelism inside experts */
+} vx_runtime;
+
+/* Resolve the runtime of `framework` at the versions `v` (NULL = all
+ * defaults): the framework's row, then every rule whose version range
+ * holds. Cheap (a copy and a short scan): done once per estimate. */
+void vx_runtime_resolve(int framework, const vx_runtime_versions *v, vx_runtime *out) VX_HIDDEN;
+
+#endif
