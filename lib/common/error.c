@@ -8,7 +8,7 @@
 /* The only per-thread state of the library (design.md §4). */
 static _Thread_local char tls_message[1024];
 
-int vx_fail(int code, const char *fmt, ...)
+int vx_fail_msg(int code, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);

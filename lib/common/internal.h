@@ -35,8 +35,17 @@
 #define VX_MAX_SPEC_BYTES (16u * 1024u * 1024u)     /* a job spec */
 
 /* Record a failure on this thread and return `code`. The message should say
- * what was wrong: the key, the value, the byte offset. */
-int vx_fail(int code, const char *fmt, ...) VX_PRINTF(2, 3) VX_HIDDEN;
+ * what was wrong: the key, the value, the byte offset. The code is the
+ * value of the expression itself, not only of the call, so the compiler
+ * sees that a `return vx_fail(VRAMEST_E_..., ...)` never returns OK: a
+ * caller's `if (rc) return rc;` then provably leaves no output unset. */
+int vx_fail_msg(int code, const char *fmt, ...) VX_PRINTF(2, 3) VX_HIDDEN;
+#define vx_fail(code, ...)                    \
+    __extension__({                           \
+        int vx_code_ = (code);                \
+        vx_fail_msg(vx_code_, __VA_ARGS__);   \
+        vx_code_;                             \
+    })
 /* Prepend context ("config.json: ") to the current message, keep the code. */
 int vx_fail_prefix(int code, const char *prefix) VX_HIDDEN;
 

@@ -34,7 +34,7 @@ targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(hf_config safetensors st_index gguf spec)
 
 if [ ! -f "$build/build.ninja" ]; then
-    CC=clang meson setup "$build" -Dfuzz=true -Dtests=false -Ddocs=false \
+    CC=clang meson setup "$build" -Dfuzz=true -Dwerror=true -Dtests=false -Ddocs=false \
         -Db_sanitize=address,undefined -Db_lundef=false >/dev/null
 fi
 meson compile -C "$build" >/dev/null

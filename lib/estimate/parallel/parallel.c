@@ -1023,15 +1023,22 @@ static size_t put_i64(char *out, size_t cap, size_t o, int64_t v)
     return put_str(out, cap, o, rev);
 }
 
+/* "<head>embed, layers 0-15, head<tail>", cut to fit `cap` (a rank
+ * group's label is short, 48 bytes); the layer range alone to 31. */
 static void layers_label(char *out, size_t cap, const char *head, const vx_shard *sh, const char *tail)
 {
     char lay[32] = "no layers";
-    if (sh->stage_layers == 1) snprintf(lay, sizeof lay, "layer %lld", (long long)sh->first_layer);
-    else if (sh->stage_layers > 1)
-        snprintf(lay, sizeof lay, "layers %lld-%lld", (long long)sh->first_layer,
-                 (long long)(sh->first_layer + sh->stage_layers - 1));
-    snprintf(out, cap, "%s%s%s%s%s", head, sh->first_stage ? "embed, " : "", lay, sh->last_stage ? ", head" : "",
-             tail);
+    if (sh->stage_layers == 1) {
+        put_i64(lay, sizeof lay, put_str(lay, sizeof lay, 0, "layer "), sh->first_layer);
+    } else if (sh->stage_layers > 1) {
+        size_t l = put_i64(lay, sizeof lay, put_str(lay, sizeof lay, 0, "layers "), sh->first_layer);
+        put_i64(lay, sizeof lay, put_str(lay, sizeof lay, l, "-"), sh->first_layer + sh->stage_layers - 1);
+    }
+    size_t o = put_str(out, cap, 0, head);
+    if (sh->first_stage) o = put_str(out, cap, o, "embed, ");
+    o = put_str(out, cap, o, lay);
+    if (sh->last_stage) o = put_str(out, cap, o, ", head");
+    put_str(out, cap, o, tail);
 }
 
 int vx_for_each_rank_group(vx_ctx *x, vx_rank_fn estimate_one)
