@@ -136,7 +136,8 @@ Test(shard, one_gpu_is_identity)
         vx_tensor_iter_init(&it, &f.x.pol);
         for (const vx_tensor *t; (t = vx_tensor_iter_next(&it));) {
             cr_assert_eq(vx_shard_tensor_elems(&sh, &f.x, t), vx_tensor_elems(t), "%s %s", models[i], t->name);
-            cr_assert_eq(vx_shard_tensor_bytes(&sh, &f.x, t), vx_tensor_gpu_bytes(&f.x.pol, t), "%s %s", models[i], t->name);
+            cr_assert_eq(vx_shard_tensor_bytes(&sh, &f.x, t), vx_tensor_gpu_bytes(&f.x.pol, t), "%s %s", models[i],
+                         t->name);
         }
         for (int c = 0; c < VX_NCAT; c++) cr_assert_eq(vx_shard_divisor(&sh, c), 1);
         for (int c = 0; c < VX_NCAT; c++) cr_assert_eq(vx_shard_offload_device(&sh, c), VRAMEST_DEV_GPU);

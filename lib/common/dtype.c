@@ -242,13 +242,11 @@ VRAMEST_API int vramest_dtype_from_name(const char *name, int *out)
     if (!name || !out) return vx_fail(VRAMEST_E_INVALID_ARG, "vramest_dtype_from_name: NULL argument");
     const vx_dtype_info *d = vx_dtype_by_name(name);
     if (!d) {
-        const char *best = NULL;
-        unsigned best_d = 3;
-        for (size_t i = 0; i < N_TABLE; i++) {
-            unsigned e = vx_edit_distance(name, table[i].name);
-            if (e < best_d) best_d = e, best = table[i].name;
-        }
-        if (best) return vx_fail(VRAMEST_E_UNKNOWN_NAME, "unknown dtype '%s' (did you mean '%s'?)", name, best);
+        vx_close c;
+        vx_close_init(&c, name, 2);
+        for (size_t i = 0; i < N_TABLE; i++) vx_close_offer(&c, table[i].name);
+        if (c.best[0])
+            return vx_fail(VRAMEST_E_UNKNOWN_NAME, "unknown dtype '%s' (did you mean '%s'?)", name, c.best[0]);
         return vx_fail(VRAMEST_E_UNKNOWN_NAME, "unknown dtype '%s'", name);
     }
     *out = d->id;

@@ -89,7 +89,22 @@ size_t vx_strlcpy(char *dst, const char *src, size_t cap) VX_HIDDEN;
 bool vx_in_list(const char *list, const char *name) VX_HIDDEN;
 /* "12.34 GiB" (or MiB/KiB/B) for messages. */
 void vx_format_bytes(uint64_t bytes, char *buf, size_t cap) VX_HIDDEN;
-/* Levenshtein distance, capped; used to suggest close names in errors. */
+/* Levenshtein distance, case-insensitive, over at most 63 characters. */
 unsigned vx_edit_distance(const char *a, const char *b) VX_HIDDEN;
+
+/* The (up to three) names closest to `name`, for "did you mean" in errors:
+ * offer every candidate; one more than `limit` edits away is not kept
+ * (VX_CLOSE_ANY: none is too far); of equally close names the first
+ * offered ranks first. best[i] is NULL past the names kept. */
+#define VX_CLOSE_N 3
+#define VX_CLOSE_ANY 63u /* the largest distance vx_edit_distance returns */
+typedef struct vx_close {
+    const char *name;
+    bool prefix; /* a candidate that `name` (3+ characters) begins counts as one edit away */
+    const char *best[VX_CLOSE_N];
+    unsigned d[VX_CLOSE_N];
+} vx_close;
+void vx_close_init(vx_close *c, const char *name, unsigned limit) VX_HIDDEN;
+void vx_close_offer(vx_close *c, const char *cand) VX_HIDDEN;
 
 #endif

@@ -317,14 +317,12 @@ VRAMEST_API int vramest_option_from_name(const char *name, vramest_option *out)
     if (!name || !out) return vx_fail(VRAMEST_E_INVALID_ARG, "vramest_option_from_name: NULL argument");
     const vx_option_def *d = vx_option_find_name(name);
     if (!d) {
-        const char *best = NULL;
-        unsigned best_d = 4;
+        vx_close c;
+        vx_close_init(&c, name, 3);
         for (size_t t = 0; t < VX_ARRAY_LEN(tables); t++)
-            for (size_t i = 0; i < *tables[t].count; i++) {
-                unsigned e = vx_edit_distance(name, tables[t].rows[i].name);
-                if (e < best_d) best_d = e, best = tables[t].rows[i].name;
-            }
-        if (best) return vx_fail(VRAMEST_E_UNKNOWN_OPTION, "unknown option '%s' (did you mean '%s'?)", name, best);
+            for (size_t i = 0; i < *tables[t].count; i++) vx_close_offer(&c, tables[t].rows[i].name);
+        if (c.best[0])
+            return vx_fail(VRAMEST_E_UNKNOWN_OPTION, "unknown option '%s' (did you mean '%s'?)", name, c.best[0]);
         return vx_fail(VRAMEST_E_UNKNOWN_OPTION, "unknown option '%s'", name);
     }
     *out = d->key;

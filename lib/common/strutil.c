@@ -5,12 +5,15 @@
 
 #include "common/internal.h"
 
+static int lower(int c)
+{
+    return c >= 'A' && c <= 'Z' ? c + ('a' - 'A') : c;
+}
+
 int vx_strcasecmp(const char *a, const char *b)
 {
     for (;; a++, b++) {
-        int ca = (unsigned char)*a, cb = (unsigned char)*b;
-        if (ca >= 'A' && ca <= 'Z') ca += 'a' - 'A';
-        if (cb >= 'A' && cb <= 'Z') cb += 'a' - 'A';
+        int ca = lower((unsigned char)*a), cb = lower((unsigned char)*b);
         if (ca != cb || ca == 0) return ca - cb;
     }
 }
@@ -39,10 +42,7 @@ unsigned vx_edit_distance(const char *a, const char *b)
     for (size_t i = 1; i <= la; i++) {
         row1[0] = (unsigned)i;
         for (size_t j = 1; j <= lb; j++) {
-            int ca = (unsigned char)a[i - 1], cb = (unsigned char)b[j - 1];
-            if (ca >= 'A' && ca <= 'Z') ca += 'a' - 'A';
-            if (cb >= 'A' && cb <= 'Z') cb += 'a' - 'A';
-            unsigned sub = row0[j - 1] + (ca != cb);
+            unsigned sub = row0[j - 1] + (lower((unsigned char)a[i - 1]) != lower((unsigned char)b[j - 1]));
             unsigned del = row0[j] + 1, ins = row1[j - 1] + 1;
             unsigned m = sub < del ? sub : del;
             row1[j] = m < ins ? m : ins;
@@ -50,6 +50,27 @@ unsigned vx_edit_distance(const char *a, const char *b)
         memcpy(row0, row1, (lb + 1) * sizeof row0[0]);
     }
     return row0[lb];
+}
+
+void vx_close_init(vx_close *c, const char *name, unsigned limit)
+{
+    c->name = name;
+    c->prefix = false;
+    for (int i = 0; i < VX_CLOSE_N; i++) c->best[i] = NULL, c->d[i] = limit + 1;
+}
+
+void vx_close_offer(vx_close *c, const char *cand)
+{
+    unsigned d = vx_edit_distance(c->name, cand);
+    size_t ln = strlen(c->name);
+    /* "memory" for "memory_gib": a leading part is as good as a typo. */
+    if (c->prefix && ln >= 3 && strncmp(cand, c->name, ln) == 0 && d > 1) d = 1;
+    for (int k = 0; k < VX_CLOSE_N; k++)
+        if (d < c->d[k]) {
+            for (int j = VX_CLOSE_N - 1; j > k; j--) c->d[j] = c->d[j - 1], c->best[j] = c->best[j - 1];
+            c->d[k] = d, c->best[k] = cand;
+            return;
+        }
 }
 
 bool vx_in_list(const char *list, const char *name)
@@ -61,10 +82,7 @@ bool vx_in_list(const char *list, const char *name)
         if (len == n) {
             size_t i = 0;
             while (i < n) {
-                int a = (unsigned char)p[i], b = (unsigned char)name[i];
-                if (a >= 'A' && a <= 'Z') a += 'a' - 'A';
-                if (b >= 'A' && b <= 'Z') b += 'a' - 'A';
-                if (a != b) break;
+                if (lower((unsigned char)p[i]) != lower((unsigned char)name[i])) break;
                 i++;
             }
             if (i == n) return true;

@@ -20,16 +20,6 @@ static bool quantizes_on_load(int method)
     return method == VX_QM_BNB || method == VX_QM_TORCHAO;
 }
 
-static void timeline(struct vramest_result *r, const char *label, uint64_t allocated)
-{
-    if (r->n_timeline >= VX_MAX_TIMELINE) return;
-    vx_timeline_point *p = &r->timeline[r->n_timeline++];
-    p->phase = VRAMEST_PHASE_LOAD;
-    p->layer = -1;
-    p->allocated = allocated;
-    p->label = label;
-}
-
 /* One rank: with tensor/pipeline parallelism or a device_map placement each
  * GPU loads only its share (vx_rank_weights). */
 static int load_rank(vx_ctx *x, const vx_shard *sh)
@@ -79,8 +69,8 @@ static int load_rank(vx_ctx *x, const vx_shard *sh)
                           vx_sat_add(slack, cached_high), VRAMEST_PROV_FORMULA);
     }
     r->val[VRAMEST_VAL_PEAK_PHASE] = VRAMEST_PHASE_LOAD;
-    timeline(r, "weights", alloc);
-    if (transient) timeline(r, "quantize largest matrix", r->val[VRAMEST_VAL_LOAD_PEAK]);
+    vx_result_point(r, VRAMEST_PHASE_LOAD, "weights", alloc);
+    if (transient) vx_result_point(r, VRAMEST_PHASE_LOAD, "quantize largest matrix", r->val[VRAMEST_VAL_LOAD_PEAK]);
     return VRAMEST_OK;
 }
 

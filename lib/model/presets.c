@@ -313,19 +313,11 @@ static const vx_preset *find_preset(const char *name)
 
 static int unknown_preset(const char *name)
 {
-    const char *best[3] = {NULL, NULL, NULL};
-    unsigned bd[3] = {~0u, ~0u, ~0u};
-    for (size_t i = 0; i < VX_ARRAY_LEN(presets); i++) {
-        unsigned d = vx_edit_distance(name, presets[i].name);
-        for (int k = 0; k < 3; k++)
-            if (d < bd[k]) {
-                for (int j = 2; j > k; j--) bd[j] = bd[j - 1], best[j] = best[j - 1];
-                bd[k] = d, best[k] = presets[i].name;
-                break;
-            }
-    }
-    return vx_fail(VRAMEST_E_UNKNOWN_NAME, "unknown model preset '%.100s' (closest: %s, %s, %s)", name, best[0],
-                   best[1], best[2]);
+    vx_close c;
+    vx_close_init(&c, name, VX_CLOSE_ANY);
+    for (size_t i = 0; i < VX_ARRAY_LEN(presets); i++) vx_close_offer(&c, presets[i].name);
+    return vx_fail(VRAMEST_E_UNKNOWN_NAME, "unknown model preset '%.100s' (closest: %s, %s, %s)", name, c.best[0],
+                   c.best[1], c.best[2]);
 }
 
 VRAMEST_API int vramest_model_new_preset(const char *name, vramest_model **out)

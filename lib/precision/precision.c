@@ -103,18 +103,12 @@ static int apply(vx_precision_values *v, uint64_t *bits, const char *name)
         if (d->id == VRAMEST_DTYPE_AUTO) return VRAMEST_OK;
         return vx_opt_set_i64(v, bits, H, VRAMEST_PREC_WEIGHTS, d->id);
     }
-    const char *best = NULL;
-    unsigned best_d = 3;
-    for (size_t i = 0; i < VX_ARRAY_LEN(presets); i++) {
-        unsigned e = vx_edit_distance(name, presets[i].name);
-        if (e < best_d) best_d = e, best = presets[i].name;
-    }
-    for (const vx_enum_name *e = vx_dtype_enum; e->name; e++) {
-        unsigned k = vx_edit_distance(name, e->name);
-        if (k < best_d) best_d = k, best = e->name;
-    }
-    if (best)
-        return vx_fail(VRAMEST_E_UNKNOWN_NAME, "unknown precision preset '%s' (did you mean '%s'?)", name, best);
+    vx_close c;
+    vx_close_init(&c, name, 2);
+    for (size_t i = 0; i < VX_ARRAY_LEN(presets); i++) vx_close_offer(&c, presets[i].name);
+    for (const vx_enum_name *e = vx_dtype_enum; e->name; e++) vx_close_offer(&c, e->name);
+    if (c.best[0])
+        return vx_fail(VRAMEST_E_UNKNOWN_NAME, "unknown precision preset '%s' (did you mean '%s'?)", name, c.best[0]);
     return vx_fail(VRAMEST_E_UNKNOWN_NAME,
                    "unknown precision preset '%s' (presets: fp32, fp16, bf16, amp_fp16, amp_bf16, mixed_bf16, "
                    "mixed_fp16, int8, nf4, fp4, qlora, or a dtype name such as q4_k_m)",

@@ -114,19 +114,11 @@ VRAMEST_API int vramest_config_set_f64(vramest_config *cfg, vramest_option key, 
 static int check_device(const char *name)
 {
     if (!name[0] || vx_gpu_find(name)) return VRAMEST_OK;
-    const char *best[3] = {NULL, NULL, NULL};
-    unsigned bd[3] = {99, 99, 99};
-    for (size_t i = 0; i < vx_gpu_count_; i++) {
-        unsigned d = vx_edit_distance(name, vx_gpus[i].name);
-        for (int k = 0; k < 3; k++)
-            if (d < bd[k]) {
-                for (int j = 2; j > k; j--) bd[j] = bd[j - 1], best[j] = best[j - 1];
-                bd[k] = d, best[k] = vx_gpus[i].name;
-                break;
-            }
-    }
+    vx_close c;
+    vx_close_init(&c, name, VX_CLOSE_ANY);
+    for (size_t i = 0; i < vx_gpu_count_; i++) vx_close_offer(&c, vx_gpus[i].name);
     return vx_fail(VRAMEST_E_UNKNOWN_NAME, "device: unknown GPU '%s' (close names: %s, %s, %s; see `vramest gpus`)",
-                   name, best[0] ? best[0] : "-", best[1] ? best[1] : "-", best[2] ? best[2] : "-");
+                   name, c.best[0] ? c.best[0] : "-", c.best[1] ? c.best[1] : "-", c.best[2] ? c.best[2] : "-");
 }
 
 VRAMEST_API int vramest_config_set_str(vramest_config *cfg, vramest_option key, const char *value)

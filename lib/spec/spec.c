@@ -77,9 +77,9 @@ static unsigned close_enough(const char *name)
  * `name`, as ` (did you mean "a", "b"?)`. */
 static void suggest(const char *name, const char *const *list, size_t n, const char *group, char *out, size_t cap)
 {
-    const char *best[3] = {NULL, NULL, NULL};
-    unsigned bestd[3] = {~0u, ~0u, ~0u};
-    unsigned limit = close_enough(name);
+    vx_close c;
+    vx_close_init(&c, name, close_enough(name));
+    c.prefix = true;
     uint32_t count = group ? vramest_option_count() : (uint32_t)n;
     for (uint32_t i = 0; i < count; i++) {
         const char *cand;
@@ -92,24 +92,13 @@ static void suggest(const char *name, const char *const *list, size_t n, const c
         } else {
             cand = list[i];
         }
-        if (!cand) continue;
-        unsigned d = vx_edit_distance(name, cand);
-        /* "memory" for "memory_gib": a leading part is as good as a typo. */
-        size_t ln = strlen(name);
-        if (ln >= 3 && strncmp(cand, name, ln) == 0 && d > 1) d = 1;
-        if (d > limit) continue;
-        for (int j = 0; j < 3; j++)
-            if (d < bestd[j]) {
-                for (int t = 2; t > j; t--) best[t] = best[t - 1], bestd[t] = bestd[t - 1];
-                best[j] = cand, bestd[j] = d;
-                break;
-            }
+        if (cand) vx_close_offer(&c, cand);
     }
     out[0] = '\0';
-    if (!best[0]) return;
+    if (!c.best[0]) return;
     size_t used = (size_t)snprintf(out, cap, " (did you mean");
-    for (int j = 0; j < 3 && best[j] && used < cap; j++)
-        used += (size_t)snprintf(out + used, cap - used, "%s \"%s\"", j ? "," : "", best[j]);
+    for (int j = 0; j < VX_CLOSE_N && c.best[j] && used < cap; j++)
+        used += (size_t)snprintf(out + used, cap - used, "%s \"%s\"", j ? "," : "", c.best[j]);
     if (used < cap) snprintf(out + used, cap - used, "?)");
 }
 

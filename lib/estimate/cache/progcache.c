@@ -720,7 +720,8 @@ static const vx_sentry *slookup(vx_pcache *pc, uint32_t n, const vx_ctx *x, cons
     return NULL;
 }
 
-int vx_train_static_cached(vx_pcache *cache, vx_ctx *x, const vx_shard *sh, vx_train_model *buf, const vx_train_model **out)
+int vx_train_static_cached(vx_pcache *cache, vx_ctx *x, const vx_shard *sh, vx_train_model *buf,
+                           const vx_train_model **out)
 {
     vx_train_model *tm = buf;
     *out = buf;

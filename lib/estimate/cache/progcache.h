@@ -79,6 +79,7 @@ void vx_weights_stats_get(const vx_ctx *x, int torch_alloc, vx_weights_stats *ou
  * shard and the runtime; they are kept on first use. `*tm` points at the
  * cached terms (valid until the model changes) or at `buf`. `cache` may be
  * NULL. */
-int vx_train_static_cached(vx_pcache *cache, vx_ctx *x, const vx_shard *sh, vx_train_model *buf, const vx_train_model **tm) VX_HIDDEN;
+int vx_train_static_cached(vx_pcache *cache, vx_ctx *x, const vx_shard *sh, vx_train_model *buf,
+                           const vx_train_model **tm) VX_HIDDEN;
 
 #endif

@@ -22,16 +22,6 @@ uint64_t vx_infer_prompt_len(const vx_config_values *cv)
     return (uint64_t)(cv->prompt_len > 0 ? cv->prompt_len : cv->seq_len);
 }
 
-static void timeline(struct vramest_result *r, int phase, const char *label, uint64_t allocated)
-{
-    if (r->n_timeline >= VX_MAX_TIMELINE) return;
-    vx_timeline_point *p = &r->timeline[r->n_timeline++];
-    p->phase = (uint8_t)phase;
-    p->layer = -1;
-    p->allocated = allocated;
-    p->label = label;
-}
-
 /* The prompt's cache right after prefill. GPT-2 / GPT-BigCode cache views
  * of the fused c_attn output, and GPT-NeoX / Phi-3 / ChatGLM a view for V
  * (K is rotated into a new tensor), so each layer's whole q|k|v output stays
@@ -290,10 +280,10 @@ static int hf_generate(vx_ctx *x, const vx_shard *sh)
 
     uint64_t base = vx_sat_add(vx_sat_add(w_alloc, buffers), vx_sat_add(adapter, ws));
     r->val[VRAMEST_VAL_PEAK_PHASE] = (uint64_t)phase;
-    timeline(r, VRAMEST_PHASE_LOAD, "weights", base);
-    timeline(r, phase == VRAMEST_PHASE_FORWARD ? VRAMEST_PHASE_FORWARD : VRAMEST_PHASE_PREFILL, "prefill",
+    vx_result_point(r, VRAMEST_PHASE_LOAD, "weights", base);
+    vx_result_point(r, phase == VRAMEST_PHASE_FORWARD ? VRAMEST_PHASE_FORWARD : VRAMEST_PHASE_PREFILL, "prefill",
              vx_sat_add(base, pre.total));
-    if (has_dec) timeline(r, VRAMEST_PHASE_DECODE, "decode at full length", vx_sat_add(base, dec.total));
+    if (has_dec) vx_result_point(r, VRAMEST_PHASE_DECODE, "decode at full length", vx_sat_add(base, dec.total));
     if (vx_sat_add(base, pk->total) == UINT64_MAX)
         return vx_fail(VRAMEST_E_OVERFLOW, "infer: batch_size %lld x beams %lld x %llu tokens overflows 64-bit bytes",
                        (long long)cv->batch_size, (long long)cv->beams, (unsigned long long)ctx_len);

@@ -181,12 +181,7 @@ int vx_serving_llamacpp(vx_ctx *x, const vx_shard *sh)
                       VRAMEST_PROV_FORMULA);
 
     r->val[VRAMEST_VAL_PEAK_PHASE] = VRAMEST_PHASE_PREFILL;
-    if (r->n_timeline < VX_MAX_TIMELINE) {
-        vx_timeline_point *p = &r->timeline[r->n_timeline++];
-        p->phase = VRAMEST_PHASE_PREFILL;
-        p->layer = -1;
-        p->allocated = vx_sat_add(vx_sat_add(w_gpu, kv_gpu), vx_sat_add(c_gpu, scratch));
-        p->label = "context created";
-    }
+    vx_result_point(r, VRAMEST_PHASE_PREFILL, "context created",
+                    vx_sat_add(vx_sat_add(w_gpu, kv_gpu), vx_sat_add(c_gpu, scratch)));
     return VRAMEST_OK;
 }

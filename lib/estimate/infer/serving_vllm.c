@@ -203,12 +203,6 @@ int vx_serving_vllm(vx_ctx *x, const vx_shard *sh)
     r->val_high[VRAMEST_VAL_MAX_TOKENS] = r->val_high[VRAMEST_VAL_KV_BLOCKS] * (uint64_t)cv->block_size;
     r->val_ok[VRAMEST_VAL_KV_POOL_BYTES] = r->val_ok[VRAMEST_VAL_KV_BLOCKS] = r->val_ok[VRAMEST_VAL_MAX_TOKENS] = 1;
     r->val[VRAMEST_VAL_PEAK_PHASE] = VRAMEST_PHASE_DECODE;
-    if (r->n_timeline < VX_MAX_TIMELINE) {
-        vx_timeline_point *p = &r->timeline[r->n_timeline++];
-        p->phase = VRAMEST_PHASE_PREFILL;
-        p->layer = -1;
-        p->allocated = vx_sat_add(vx_sat_add(w, act), cublas);
-        p->label = "profile run";
-    }
+    vx_result_point(r, VRAMEST_PHASE_PREFILL, "profile run", vx_sat_add(vx_sat_add(w, act), cublas));
     return VRAMEST_OK;
 }

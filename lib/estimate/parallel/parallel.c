@@ -788,7 +788,8 @@ void vx_parallel_buffers(const vx_ctx *x, const vx_shard *sh, uint64_t trainable
     const vx_shape *s = x->pol.s;
     memset(o, 0, sizeof *o);
     o->nccl = vx_nccl_bytes(x, sh);
-    unsigned pb = dsize(x->pol.rp.param_dtype, 2), gb = dsize(x->pol.rp.grad_dtype, pb), ab = dsize(x->pol.rp.compute_dtype, 2);
+    const vx_resolved_precision *rp = &x->pol.rp;
+    unsigned pb = dsize(rp->param_dtype, 2), gb = dsize(rp->grad_dtype, pb), ab = dsize(rp->compute_dtype, 2);
     uint64_t g = sh->shard_group > 1 ? (uint64_t)sh->shard_group : 1;
 
     /* Parameters on this rank after TP/PP/EP, and the largest units; the

@@ -169,9 +169,9 @@ int vx_train_static(vx_ctx *x, const vx_shard *sh, vx_train_model *tm)
                 train_copies = scale(copies, (uint64_t)tr_here, (uint64_t)sh->stage_layers);
             }
             uint64_t tglob = e_tot;
-            if (ft == VX_FT_FREEZE && t->part == VX_PART_DECODER && x->pol.s->layers > 0)
-                tglob = scale(e_tot, (uint64_t)(cv->trainable_layers < x->pol.s->layers ? cv->trainable_layers : x->pol.s->layers),
-                              (uint64_t)x->pol.s->layers);
+            int64_t L = x->pol.s->layers;
+            if (ft == VX_FT_FREEZE && t->part == VX_PART_DECODER && L > 0)
+                tglob = scale(e_tot, (uint64_t)(cv->trainable_layers < L ? cv->trainable_layers : L), (uint64_t)L);
             tp_global = vx_sat_add(tp_global, tglob);
         }
         if (train_e) {

@@ -117,8 +117,8 @@ void vx_train_cfg(const vx_ctx *x, const vx_shard *sh, const vx_train_model *tm,
 }
 
 /* One stack of identical layers: its program and its shape. */
-static int add_stack(const vx_prog_source *src, const vx_act_cfg *c, const vx_part *p, int stable, int cross, int64_t n,
-                     int64_t first, const char *name, int frozen, vx_step_shape *sp, vx_step_vals *v,
+static int add_stack(const vx_prog_source *src, const vx_act_cfg *c, const vx_part *p, int stable, int cross,
+                     int64_t n, int64_t first, const char *name, int frozen, vx_step_shape *sp, vx_step_vals *v,
                      const struct vx_cprog **used)
 {
     if (n <= 0) return VRAMEST_OK;
@@ -140,8 +140,8 @@ static int add_stack(const vx_prog_source *src, const vx_act_cfg *c, const vx_pa
 /* A stack whose first layer may receive a residual stream that does not
  * require grad (frozen embeddings, no input-require-grads hook): that layer
  * saves only what its trainable parameters need. */
-static int add_stacks(const vx_prog_source *src, const vx_act_cfg *c, const vx_part *p, int stable, int cross, int64_t n,
-                      int rg_first, int64_t first, const char *name, vx_step_shape *sp, vx_step_vals *v,
+static int add_stacks(const vx_prog_source *src, const vx_act_cfg *c, const vx_part *p, int stable, int cross,
+                      int64_t n, int rg_first, int64_t first, const char *name, vx_step_shape *sp, vx_step_vals *v,
                       const struct vx_cprog **used)
 {
     int rc;
@@ -210,8 +210,8 @@ int vx_train_step_prepare(const vx_ctx *x, const vx_shard *sh, const vx_train_mo
         int64_t ne = sh->pp > 1 ? (int64_t)vx_ceil_div((uint64_t)s->enc_layers * (uint64_t)sh->stage_layers, (uint64_t)s->layers)
                                 : s->enc_layers;
         if ((rc = add_stacks(src, c, &tm->enc, stable, 0, ne, rg_first, 0, "encoder layer", sp, v, used))) return rc;
-        if ((rc = add_stacks(src, c, &tm->dec, stable, 1, sh->stage_layers, rg_first, sh->first_layer, "decoder layer", sp, v,
-                             used)))
+        if ((rc = add_stacks(src, c, &tm->dec, stable, 1, sh->stage_layers, rg_first, sh->first_layer, "decoder layer",
+                             sp, v, used)))
             return rc;
     } else {
         const vx_part *P = s->encoder_only ? &tm->enc : &tm->dec;
@@ -227,12 +227,13 @@ int vx_train_step_prepare(const vx_ctx *x, const vx_shard *sh, const vx_train_mo
             vx_act_cfg cf = *c;
             cf.rg_stream = 0;
             cf.ckpt = VX_GC_NONE;
-            if ((rc = add_stack(src, &cf, &fp, 0, 0, frozen, sh->first_layer, "frozen layer", 1, sp, v, used))) return rc;
+            if ((rc = add_stack(src, &cf, &fp, 0, 0, frozen, sh->first_layer, "frozen layer", 1, sp, v, used)))
+                return rc;
             n -= frozen;
             rg_first = 0;
         }
-        if ((rc = add_stacks(src, c, P, stable, 0, n, rg_first, sh->first_layer + (sh->stage_layers - n), "layer", sp, v,
-                             used)))
+        if ((rc = add_stacks(src, c, P, stable, 0, n, rg_first, sh->first_layer + (sh->stage_layers - n), "layer", sp,
+                             v, used)))
             return rc;
     }
 
