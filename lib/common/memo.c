@@ -16,7 +16,7 @@ void vx_memo_clear(vx_memo *m)
     o->destroy(o);
 }
 
-vx_memo_obj *vx_memo_get(const vx_memo *cm, vx_memo_obj *(*make)(void))
+vx_memo_obj *vx_memo_fill(const vx_memo *cm, vx_memo_obj *(*make)(void))
 {
     /* The handle is const to its reader; the slot is the cache beside its
      * value (handles are heap objects, never defined const). */

@@ -34,8 +34,15 @@ void vx_memo_clear(vx_memo *m) VX_HIDDEN;
 /* The content, made by `make` when the slot is empty (one thread's object
  * wins; the others' are destroyed). NULL when the slot is off or `make`
  * failed: the caller then computes without a memo. The slot is logically
- * part of the handle's cache, not of its value, so a const handle fills it. */
-vx_memo_obj *vx_memo_get(const vx_memo *m, vx_memo_obj *(*make)(void)) VX_HIDDEN;
+ * part of the handle's cache, not of its value, so a const handle fills it.
+ * vx_memo_fill is the slow path of vx_memo_get. */
+vx_memo_obj *vx_memo_fill(const vx_memo *m, vx_memo_obj *(*make)(void)) VX_HIDDEN;
+static inline vx_memo_obj *vx_memo_get(const vx_memo *m, vx_memo_obj *(*make)(void))
+{
+    /* A filled slot is one load: estimates ask on every call. */
+    vx_memo_obj *o = atomic_load_explicit(&((vx_memo *)(uintptr_t)m)->obj, memory_order_acquire);
+    return o && o != VX_MEMO_OFF ? o : vx_memo_fill(m, make);
+}
 /* Put `o` in the slot (VX_MEMO_OFF switches it off) and return what was
  * there, undestroyed: tests compare estimates with and without a memo. */
 vx_memo_obj *vx_memo_swap(vx_memo *m, vx_memo_obj *o) VX_HIDDEN;

@@ -16,16 +16,6 @@ void vx_result_warn(struct vramest_result *r, const char *fmt, ...)
     va_end(ap);
 }
 
-void vx_result_point(struct vramest_result *r, int phase, const char *label, uint64_t allocated)
-{
-    if (r->n_timeline >= VX_MAX_TIMELINE) return;
-    vx_timeline_point *p = &r->timeline[r->n_timeline++];
-    p->phase = (uint8_t)phase;
-    p->layer = -1;
-    p->allocated = allocated;
-    p->label = label;
-}
-
 void vx_result_add(struct vramest_result *r, int dev, int cat, uint64_t bytes, uint64_t low, uint64_t high, int prov)
 {
     r->cat[dev][cat] = vx_sat_add(r->cat[dev][cat], bytes);

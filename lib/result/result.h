@@ -61,7 +61,15 @@ struct vramest_result {
 void vx_result_warn(struct vramest_result *r, const char *fmt, ...) VX_PRINTF(2, 3) VX_HIDDEN;
 /* Append a whole-phase point (VRAMEST_PHASE_*; `label` a string literal)
  * to the timeline; dropped when the timeline is full. */
-void vx_result_point(struct vramest_result *r, int phase, const char *label, uint64_t allocated) VX_HIDDEN;
+static inline void vx_result_point(struct vramest_result *r, int phase, const char *label, uint64_t allocated)
+{
+    if (r->n_timeline >= VX_MAX_TIMELINE) return;
+    vx_timeline_point *p = &r->timeline[r->n_timeline++];
+    p->phase = (uint8_t)phase;
+    p->layer = -1;
+    p->allocated = allocated;
+    p->label = label;
+}
 /* Add one term to a category: its bytes, its band (absolute low/high of
  * this term) and its provenance (a category keeps its least certain one). */
 void vx_result_add(struct vramest_result *r, int dev, int cat, uint64_t bytes, uint64_t low, uint64_t high,

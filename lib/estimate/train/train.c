@@ -113,8 +113,6 @@ static int train_rank(vx_ctx *x, const vx_shard *sh)
     vx_train_model tm_buf;
     const vx_train_model *tm = NULL;
     vx_pcache *pc = vx_pcache_of(x->pol.m);
-    vx_prog_source src;
-    vx_pcache_source(pc, &src);
     int rc = vx_train_static_cached(pc, x, sh, &tm_buf, &tm);
     if (rc) return rc;
     /* The config of the programs: the cached one with this step's sizes. */
@@ -136,6 +134,10 @@ static int train_rank(vx_ctx *x, const vx_shard *sh)
         train_finish(x, sh, tm, &c, &out);
         return VRAMEST_OK;
     }
+    /* Otherwise the step is composed from its programs, each one compiled
+     * or replayed by the cache. */
+    vx_prog_source src;
+    vx_pcache_source(pc, &src);
     vx_step_shape sp;
     vx_step_vals v;
     const struct vx_cprog *used[VX_SP_N];
