@@ -253,10 +253,13 @@ static int complete(struct vramest_model *m, const vx_tensor *arch, size_t na, c
     if (rc == VRAMEST_OK && listed) {
         uint64_t total = m->shape.params_total;
         double pct = total && added < total ? 100.0 * (double)added / (double)total : 100.0;
-        snprintf(m->cover_note, sizeof m->cover_note,
-                 "files lack %.1f%% of the model's parameters; counted at the config's size (loaders initialise "
-                 "them): %s",
-                 pct, list);
+        /* The list goes after the sentence, cut to the note's size. */
+        int n = snprintf(m->cover_note, sizeof m->cover_note,
+                         "files lack %.1f%% of the model's parameters; counted at the config's size (loaders "
+                         "initialise them): ",
+                         pct);
+        if (n > 0 && (size_t)n < sizeof m->cover_note)
+            vx_strlcpy(m->cover_note + n, list, sizeof m->cover_note - (size_t)n);
     }
     return rc;
 }
