@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""End-to-end checks of the vramest CLI (examples/vramest.c): job specs in,
+"""End-to-end checks of the vramest CLI (examples/cli/): job specs in,
 the plan JSON out (the contract shared/bin/accuracy reads), exit codes, and
 the listing subcommands. Standard library only.
 

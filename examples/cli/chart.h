@@ -3,8 +3,8 @@
  * Presentation only. The caller fills these structures from the library
  * (result getters, rank groups, the plan's "timeline"); nothing here computes
  * a byte, it only scales and draws what it is given. */
-#ifndef VRAMEST_CHART_H
-#define VRAMEST_CHART_H
+#ifndef VRAMEST_CLI_CHART_H
+#define VRAMEST_CLI_CHART_H
 
 #include <stddef.h>
 #include <stdint.h>

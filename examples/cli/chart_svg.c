@@ -1,243 +1,11 @@
-/* Charts of the vramest CLI (see vramest_chart.h). Everything here is layout:
- * the numbers come from the library through the caller. */
-#include "vramest_chart.h"
-
+/* The chart as a standalone SVG document: the breakdown bars and the step
+ * timeline. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- colours ----
- * Keyed by category name, not index, so a category the library appends later
- * never shifts the colours users have learnt; unknown names take a spare. */
-static const struct {
-    const char *name, *ansi, *hex;
-} palette[] = {
-    {"weights", "34", "#4e79a7"},      {"master_weights", "94", "#a0cbe8"}, {"gradients", "33", "#f28e2b"},
-    {"optimizer_states", "31", "#e15759"}, {"activations", "32", "#59a14f"}, {"kv_cache", "36", "#76b7b2"},
-    {"logits", "93", "#edc948"},       {"adapter", "35", "#b07aa1"},        {"workspace", "95", "#ff9da7"},
-    {"framework", "90", "#79706e"},    {"allocator", "37", "#bab0ac"},
-};
-static const char *const spare_ansi[] = {"92", "96", "91", "97"};
-static const char *const spare_hex[] = {"#8cd17d", "#499894", "#d37295", "#9c755f"};
-static const char *const series_hex[] = {"#4e79a7", "#f28e2b", "#59a14f", "#e15759",
-                                         "#b07aa1", "#76b7b2", "#9c755f", "#d37295"};
-
-#define NPAL (sizeof palette / sizeof palette[0])
-#define NSPARE (sizeof spare_ansi / sizeof spare_ansi[0])
-#define NSERIES_HEX (sizeof series_hex / sizeof series_hex[0])
-
-static int palette_index(const char *name)
-{
-    for (size_t i = 0; name && i < NPAL; i++)
-        if (!strcmp(palette[i].name, name)) return (int)i;
-    return -1;
-}
-
-static const char *cat_ansi(const char *name, size_t idx)
-{
-    int p = palette_index(name);
-    return p >= 0 ? palette[p].ansi : spare_ansi[idx % NSPARE];
-}
-
-static const char *cat_hex(const char *name, size_t idx)
-{
-    int p = palette_index(name);
-    return p >= 0 ? palette[p].hex : spare_hex[idx % NSPARE];
-}
-
-static double gib(uint64_t b) { return (double)b / (1024.0 * 1024.0 * 1024.0); }
-
-/* Drawing order: the allocated categories in index order, then allocator,
- * then framework, so the bar's boundaries fall at peak_allocated,
- * peak_reserved and device_total. */
-static size_t draw_order(const char *const *names, size_t ncat, size_t *order)
-{
-    size_t n = 0, alloc = ncat, frame = ncat;
-    for (size_t c = 0; c < ncat; c++) {
-        if (names[c] && !strcmp(names[c], "allocator"))
-            alloc = c;
-        else if (names[c] && !strcmp(names[c], "framework"))
-            frame = c;
-        else
-            order[n++] = c;
-    }
-    if (alloc < ncat) order[n++] = alloc;
-    if (frame < ncat) order[n++] = frame;
-    return n;
-}
-
-/* Cells of [0, x] on a bar of `width` cells spanning [0, scale]. */
-static size_t cell_of(uint64_t x, uint64_t scale, size_t width)
-{
-    if (!scale) return 0;
-    double v = (double)x / (double)scale * (double)width + 0.5;
-    return v >= (double)width ? width : (size_t)v;
-}
-
-/* ---- terminal ---- */
-
-static const char *const mono_glyphs[] = {"\u2588", "\u2593", "\u2592", "\u2591"}; /* █ ▓ ▒ ░ */
-#define FULL_BLOCK "\u2588"
-#define FREE_GLYPH "\u00b7" /* · */
-#define BAR_END "\u2502"    /* │ */
-#define UP_MARK "\u25b2"    /* ▲ */
-
-static void put_n(FILE *f, const char *s, size_t n)
-{
-    for (size_t i = 0; i < n; i++) fputs(s, f);
-}
-
-static void glyph_on(FILE *f, int color, const char *ansi)
-{
-    if (color) fprintf(f, "\x1b[%sm", ansi);
-}
-
-static void glyph_off(FILE *f, int color)
-{
-    if (color) fputs("\x1b[0m", f);
-}
-
-void vc_term_bars(FILE *f, const char *const *cat_names, size_t ncat, const vc_bar *bars, size_t nbars,
-                  uint64_t capacity, const char *device, int color, int columns)
-{
-    if (!ncat || !nbars) return;
-    size_t *order = malloc(ncat * sizeof *order);
-    int *glyph = malloc(ncat * sizeof *glyph);
-    if (!order || !glyph) {
-        free(order);
-        free(glyph);
-        return;
-    }
-    size_t norder = draw_order(cat_names, ncat, order);
-    uint64_t scale = capacity;
-    for (size_t b = 0; b < nbars; b++)
-        if (bars[b].device_total > scale) scale = bars[b].device_total;
-
-    /* One glyph per category across all bars (the legend's), cycling in
-     * drawing order so neighbours always differ without colour. */
-    int used = 0;
-    for (size_t i = 0; i < norder; i++) {
-        size_t c = order[i];
-        glyph[c] = -1;
-        for (size_t b = 0; b < nbars; b++)
-            if (bars[b].cats[c]) {
-                glyph[c] = used++ % 4;
-                break;
-            }
-    }
-    if (!scale || !used) {
-        free(order);
-        free(glyph);
-        return;
-    }
-
-    size_t lw = 0;
-    if (nbars > 1)
-        for (size_t b = 0; b < nbars; b++) {
-            size_t l = bars[b].label ? strlen(bars[b].label) : 0;
-            if (l > lw) lw = l;
-        }
-    if (lw > 24) lw = 24;
-    /* Room for " 123.45 GiB" after the bar, and "  does not fit" on a comparison. */
-    long w = (long)columns - 2 - (lw ? (long)lw + 1 : 0) - 1 - 13 - (nbars > 1 ? 14 : 0);
-    size_t width = w < 16 ? 16 : w > 64 ? 64 : (size_t)w;
-    size_t capcol = capacity ? cell_of(capacity, scale, width) : 0;
-    int over = 0;
-
-    for (size_t b = 0; b < nbars; b++) {
-        const vc_bar *bar = &bars[b];
-        fputs("  ", f);
-        if (lw) fprintf(f, "%-*.*s ", (int)lw, (int)lw, bar->label ? bar->label : "");
-        uint64_t cum = 0;
-        size_t col = 0;
-        for (size_t i = 0; i < norder; i++) {
-            size_t c = order[i];
-            if (!bar->cats[c]) continue;
-            cum += bar->cats[c];
-            size_t to = cell_of(cum, scale, width);
-            if (to > col) {
-                glyph_on(f, color, cat_ansi(cat_names[c], c));
-                put_n(f, color ? FULL_BLOCK : mono_glyphs[glyph[c]], to - col);
-                glyph_off(f, color);
-                col = to;
-            }
-        }
-        size_t printed = col;
-        if (capacity && bar->device_total <= capacity) {
-            if (capcol > col) {
-                glyph_on(f, color, "2");
-                put_n(f, FREE_GLYPH, capcol - col);
-                glyph_off(f, color);
-            }
-            fputs(BAR_END, f);
-            printed = (capcol > col ? capcol : col) + 1;
-        } else if (capacity) {
-            over = 1;
-        }
-        put_n(f, " ", width + 1 > printed ? width + 1 - printed : 0);
-        fprintf(f, " %8.2f GiB", gib(bar->device_total));
-        if (nbars > 1 && bar->fits >= 0) fputs(bar->fits ? "  fits" : "  does not fit", f);
-        fputc('\n', f);
-    }
-
-    if (over) {
-        /* Where the device ends, under the bars that pass it. */
-        char text[128];
-        snprintf(text, sizeof text, "capacity %.2f GiB%s%s%s", gib(capacity), device ? " (" : "",
-                 device ? device : "", device ? ")" : "");
-        size_t indent = 2 + (lw ? lw + 1 : 0), tl = strlen(text);
-        if (capcol >= tl + 1) {
-            put_n(f, " ", indent + capcol - tl - 1);
-            fprintf(f, "%s " UP_MARK "\n", text);
-        } else {
-            put_n(f, " ", indent + capcol);
-            fprintf(f, UP_MARK " %s\n", text);
-        }
-    }
-
-    /* Legend, wrapped to the terminal. */
-    int col = 2, values = nbars == 1;
-    fputs("  ", f);
-    for (size_t i = 0; i <= norder; i++) {
-        size_t c = i < norder ? order[i] : 0;
-        char item[96];
-        const char *ansi = "2", *mark = FREE_GLYPH;
-        if (i < norder) {
-            if (glyph[c] < 0) continue;
-            double g = gib(bars[0].cats[c]);
-            if (!values)
-                snprintf(item, sizeof item, "%s", cat_names[c]);
-            else if (bars[0].cats[c] && g < 0.005)
-                snprintf(item, sizeof item, "%s <0.01", cat_names[c]);
-            else
-                snprintf(item, sizeof item, "%s %.2f", cat_names[c], g);
-            ansi = cat_ansi(cat_names[c], c);
-            mark = color ? FULL_BLOCK : mono_glyphs[glyph[c]];
-        } else if (values && capacity && bars[0].device_total < capacity) {
-            snprintf(item, sizeof item, "free %.2f", gib(capacity - bars[0].device_total));
-        } else {
-            break;
-        }
-        int l = (int)strlen(item);
-        if (col > 2 && col + 3 + 2 + l > columns) {
-            fputs("\n  ", f);
-            col = 2;
-        } else if (col > 2) {
-            fputs("   ", f);
-            col += 3;
-        }
-        glyph_on(f, color, ansi);
-        fputs(mark, f);
-        glyph_off(f, color);
-        fprintf(f, " %s", item);
-        col += 2 + l;
-    }
-    fputs(values ? "  (GiB)\n" : "\n", f);
-    free(order);
-    free(glyph);
-}
-
-/* ---- SVG ---- */
+#include "chart_internal.h"
 
 /* Text content or attribute value: XML-escaped, and any byte that is not part
  * of valid UTF-8 (a model path can hold anything) replaced, so the document
@@ -325,7 +93,7 @@ static double svg_bars(FILE *f, const vc_chart *c, double y, const size_t *order
     uint64_t maxb = c->capacity;
     for (size_t b = 0; b < c->nbars; b++)
         if (c->bars[b].device_total > maxb) maxb = c->bars[b].device_total;
-    double step = nice_step(gib(maxb) * 1.04), top = ceil(gib(maxb) * 1.04 / step) * step;
+    double step = nice_step(vc_gib(maxb) * 1.04), top = ceil(vc_gib(maxb) * 1.04 / step) * step;
     if (top <= 0) top = 1;
 #define XB(g) (MARGIN_L + (g) / top * PLOT_W)
 
@@ -356,24 +124,24 @@ static double svg_bars(FILE *f, const vc_chart *c, double y, const size_t *order
             fputs("</tspan>  ", f);
         }
         fprintf(f, "peak_allocated %.2f \u00b7 peak_reserved %.2f \u00b7 device_total %.2f GiB%s</text>\n",
-                gib(bar->peak_allocated), gib(bar->peak_reserved), gib(bar->device_total),
+                vc_gib(bar->peak_allocated), vc_gib(bar->peak_reserved), vc_gib(bar->device_total),
                 bar->fits == 1 ? " \u00b7 fits" : bar->fits == 0 ? " \u00b7 does not fit" : "");
         uint64_t cum = 0;
         for (size_t i = 0; i < norder; i++) {
             size_t k = order[i];
             uint64_t v = bar->cats[k];
             if (!v) continue;
-            double x0 = XB(gib(cum)), x1 = XB(gib(cum + v)), w = x1 - x0;
+            double x0 = XB(vc_gib(cum)), x1 = XB(vc_gib(cum + v)), w = x1 - x0;
             cum += v;
-            const char *name = c->cat_names[k], *hex = cat_hex(name, k);
+            const char *name = c->cat_names[k], *hex = vc_cat_hex(name, k);
             fprintf(f, "<rect class=\"cat\" data-category=\"");
             xml_text(f, name);
             fprintf(f, "\" data-bytes=\"%llu\" x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" fill=\"%s\">"
                        "<title>",
                     (unsigned long long)v, x0, by, w < 0.5 ? 0.5 : w, bar_h, hex);
             xml_text(f, name);
-            fprintf(f, ": %.3f GiB", gib(v));
-            if (bar->lo && bar->hi) fprintf(f, " (band %.3f\u2013%.3f)", gib(bar->lo[k]), gib(bar->hi[k]));
+            fprintf(f, ": %.3f GiB", vc_gib(v));
+            if (bar->lo && bar->hi) fprintf(f, " (band %.3f\u2013%.3f)", vc_gib(bar->lo[k]), vc_gib(bar->hi[k]));
             if (bar->prov && bar->prov[k]) {
                 fputs(", ", f);
                 xml_text(f, bar->prov[k]);
@@ -381,7 +149,7 @@ static double svg_bars(FILE *f, const vc_chart *c, double y, const size_t *order
             fputs("</title></rect>\n", f);
             /* Name inside the segment when it fits, with the size if that fits too. */
             char lab[96];
-            snprintf(lab, sizeof lab, "%s %.1f", name, gib(v));
+            snprintf(lab, sizeof lab, "%s %.1f", name, vc_gib(v));
             const char *shown = text_w(lab, 11) + 8 <= w ? lab : text_w(name, 11) + 8 <= w ? name : NULL;
             if (shown) {
                 fprintf(f, "<text class=\"seg\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" fill=\"%s\">",
@@ -393,12 +161,12 @@ static double svg_bars(FILE *f, const vc_chart *c, double y, const size_t *order
     }
 
     if (c->capacity) {
-        double x = XB(gib(c->capacity));
+        double x = XB(vc_gib(c->capacity));
         fprintf(f, "<line class=\"capacity\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", x,
                 bars_top - 14, x, bars_bottom + 2);
         char lab[160];
         snprintf(lab, sizeof lab, "%s%s%.2f GiB", c->device ? c->device : "", c->device ? " " : "",
-                 gib(c->capacity));
+                 vc_gib(c->capacity));
         int right = x + text_w(lab, 11) + 4 > SVG_W - 4;
         fprintf(f, "<text class=\"caplabel\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">", right ? x - 4 : x + 4,
                 bars_top - 4, right ? "end" : "start");
@@ -417,13 +185,13 @@ static double svg_bars(FILE *f, const vc_chart *c, double y, const size_t *order
         if (!any) continue;
         if (lx + item_w > SVG_W - MARGIN_R + 1) lx = MARGIN_L, y += 20;
         fprintf(f, "<rect class=\"swatch\" x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\"/>", lx,
-                y - 10, cat_hex(c->cat_names[k], k));
+                y - 10, vc_cat_hex(c->cat_names[k], k));
         fprintf(f, "<text class=\"legend\" x=\"%.1f\" y=\"%.1f\">", lx + 17, y);
         xml_text(f, c->cat_names[k]);
-        if (c->nbars == 1 && gib(c->bars[0].cats[k]) < 0.005)
+        if (c->nbars == 1 && vc_gib(c->bars[0].cats[k]) < 0.005)
             fputs(" &lt;0.01 GiB", f);
         else if (c->nbars == 1)
-            fprintf(f, " %.2f GiB", gib(c->bars[0].cats[k]));
+            fprintf(f, " %.2f GiB", vc_gib(c->bars[0].cats[k]));
         fputs("</text>\n", f);
         lx += item_w;
     }
@@ -455,7 +223,7 @@ static double svg_timeline(FILE *f, const vc_chart *c, double y)
             if (c->series[s].pts[i].allocated > maxb) maxb = c->series[s].pts[i].allocated;
         if (c->series[s].device_total > maxb) maxb = c->series[s].device_total;
     }
-    double step = nice_step(gib(maxb) * 1.08), top = ceil(gib(maxb) * 1.08 / step) * step;
+    double step = nice_step(vc_gib(maxb) * 1.08), top = ceil(vc_gib(maxb) * 1.08 / step) * step;
     if (top <= 0) top = 1;
     double ph = 250, y0 = y + 36, ybase = y0 + ph, xs = PLOT_W / (double)n;
 #define XT(i) (MARGIN_L + ((double)(i) + 0.5) * xs)
@@ -503,7 +271,7 @@ static double svg_timeline(FILE *f, const vc_chart *c, double y)
     /* Reference lines: the device, and device_total (allocated plus the
      * allocator's slack and the CUDA context) for a single series. */
     if (c->capacity) {
-        double yc = YT(gib(c->capacity));
+        double yc = YT(vc_gib(c->capacity));
         fprintf(f, "<line class=\"capacity\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", MARGIN_L, yc,
                 SVG_W - MARGIN_R, yc);
         fprintf(f, "<text class=\"caplabel\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">capacity ",
@@ -512,31 +280,31 @@ static double svg_timeline(FILE *f, const vc_chart *c, double y)
             xml_text(f, c->device);
             fputc(' ', f);
         }
-        fprintf(f, "%.2f GiB</text>\n", gib(c->capacity));
+        fprintf(f, "%.2f GiB</text>\n", vc_gib(c->capacity));
     }
     if (c->nseries == 1 && s0->device_total) {
-        double yd = YT(gib(s0->device_total));
+        double yd = YT(vc_gib(s0->device_total));
         fprintf(f, "<line class=\"total\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", MARGIN_L, yd,
                 SVG_W - MARGIN_R, yd);
         fprintf(f, "<text class=\"totallabel\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"start\">device_total at the "
                    "peak %.2f GiB</text>\n",
-                MARGIN_L + 4, yd + 13, gib(s0->device_total));
+                MARGIN_L + 4, yd + 13, vc_gib(s0->device_total));
     }
 
     for (size_t s = 0; s < c->nseries; s++) {
         const vc_series *sr = &c->series[s];
-        const char *hex = c->nseries == 1 ? "#4e79a7" : series_hex[s % NSERIES_HEX];
+        const char *hex = c->nseries == 1 ? "#4e79a7" : vc_series_hex(s);
         if (c->nseries == 1) {
             fprintf(f, "<path class=\"timeline-area\" fill=\"%s\" fill-opacity=\"0.18\" d=\"M%.1f,%.1f", hex,
                     XT(0), ybase);
-            for (size_t i = 0; i < sr->n; i++) fprintf(f, " L%.1f,%.1f", XT(i), YT(gib(sr->pts[i].allocated)));
+            for (size_t i = 0; i < sr->n; i++) fprintf(f, " L%.1f,%.1f", XT(i), YT(vc_gib(sr->pts[i].allocated)));
             fprintf(f, " L%.1f,%.1f Z\"/>\n", XT(sr->n - 1), ybase);
         }
         fprintf(f, "<path class=\"timeline\" data-series=\"");
         xml_text(f, sr->label ? sr->label : "");
         fprintf(f, "\" fill=\"none\" stroke=\"%s\" stroke-width=\"2.2\" d=\"", hex);
         for (size_t i = 0; i < sr->n; i++)
-            fprintf(f, "%s%.1f,%.1f", i ? " L" : "M", XT(i), YT(gib(sr->pts[i].allocated)));
+            fprintf(f, "%s%.1f,%.1f", i ? " L" : "M", XT(i), YT(vc_gib(sr->pts[i].allocated)));
         fputs("\"/>\n", f);
         size_t peak = 0;
         for (size_t i = 0; i < sr->n; i++)
@@ -545,7 +313,7 @@ static double svg_timeline(FILE *f, const vc_chart *c, double y)
             char lab[160];
             point_label(lab, sizeof lab, &sr->pts[i]);
             fprintf(f, "<circle class=\"point%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"%d\" fill=\"%s\"><title>",
-                    i == peak ? " peak" : "", XT(i), YT(gib(sr->pts[i].allocated)), i == peak ? 5 : 3,
+                    i == peak ? " peak" : "", XT(i), YT(vc_gib(sr->pts[i].allocated)), i == peak ? 5 : 3,
                     i == peak ? "#d62728" : hex);
             if (sr->label) {
                 xml_text(f, sr->label);
@@ -554,12 +322,12 @@ static double svg_timeline(FILE *f, const vc_chart *c, double y)
             xml_text(f, sr->pts[i].phase);
             fputs(", ", f);
             xml_text(f, lab);
-            fprintf(f, ": %.3f GiB</title></circle>\n", gib(sr->pts[i].allocated));
+            fprintf(f, ": %.3f GiB</title></circle>\n", vc_gib(sr->pts[i].allocated));
         }
         if (c->nseries == 1) {
-            double px = XT(peak), py = YT(gib(sr->pts[peak].allocated));
+            double px = XT(peak), py = YT(vc_gib(sr->pts[peak].allocated));
             char lab[64];
-            snprintf(lab, sizeof lab, "peak %.2f GiB", gib(sr->pts[peak].allocated));
+            snprintf(lab, sizeof lab, "peak %.2f GiB", vc_gib(sr->pts[peak].allocated));
             int right = px + text_w(lab, 12) / 2 > SVG_W - MARGIN_R;
             fprintf(f, "<text class=\"peaklabel\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">%s</text>\n",
                     right ? px - 8 : px, py - 10, right ? "end" : "middle", lab);
@@ -579,7 +347,7 @@ static double svg_timeline(FILE *f, const vc_chart *c, double y)
     if (c->nseries > 1) {
         double lx = MARGIN_L;
         for (size_t s = 0; s < c->nseries; s++) {
-            const char *hex = series_hex[s % NSERIES_HEX];
+            const char *hex = vc_series_hex(s);
             fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"3\"/>", lx,
                     y - 4, lx + 18, y - 4, hex);
             fprintf(f, "<text class=\"legend\" x=\"%.1f\" y=\"%.1f\">", lx + 24, y);
@@ -599,7 +367,7 @@ int vc_write_svg(FILE *f, const vc_chart *c)
 {
     size_t *order = malloc((c->ncat ? c->ncat : 1) * sizeof *order);
     if (!order) return -1;
-    size_t norder = draw_order(c->cat_names, c->ncat, order);
+    size_t norder = vc_draw_order(c->cat_names, c->ncat, order);
 
     /* A timeline needs two points, and several series only when they share
      * their phases point by point (the x axis is the point index). */
@@ -667,3 +435,4 @@ int vc_write_svg(FILE *f, const vc_chart *c)
     free(order);
     return ferror(f) ? -1 : 0;
 }
+
