@@ -154,8 +154,16 @@ Test(solve, bad_input)
     cr_assert(strstr(vramest_last_error_message(), "device"), "%s", vramest_last_error_message());
     cr_assert_eq(vramest_solve_max(m, NULL, c, VRAMEST_CFG_BATCH_SIZE, &v, NULL), VRAMEST_E_UNSUPPORTED);
     /* a device that does not exist: close names */
-    cr_assert_eq(vramest_config_set_str(c, VRAMEST_CFG_DEVICE, "A100-80G"), VRAMEST_E_UNKNOWN_NAME);
+    cr_assert_eq(vramest_config_set_str(c, VRAMEST_CFG_DEVICE, "A100-90GB"), VRAMEST_E_UNKNOWN_NAME);
     cr_assert(strstr(vramest_last_error_message(), "A100-80GB"), "%s", vramest_last_error_message());
+    /* a name two presets share: refused with both, never a pick */
+    cr_assert_eq(vramest_config_set_str(c, VRAMEST_CFG_DEVICE, "A100"), VRAMEST_E_UNKNOWN_NAME);
+    cr_assert(strstr(vramest_last_error_message(), "A100-40GB, A100-80GB"), "%s", vramest_last_error_message());
+    /* the forms people write resolve, and the handle keeps the preset's name */
+    const char *dev = NULL;
+    cr_assert_eq(vramest_config_set_str(c, VRAMEST_CFG_DEVICE, "NVIDIA GeForce RTX 4090"), VRAMEST_OK);
+    cr_assert_eq(vramest_config_get_str(c, VRAMEST_CFG_DEVICE, &dev), VRAMEST_OK);
+    cr_assert_str_eq(dev, "RTX4090-24GB");
     /* a budget of 0 is "no device", refused by the fit check above; a key that
      * is not a size */
     cr_assert_eq(vramest_config_set_str(c, VRAMEST_CFG_DEVICE, "T4"), VRAMEST_OK);

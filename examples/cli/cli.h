@@ -59,6 +59,9 @@ int load_model(const char *what, vramest_model **out);
 int find_option(const char *spec, vramest_option *out);
 int set_option(handles *h, const char *assignment);
 
+/* suggest.c: " (did you mean a, b or c?)" for an unknown key, or "". */
+void suggest_options(const char *key, char *out, size_t cap);
+
 /* listings.c */
 int cmd_options(void);
 int cmd_models(void);

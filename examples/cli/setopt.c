@@ -41,6 +41,13 @@ int find_option(const char *spec, vramest_option *out)
     /* Aliases (n_embd) and the library's "did you mean" live in the registry. */
     vramest_option k;
     int rc = vramest_option_from_name(name, &k);
+    if (rc == VRAMEST_E_UNKNOWN_OPTION) {
+        char hint[160];
+        suggest_options(name, hint, sizeof hint);
+        fprintf(stderr, "vramest: %s: unknown option '%.64s'%s; 'vramest options' lists them\n",
+                vramest_status_string(rc), name, hint);
+        return EXIT_BAD;
+    }
     if (rc) return lib_error(rc);
     const char *g = vramest_option_group(k);
     if (dot && g && strcmp(g, group) != 0)

@@ -53,6 +53,8 @@ void vx_config_resolve_device(vx_config_values *v)
 {
     const vx_gpu *g = v->device[0] ? vx_gpu_find(v->device) : NULL;
     v->gpu_index = g ? (int64_t)(g - vx_gpus) : -1;
+    /* The plan echoes the preset's own name, whatever form the user wrote. */
+    if (g) vx_strlcpy(v->device, g->name, sizeof v->device);
 }
 
 static int check(const vramest_config *c, const char *fn)
@@ -109,16 +111,12 @@ VRAMEST_API int vramest_config_set_f64(vramest_config *cfg, vramest_option key, 
     return VRAMEST_OK;
 }
 
-/* A device name must name a preset: an unknown GPU is an error with close
- * names, never a silent "no device". */
+/* A device name must name one preset: an unknown or ambiguous GPU is an
+ * error, never a silent "no device" or a guess. */
 static int check_device(const char *name)
 {
-    if (!name[0] || vx_gpu_find(name)) return VRAMEST_OK;
-    vx_close c;
-    vx_close_init(&c, name, VX_CLOSE_ANY);
-    for (size_t i = 0; i < vx_gpu_count_; i++) vx_close_offer(&c, vx_gpus[i].name);
-    return vx_fail(VRAMEST_E_UNKNOWN_NAME, "device: unknown GPU '%s' (close names: %s, %s, %s; see `vramest gpus`)",
-                   name, c.best[0] ? c.best[0] : "-", c.best[1] ? c.best[1] : "-", c.best[2] ? c.best[2] : "-");
+    const vx_gpu *g;
+    return name[0] ? vx_gpu_lookup(name, &g) : VRAMEST_OK;
 }
 
 VRAMEST_API int vramest_config_set_str(vramest_config *cfg, vramest_option key, const char *value)

@@ -303,5 +303,16 @@ static int infer_rank(vx_ctx *x, const vx_shard *sh)
  * parallel hook, which keeps the worst as the headline. */
 int vx_estimate_infer(vx_ctx *x)
 {
-    return vx_for_each_rank_group(x, infer_rank);
+    int rc = vx_for_each_rank_group(x, infer_rank);
+    /* More GPUs than the model-parallel group means replicas, not a split:
+     * a user who wrote gpus=2 for a model that does not fit one GPU must
+     * hear that each GPU still holds the whole copy. */
+    const vx_config_values *c = x->cv;
+    int64_t mp = c->tp * c->pp * c->cp, dp = c->dp ? c->dp : mp > 0 ? c->gpus / mp : 1;
+    if (!rc && dp > 1 && c->device_map == VX_DMAP_NONE)
+        vx_result_warn(x->r,
+                       "gpus %lld with tp %lld and pp %lld: %lld replicas of the model (data parallel), each GPU holds "
+                       "a whole copy; set tp or pp to split one copy over the GPUs",
+                       (long long)c->gpus, (long long)c->tp, (long long)c->pp, (long long)dp);
+    return rc;
 }
