@@ -1,14 +1,30 @@
 /* A scheduler admission filter: reads job specs as JSON Lines on stdin and
- * prints one verdict per job,
+ * prints one decision per job,
  *
- *   accept <id> needs <bytes> of <bytes> (margin <bytes>)
- *   reject <id> <reason>
+ *   accept <id> fits: needs 13.04 GiB (band 13.03-14.24) of 80.00 GiB, margin 66.96 GiB
+ *   accept <id> fits_low_end: <why>
+ *   reject <id> does_not_fit: <why>
+ *   reject <id> error: <reason>
+ *
+ * where <why> is the plan's sentence: what the job needs against the usable
+ * memory, the dominant categories and the one change that makes it fit
+ * (vramest_plan_json, "why"."text"). A job that fits only at the low end of
+ * its band is accepted unless --strict is given. With --json each decision
+ * is one JSON object instead:
+ *
+ *   {"id":..,"decision":"accept"|"reject","verdict":"fits"|"fits_low_end"|
+ *    "does_not_fit"|null,"needed_bytes":N|null,"band":[lo,hi]|null,
+ *    "usable_bytes":N|null,"fix":{..}|null,"text":"..","error":".."|null}
+ *
+ * (compact, keys in this order, strings escaped as Python's json.dumps with
+ * ensure_ascii=False does, so the Python twin prints the same bytes).
  *
  * A line is a job spec, or {"id": "...", "spec": {...}}. Parsed models are
  * cached by the text of their "model" member, so a stream of jobs on the
  * same few models parses each model once; each job then only reads its
  * precision and workload (vramest_spec_parse with a NULL model). At the end
- * it prints jobs per second on stderr. Exit status 0, or 2 on I/O errors. */
+ * it prints jobs per second on stderr. Exit status 0, or 2 on I/O errors or
+ * a bad argument. */
 #include <json.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +34,7 @@
 #include <vramest/vramest.h>
 
 #define CACHE_SLOTS 64
+#define GIB (1024.0 * 1024.0 * 1024.0)
 
 typedef struct cached {
     char *key;
@@ -30,6 +47,10 @@ typedef struct model_cache {
     cached slot[CACHE_SLOTS];
     unsigned next_victim; /* round-robin eviction */
 } model_cache;
+
+typedef struct opts {
+    int json, strict;
+} opts;
 
 static const cached *model_for(model_cache *mc, const char *key)
 {
@@ -59,18 +80,139 @@ static const cached *model_for(model_cache *mc, const char *key)
     return c;
 }
 
-static void gib(char *buf, size_t cap, double bytes)
+/* A JSON string as Python's json.dumps(..., ensure_ascii=False) writes it. */
+static void put_str(const char *s)
 {
-    snprintf(buf, cap, "%.2f GiB", bytes / (1024.0 * 1024.0 * 1024.0));
+    putchar('"');
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        switch (*p) {
+        case '"': fputs("\\\"", stdout); break;
+        case '\\': fputs("\\\\", stdout); break;
+        case '\b': fputs("\\b", stdout); break;
+        case '\f': fputs("\\f", stdout); break;
+        case '\n': fputs("\\n", stdout); break;
+        case '\r': fputs("\\r", stdout); break;
+        case '\t': fputs("\\t", stdout); break;
+        default:
+            if (*p < 0x20)
+                printf("\\u%04x", *p);
+            else
+                putchar(*p);
+        }
+    }
+    putchar('"');
 }
 
-static void judge(model_cache *mc, const char *line, long lineno)
+/* One decision. `plan` (may be NULL) is the job's plan; `error` the reason
+ * when there is none. */
+static void decide(const opts *o, const char *id, json_object *plan, const char *error)
 {
-    char id[128];
+    json_object *v = NULL, *why = NULL;
+    const char *verdict = NULL;
+    if (plan && json_object_object_get_ex(plan, "verdict", &v) && json_object_is_type(v, json_type_string))
+        verdict = json_object_get_string(v);
+    if (plan && !error && !verdict) error = "no device in the spec: cannot admit a job without a GPU size";
+    if (plan) json_object_object_get_ex(plan, "why", &why);
+    int accept = !error && verdict &&
+                 (!strcmp(verdict, "fits") || (!strcmp(verdict, "fits_low_end") && !o->strict));
+
+    json_object *gpu = NULL, *band = NULL, *total = NULL, *cap = NULL, *head = NULL, *text = NULL, *fix = NULL;
+    uint64_t needed = 0, lo = 0, hi = 0, usable = 0;
+    if (plan && !error) {
+        json_object_object_get_ex(plan, "gpu", &gpu);
+        json_object_object_get_ex(gpu, "device_total", &total);
+        json_object_object_get_ex(gpu, "device_total_band", &band);
+        json_object_object_get_ex(gpu, "capacity", &cap);
+        json_object_object_get_ex(plan, "headroom_bytes", &head);
+        needed = json_object_get_uint64(total);
+        lo = json_object_get_uint64(json_object_array_get_idx(band, 0));
+        hi = json_object_get_uint64(json_object_array_get_idx(band, 1));
+        uint64_t c = json_object_get_uint64(cap), h = json_object_get_uint64(head);
+        usable = c > h ? c - h : 0;
+        json_object_object_get_ex(why, "text", &text);
+        json_object_object_get_ex(why, "fix", &fix);
+    }
+    char line[640];
+    if (error)
+        snprintf(line, sizeof line, "%s", error);
+    else if (text)
+        snprintf(line, sizeof line, "%s", json_object_get_string(text));
+    else
+        snprintf(line, sizeof line, "needs %.2f GiB (band %.2f-%.2f) of %.2f GiB, margin %.2f GiB", needed / GIB,
+                 lo / GIB, hi / GIB, usable / GIB, usable >= needed ? (usable - needed) / GIB : 0.0);
+    if (!o->json) {
+        printf("%s %s %s: %s\n", accept ? "accept" : "reject", id, error ? "error" : verdict, line);
+        return;
+    }
+    fputs("{\"id\":", stdout);
+    put_str(id);
+    printf(",\"decision\":\"%s\",\"verdict\":", accept ? "accept" : "reject");
+    if (error) {
+        fputs("null,\"needed_bytes\":null,\"band\":null,\"usable_bytes\":null,\"fix\":null,\"text\":", stdout);
+        put_str(line);
+        fputs(",\"error\":", stdout);
+        put_str(error);
+        fputs("}\n", stdout);
+        return;
+    }
+    put_str(verdict);
+    printf(",\"needed_bytes\":%llu,\"band\":[%llu,%llu],\"usable_bytes\":%llu,\"fix\":", (unsigned long long)needed,
+           (unsigned long long)lo, (unsigned long long)hi, (unsigned long long)usable);
+    if (fix && json_object_is_type(fix, json_type_object)) {
+        json_object *ft = NULL, *fv = NULL, *fd = NULL;
+        json_object_object_get_ex(fix, "text", &ft);
+        json_object_object_get_ex(fix, "verdict", &fv);
+        json_object_object_get_ex(fix, "device_total", &fd);
+        fputs("{\"text\":", stdout);
+        put_str(json_object_get_string(ft));
+        fputs(",\"verdict\":", stdout);
+        put_str(json_object_get_string(fv));
+        printf(",\"device_total\":%llu}", (unsigned long long)json_object_get_uint64(fd));
+    } else {
+        fputs("null", stdout);
+    }
+    fputs(",\"text\":", stdout);
+    put_str(line);
+    fputs(",\"error\":null}\n", stdout);
+}
+
+/* The plan of a job against a cached model; NULL with *error set. */
+static json_object *plan_of(const vramest_model *m, const char *spec_text, char *error, size_t cap)
+{
+    vramest_precision *p = NULL;
+    vramest_config *c = NULL;
+    json_object *plan = NULL;
+    char *buf = NULL;
+    size_t need = 1 << 14;
+    int rc = vramest_spec_parse(spec_text, strlen(spec_text), NULL, &p, &c);
+    for (int attempt = 0; !rc && attempt < 2; attempt++) {
+        char *grown = realloc(buf, need);
+        if (!grown) {
+            rc = VRAMEST_E_NOMEM;
+            break;
+        }
+        buf = grown;
+        rc = vramest_plan_json(m, p, c, VRAMEST_ASK_NONE, (vramest_option)0, buf, need, &need);
+        if (rc != VRAMEST_E_BUFFER_TOO_SMALL) break;
+        rc = attempt ? rc : VRAMEST_OK;
+    }
+    if (rc)
+        snprintf(error, cap, "%s: %s", vramest_status_string(rc), vramest_last_error_message());
+    else if (!(plan = json_tokener_parse(buf)))
+        snprintf(error, cap, "internal error: the library's plan is not JSON");
+    free(buf);
+    vramest_precision_free(p);
+    vramest_config_free(c);
+    return plan;
+}
+
+static void judge(const opts *o, model_cache *mc, const char *line, long lineno)
+{
+    char id[128], error[512];
     snprintf(id, sizeof id, "line-%ld", lineno);
     json_object *root = json_tokener_parse(line);
     if (!root || !json_object_is_type(root, json_type_object)) {
-        printf("reject %s malformed JSON line\n", id);
+        decide(o, id, NULL, "malformed JSON line");
         json_object_put(root);
         return;
     }
@@ -82,49 +224,40 @@ static void judge(model_cache *mc, const char *line, long lineno)
     }
     json_object *model_member = NULL;
     if (!json_object_is_type(spec, json_type_object) || !json_object_object_get_ex(spec, "model", &model_member)) {
-        printf("reject %s the job spec has no \"model\"\n", id);
+        decide(o, id, NULL, "the job spec has no \"model\"");
         json_object_put(root);
         return;
     }
     const char *spec_text = json_object_to_json_string_ext(spec, JSON_C_TO_STRING_PLAIN);
     const cached *m = model_for(mc, json_object_to_json_string_ext(model_member, JSON_C_TO_STRING_PLAIN));
-    vramest_precision *p = NULL;
-    vramest_config *c = NULL;
-    int rc = m->status;
-    if (rc) {
-        printf("reject %s model: %s\n", id, m->error);
-    } else if ((rc = vramest_spec_parse(spec_text, strlen(spec_text), NULL, &p, &c))) {
-        printf("reject %s %s: %s\n", id, vramest_status_string(rc), vramest_last_error_message());
+    json_object *plan = NULL;
+    if (m->status) {
+        snprintf(error, sizeof error, "model: %s", m->error);
+        decide(o, id, NULL, error);
+    } else if (!(plan = plan_of(m->model, spec_text, error, sizeof error))) {
+        decide(o, id, NULL, error);
     } else {
-        vramest_result *r = NULL;
-        uint64_t total = 0, capacity = 0;
-        int fits = 0;
-        if ((rc = vramest_estimate(m->model, p, c, &r)) ||
-            (rc = vramest_result_value(r, VRAMEST_VAL_DEVICE_TOTAL, &total)) ||
-            (rc = vramest_result_value(r, VRAMEST_VAL_DEVICE_CAPACITY, &capacity))) {
-            printf("reject %s %s: %s\n", id, vramest_status_string(rc), vramest_last_error_message());
-        } else if (!capacity) {
-            printf("reject %s no device in the spec: cannot admit a job without a GPU size\n", id);
-        } else {
-            char need[32], have[32], margin[32];
-            fits = total <= capacity;
-            gib(need, sizeof need, (double)total);
-            gib(have, sizeof have, (double)capacity);
-            gib(margin, sizeof margin, fits ? (double)(capacity - total) : (double)(total - capacity));
-            if (fits)
-                printf("accept %s needs %s of %s (margin %s)\n", id, need, have, margin);
-            else
-                printf("reject %s needs %s per GPU, the device has %s (short by %s)\n", id, need, have, margin);
-        }
-        vramest_result_free(r);
+        decide(o, id, plan, NULL);
     }
-    vramest_precision_free(p);
-    vramest_config_free(c);
+    json_object_put(plan);
     json_object_put(root);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    opts o = {0, 0};
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--json"))
+            o.json = 1;
+        else if (!strcmp(argv[i], "--strict"))
+            o.strict = 1;
+        else {
+            fprintf(stderr, "usage: vramest-scheduler [--json] [--strict] < jobs.jsonl\n"
+                            "  --json    one JSON object per decision\n"
+                            "  --strict  reject jobs that fit only at the low end of their band\n");
+            return 2;
+        }
+    }
     static model_cache mc; /* large; zero-initialised */
     char *line = NULL;
     size_t cap = 0;
@@ -133,7 +266,7 @@ int main(void)
     clock_gettime(CLOCK_MONOTONIC, &t0);
     while (getline(&line, &cap, stdin) > 0) {
         if (line[0] == '\n' || line[0] == '#') continue;
-        judge(&mc, line, ++n);
+        judge(&o, &mc, line, ++n);
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);
     free(line);

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The man page docs/vramest.1: formats without a single groff warning, has
-the sections a man page needs, and documents exactly the options, subcommands
-and exit statuses that `vramest --help` lists (so neither can drift).
+the sections a man page needs, documents exactly the options, subcommands
+and exit statuses that `vramest --help` lists (so neither can drift), and
+its JSON keeps its quotes when rendered.
 
 usage: check_manpage.py docs/vramest.1 PATH/TO/vramest [PATH/TO/groff]
 Without groff (Debian package groff-base) the formatting check is replaced by
@@ -58,6 +59,25 @@ def section(text, name):
     return m.group(1) if m else ""
 
 
+# JSON as the reader sees it: roff takes a '"' in a macro argument as an
+# argument delimiter and drops it, so `.B {"max": "gpus"}` renders as
+# {"max":gpus}. Quotes in arguments must be written \(dq.
+BARE_KEY = re.compile(r'[{,]\s*([A-Za-z_][\w.-]*)\s*:')
+BARE_VALUE = re.compile(r':\s*([A-Za-z_][\w.-]*)\s*[,}]')
+
+
+def json_keeps_quotes(text):
+    """Every key and every word value inside braces of the rendered page is quoted."""
+    for n, line in enumerate(text.splitlines(), 1):
+        if "{" not in line or ":" not in line:
+            continue
+        for m in BARE_KEY.finditer(line):
+            fail("rendered line %d: JSON key %s lost its quotes: %s" % (n, m.group(1), line.strip()))
+        for m in BARE_VALUE.finditer(line):
+            if m.group(1) not in ("true", "false", "null"):
+                fail("rendered line %d: JSON value %s lost its quotes: %s" % (n, m.group(1), line.strip()))
+
+
 def main():
     page, cli = sys.argv[1], sys.argv[2]
     groff = sys.argv[3] if len(sys.argv) > 3 and sys.argv[3] else None
@@ -73,6 +93,9 @@ def main():
     else:
         print("note: groff not found; linting the roff source instead of formatting it")
         text = lint(source)
+
+    if groff:
+        json_keeps_quotes(text)
 
     help_out = subprocess.run([cli, "--help"], capture_output=True, text=True)
     if help_out.returncode != 0:
@@ -90,7 +113,7 @@ def main():
             fail("the man page does not document the subcommand %s" % cmd)
 
     status = section(text, "EXIT STATUS") if groff else text
-    for code in ("0", "1", "2"):
+    for code in ("0", "1", "2", "3"):
         if not re.search(r"^\s+%s\s" % code, status, re.M) and not re.search(r"^\.B %s$" % code, source, re.M):
             fail("EXIT STATUS does not describe %s" % code)
     for word in ("--json", "--compare"):

@@ -334,7 +334,7 @@ class Cli(unittest.TestCase):
     def test_solution_and_advice_in_the_table(self):
         out = self.spec({"model": PRESET, "precision": "bf16", "workload": {"mode": "train", "seq_len": 512},
                          "device": "A100-80GB", "solve": {"max": "batch_size"}})
-        self.assertIn(out.returncode, (0, 1), out.stderr)
+        self.assertIn(out.returncode, (0, 3), out.stderr)  # the answer's estimate fits
         self.assertRegex(out.stdout, r"solution: batch_size = \d+ \(the largest")
         out = self.spec({"model": PRESET, "precision": "fp32", "workload": {"mode": "train"},
                          "device": "A100-40GB", "solve": {"advice": True}})
@@ -369,8 +369,9 @@ class Svg(unittest.TestCase):
     def test_training_chart(self):
         out, path = self.write("--model", PRESET, "--precision", "bf16", "--set", "mode=train", "--set",
                                "batch_size=2", "--set", "seq_len=1024", "--device", "A100-80GB")
-        self.assertEqual(out.returncode, 0, out.stderr)
-        self.assertIn("fits: yes", out.stdout)  # the table is still printed
+        # 43 GiB estimated, 70 GiB at the training band's high end: fits only at the low end.
+        self.assertEqual(out.returncode, 3, out.stderr)
+        self.assertIn("fits: ONLY AT THE LOW END", out.stdout)  # the table is still printed
         root = self.parse(path)
         self.assertIn("llama-2-7b", root.find("s:title", self.NS).text)
         plan = json.loads(run(["--model", PRESET, "--precision", "bf16", "--set", "mode=train", "--set",
@@ -401,14 +402,14 @@ class Svg(unittest.TestCase):
         self.parse(path)
         out, path = self.write("--model", PRESET, "--precision", "bf16", "--set", "mode=train", "--set", "gpus=4",
                                "--set", "pp=2", "--device", "A100-80GB")
-        self.assertIn(out.returncode, (0, 1), out.stderr)
+        self.assertIn(out.returncode, (0, 1, 3), out.stderr)
         root = self.parse(path)
         labels = " ".join("".join(t.itertext()) for t in root.iter("{http://www.w3.org/2000/svg}text"))
         self.assertIn("pp stage 0", labels)
         self.assertIn("pp stage 1", labels)
         out, path = self.write("--model", PRESET, "--set", "mode=train", "--compare-set", "batch_size=1,8",
                                "--device", "H100-80GB")
-        self.assertIn(out.returncode, (0, 1), out.stderr)
+        self.assertIn(out.returncode, (0, 1, 3), out.stderr)
         root = self.parse(path)
         series = [e.get("data-series") for e in root.iter("{http://www.w3.org/2000/svg}path")
                   if e.get("class") == "timeline"]

@@ -13,7 +13,10 @@
 
 #include "chart.h"
 
-enum { EXIT_FITS = 0, EXIT_NOFIT = 1, EXIT_BAD = 2 };
+/* Exit statuses, one per verdict (docs/vramest.1): 0 fits (or no device),
+ * 1 does not fit, 2 bad input or an error, 3 fits only at the low end of
+ * the band. */
+enum { EXIT_FITS = 0, EXIT_NOFIT = 1, EXIT_BAD = 2, EXIT_LOW_END = 3 };
 
 /* Refuse absurd input before the library does, so `vramest --spec /dev/zero`
  * cannot eat the machine; the library's own limit (16 MiB) gives the message. */
@@ -27,6 +30,22 @@ typedef struct handles {
     vramest_precision *p;
     vramest_config *c;
 } handles;
+
+/* The question a run asks (vramest_plan_json()). */
+typedef struct question {
+    int kind;           /* VRAMEST_ASK_* */
+    vramest_option key; /* for --max / --min */
+} question;
+
+/* What the command line asked for a job. */
+typedef struct job {
+    const char *spec, *model, *precision, *device;
+    char **sets;
+    int nsets;
+    const char *max, *min; /* --max KEY, --min KEY */
+    int advice, smallest_device;
+    const char *cmp_prec, *cmp_set;
+} job;
 
 typedef struct out_opts {
     int json;         /* print the plan JSON instead of the table */
@@ -45,6 +64,14 @@ static inline uint64_t value_or_zero(const vramest_result *r, vramest_value key,
     int rc = vramest_result_value(r, key, &v);
     if (ok) *ok = rc == VRAMEST_OK;
     return rc == VRAMEST_OK ? v : 0;
+}
+
+/* The exit status of a verdict (::VRAMEST_VAL_VERDICT; no device: fits). */
+static inline int exit_for_verdict(const vramest_result *r)
+{
+    int ok;
+    uint64_t v = value_or_zero(r, VRAMEST_VAL_VERDICT, &ok);
+    return !ok || v == VRAMEST_VERDICT_FITS ? EXIT_FITS : v == VRAMEST_VERDICT_FITS_LOW_END ? EXIT_LOW_END : EXIT_NOFIT;
 }
 
 /* errors.c: print the message, return EXIT_BAD. */
@@ -67,8 +94,14 @@ int cmd_options(void);
 int cmd_models(void);
 int cmd_gpus(void);
 
+/* job.c: the handles and question of a job (the caller frees them with
+ * handles_free on success). */
+int open_job(const job *j, handles *h, question *q);
+void handles_free(handles *h);
+
 /* plan.c */
 char *plan_text(const vramest_result *r, const char *spec, size_t spec_len);
+char *plan_of(const handles *h, question q);
 int print_plan(const char *text);
 json_object *jget(json_object *o, const char *path);
 const char *jstr(json_object *o, const char *path);
@@ -92,8 +125,9 @@ const char **category_names(void);
 int use_color(void);
 int term_columns(void);
 
-/* table.c */
+/* table.c; header.c: the assumptions that decided the answer */
 int print_table(const vramest_result *r, json_object *plan, const out_opts *o);
+void print_header(json_object *plan, const char *model_arg);
 
 /* svg.c */
 int write_svg(const char *path, const vc_chart *c);
@@ -103,10 +137,14 @@ int svg_single(const vramest_result *r, json_object *plan, const char *model_arg
 int run_compare(const handles *base, char **sets, int nsets, const char *cmp_prec, const char *cmp_set,
                 const char *model_arg, const out_opts *o);
 
+/* smallest.c */
+int run_smallest_device(handles *h, const char *model_arg, const out_opts *o);
+
 /* run.c */
 int report(const vramest_result *r, const char *spec_plan, const char *model_arg, const out_opts *o);
+int at_solution(handles *h, const char *plan_json);
 int run_spec(const char *path, const out_opts *o, const char *cmp_prec, const char *cmp_set);
-int run_model(const char *model, const char *precision, const char *device, char **sets, int nsets,
-              const out_opts *o, const char *cmp_prec, const char *cmp_set);
+int plan_and_report(handles *h, question q, const char *model_arg, const out_opts *o);
+int run_job(const job *j, const out_opts *o);
 
 #endif

@@ -92,24 +92,30 @@ static int compare_table(column *cols, int n, const char *key, const char *model
         printf("%*s", cw[i], pn ? pn : "-");
     }
     printf("\n");
-    int any_fits = 0;
+    /* The best column's verdict is the exit status: fits, then low end. */
+    int best = EXIT_NOFIT;
     if (cap_any) {
         printf("  %-18s", "capacity");
         for (int i = 0; i < n; i++)
             printf("%*.3f", cw[i], gib(value_or_zero(cols[i].r, VRAMEST_VAL_DEVICE_CAPACITY, NULL)));
+        printf("\n  %-18s", "device_total high");
+        for (int i = 0; i < n; i++) {
+            uint64_t lo = 0, hi = 0;
+            vramest_result_value_band(cols[i].r, VRAMEST_VAL_DEVICE_TOTAL, &lo, &hi);
+            printf("%*.3f", cw[i], gib(hi));
+        }
         printf("\n  %-18s", "fits");
         for (int i = 0; i < n; i++) {
-            int ok;
-            uint64_t f = value_or_zero(cols[i].r, VRAMEST_VAL_FITS, &ok);
-            printf("%*s", cw[i], !ok ? "-" : f ? "yes" : "NO");
-            any_fits |= ok && f;
+            int e = exit_for_verdict(cols[i].r);
+            printf("%*s", cw[i], e == EXIT_FITS ? "yes" : e == EXIT_LOW_END ? "low end" : "NO");
+            if (e == EXIT_FITS || (e == EXIT_LOW_END && best == EXIT_NOFIT)) best = e;
         }
         printf("\n");
     } else {
         printf("  %-18s", "fits");
         for (int i = 0; i < n; i++) printf("%*s", cw[i], "-");
         printf("\n");
-        any_fits = 1;
+        best = EXIT_FITS;
     }
 
     const char **names = category_names();
@@ -139,7 +145,7 @@ static int compare_table(column *cols, int n, const char *key, const char *model
         }
     }
     if (!cap_any) printf("\nfits: no device given (--device or \"device\" in the spec)\n");
-    return any_fits ? EXIT_FITS : EXIT_NOFIT;
+    return best;
 }
 
 static int compare_json(column *cols, int n, const char *key)
@@ -279,7 +285,9 @@ int run_compare(const handles *base, char **sets, int nsets, const char *cmp_pre
             rc = EXIT_BAD;
             break;
         }
-        if (!(c->plan = plan_text(c->r, NULL, 0)) || !(c->pj = parse_plan(c->plan))) rc = EXIT_BAD;
+        /* The column's plan is the single job's plan, its fix included. */
+        if (!(c->plan = plan_of(&c->h, (question){VRAMEST_ASK_NONE, (vramest_option)0})) || !(c->pj = parse_plan(c->plan)))
+            rc = EXIT_BAD;
     }
     if (!rc && o->svg) rc = compare_svg(cols, n, key, model_arg, o->svg);
     if (!rc && strcmp(o->svg ? o->svg : "", "-")) rc = o->json ? compare_json(cols, n, key) : compare_table(cols, n, key, model_arg, o);

@@ -7,7 +7,23 @@
 
 #include "cli.h"
 
-char *plan_text(const vramest_result *r, const char *spec, size_t spec_len)
+/* Where a plan comes from: a result, a spec's text, or handles and a question. */
+typedef struct source {
+    const vramest_result *r;
+    const char *spec;
+    size_t len;
+    const handles *h;
+    question q;
+} source;
+
+static int fill(const source *s, char *buf, size_t cap, size_t *needed)
+{
+    if (s->r) return vramest_result_json(s->r, buf, cap, needed);
+    if (s->h) return vramest_plan_json(s->h->m, s->h->p, s->h->c, s->q.kind, s->q.key, buf, cap, needed);
+    return vramest_spec_plan(s->spec, s->len, buf, cap, needed);
+}
+
+static char *fetch(const source *s)
 {
     size_t cap = 1 << 14, needed = 0;
     for (int attempt = 0; attempt < 4; attempt++) {
@@ -16,7 +32,7 @@ char *plan_text(const vramest_result *r, const char *spec, size_t spec_len)
             fputs("vramest: out of memory\n", stderr);
             return NULL;
         }
-        int rc = r ? vramest_result_json(r, buf, cap, &needed) : vramest_spec_plan(spec, spec_len, buf, cap, &needed);
+        int rc = fill(s, buf, cap, &needed);
         if (rc == VRAMEST_OK) return buf;
         free(buf);
         if (rc != VRAMEST_E_BUFFER_TOO_SMALL) {
@@ -28,6 +44,18 @@ char *plan_text(const vramest_result *r, const char *spec, size_t spec_len)
     }
     fputs("vramest: internal error: the plan kept growing\n", stderr);
     return NULL;
+}
+
+char *plan_text(const vramest_result *r, const char *spec, size_t spec_len)
+{
+    source s = {r, spec, spec_len, NULL, {VRAMEST_ASK_NONE, (vramest_option)0}};
+    return fetch(&s);
+}
+
+char *plan_of(const handles *h, question q)
+{
+    source s = {NULL, NULL, 0, h, q};
+    return fetch(&s);
 }
 
 int print_plan(const char *text)

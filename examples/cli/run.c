@@ -1,5 +1,5 @@
-/* The two ways in (a spec, or a model with flags), and what is printed for
- * one estimate. */
+/* The ways in (a spec as it is; a spec or a model with flags and a
+ * question), and what is printed for one estimate. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,7 +33,7 @@ int report(const vramest_result *r, const char *spec_plan, const char *model_arg
 /* A spec's plan describes the job at the answer to its "solve" question
  * (the largest batch that fits, the GPU layout found); the table and the
  * chart must describe the same job, so the answer goes into the handles. */
-static int at_solution(handles *h, const char *plan_json)
+int at_solution(handles *h, const char *plan_json)
 {
     json_object *plan = parse_plan(plan_json);
     if (!plan) return EXIT_BAD;
@@ -114,29 +114,48 @@ int run_spec(const char *path, const out_opts *o, const char *cmp_prec, const ch
 
 
 
-int run_model(const char *model, const char *precision, const char *device, char **sets, int nsets,
-                     const out_opts *o, const char *cmp_prec, const char *cmp_set)
+/* The plan of the job answering `q` (the library's, so it says what a
+ * spec would), and the table and chart of the same job: at the answer. */
+int plan_and_report(handles *h, question q, const char *model_arg, const out_opts *o)
 {
-    handles h = {NULL, NULL, NULL};
+    char *plan = plan_of(h, q);
+    if (!plan) return EXIT_BAD;
     vramest_result *r = NULL;
-    int rc = load_model(model, &h.m), lrc;
-    if (!rc) {
-        lrc = precision ? vramest_precision_new_preset(precision, &h.p) : vramest_precision_new(&h.p);
-        if (!lrc) lrc = vramest_config_new(&h.c);
-        if (!lrc && device) lrc = vramest_config_set_str(h.c, VRAMEST_CFG_DEVICE, device);
-        if (lrc) rc = lib_error(lrc);
-    }
-    for (int i = 0; !rc && i < nsets; i++) rc = set_option(&h, sets[i]);
-    if (!rc && (cmp_prec || cmp_set)) {
-        rc = run_compare(&h, sets, nsets, cmp_prec, cmp_set, model, o);
+    int rc = o->json && !o->svg ? 0 : at_solution(h, plan);
+    if (!rc && o->json && !o->svg) {
+        rc = print_plan(plan);
     } else if (!rc) {
-        lrc = vramest_estimate(h.m, h.p, h.c, &r);
-        rc = lrc ? lib_error(lrc) : report(r, NULL, model, o);
+        int lrc = vramest_estimate(h->m, h->p, h->c, &r);
+        rc = lrc ? lib_error(lrc) : report(r, plan, model_arg, o);
     }
     vramest_result_free(r);
-    vramest_model_free(h.m);
-    vramest_precision_free(h.p);
-    vramest_config_free(h.c);
+    free(plan);
     return rc;
 }
 
+int run_job(const job *j, const out_opts *o)
+{
+    /* A spec as it is: the library's own plan of it, byte for byte. */
+    if (j->spec && !j->precision && !j->device && !j->nsets && !j->max && !j->min && !j->advice &&
+        !j->smallest_device)
+        return run_spec(j->spec, o, j->cmp_prec, j->cmp_set);
+    handles h;
+    question q;
+    int rc = open_job(j, &h, &q);
+    if (rc) return rc;
+    if (j->cmp_prec || j->cmp_set) {
+        if (q.kind != VRAMEST_ASK_NONE)
+            rc = usage_error("--compare cannot answer a question (--max, --min, --advice or the spec's \"solve\"): "
+                             "drop one of them");
+        else
+            rc = run_compare(&h, j->sets, j->nsets, j->cmp_prec, j->cmp_set, j->model, o);
+    } else if (j->smallest_device) {
+        rc = q.kind != VRAMEST_ASK_NONE
+                 ? usage_error("--smallest-device answers its own question: drop the spec's \"solve\"")
+                 : run_smallest_device(&h, j->model, o);
+    } else {
+        rc = plan_and_report(&h, q, j->model, o);
+    }
+    handles_free(&h);
+    return rc;
+}

@@ -78,18 +78,33 @@ static void print_ranks(const vramest_result *r, const char *const *names, uint6
     free(bars);
 }
 
-static void flatten_change(json_object *o, const char *prefix, char *buf, size_t cap)
+/* The verdict line: the verdict, and for a job that does not fit (or only
+ * at its band's low end) the library's sentence of why and what to do. */
+static void print_verdict(const vramest_result *r, json_object *plan)
 {
-    json_object_object_foreach(o, key, val)
-    {
-        size_t l = strlen(buf);
-        if (json_object_is_type(val, json_type_object)) {
-            flatten_change(val, key, buf, cap);
-        } else {
-            snprintf(buf + l, cap - l, "%s%s%s%s=%s", l ? " " : "", prefix ? prefix : "", prefix ? "." : "", key,
-                     json_object_get_string(val));
-        }
+    int ok;
+    uint64_t v = value_or_zero(r, VRAMEST_VAL_VERDICT, &ok);
+    if (!ok) {
+        printf("\nfits: no device given (--device or \"device\" in the spec)\n");
+        return;
     }
+    uint64_t dt = value_or_zero(r, VRAMEST_VAL_DEVICE_TOTAL, NULL), cap = value_or_zero(r, VRAMEST_VAL_DEVICE_CAPACITY, NULL);
+    uint64_t head = value_or_zero(r, VRAMEST_VAL_HEADROOM, NULL), lo = dt, hi = dt;
+    vramest_result_value_band(r, VRAMEST_VAL_DEVICE_TOTAL, &lo, &hi);
+    uint64_t usable = cap > head ? cap - head : 0;
+    const char *why = jstr(plan, "why.text");
+    if (v == VRAMEST_VERDICT_FITS)
+        printf("\nfits: yes, %.3f GiB (band %.2f-%.2f) of %.3f GiB%s (margin %.3f GiB)\n", gib(dt), gib(lo), gib(hi),
+               gib(usable), head ? " usable" : "", gib(usable - dt));
+    else
+        printf("\nfits: %s, %s\n", v == VRAMEST_VERDICT_FITS_LOW_END ? "ONLY AT THE LOW END of its band" : "NO",
+               why ? why : "");
+}
+
+static const char *verdict_words(const char *v)
+{
+    return !v ? "?" : !strcmp(v, "fits") ? "fits" : !strcmp(v, "fits_low_end") ? "fits only at the low end"
+                                                                                : "does not fit";
 }
 
 /* A spec's "solve" question, answered in the plan. */
@@ -99,11 +114,17 @@ static void print_solution(json_object *plan)
     if (sol && json_object_is_type(sol, json_type_object)) {
         const char *key = jstr(sol, "key"), *reason = jstr(sol, "reason");
         json_object *val = jget(sol, "value");
-        if (val && json_object_is_type(val, json_type_int))
-            printf("\nsolution: %s = %lld (the %s value that fits the device; the figures above are at it)\n",
-                   key ? key : "?", (long long)json_object_get_int64(val),
-                   key && !strcmp(key, "gpus") ? "smallest" : "largest");
-        else
+        json_object *safe = jget(sol, "safe_value");
+        int gpus = key && !strcmp(key, "gpus");
+        if (val && json_object_is_type(val, json_type_int)) {
+            printf("\nsolution: %s = %lld (the %s value whose estimate fits the device; the figures above are at it)\n",
+                   key ? key : "?", (long long)json_object_get_int64(val), gpus ? "smallest" : "largest");
+            if (safe && json_object_is_type(safe, json_type_int))
+                printf("          %s = %lld fits even at the band's high end\n", key ? key : "?",
+                       (long long)json_object_get_int64(safe));
+            else
+                printf("          no %s fits at the band's high end\n", key ? key : "value");
+        } else
             printf("\nsolution: no %s fits%s%s\n", key ? key : "value", reason ? ": " : "", reason ? reason : "");
     }
     if (adv && json_object_is_type(adv, json_type_array)) {
@@ -111,19 +132,19 @@ static void print_solution(json_object *plan)
         printf("\nadvice (cheapest change first):\n");
         if (!n) printf("  nothing to change\n");
         for (size_t i = 0; i < n; i++) {
-            json_object *a = json_object_array_get_idx(adv, i), *ch = jget(a, "change");
-            json_object *saves = jget(a, "saves_bytes"), *dt = jget(a, "device_total"), *fits = jget(a, "fits");
-            char change[512] = "";
-            if (ch && json_object_is_type(ch, json_type_object)) flatten_change(ch, NULL, change, sizeof change);
-            printf("  - %-44s saves %8.2f GiB, then %8.2f GiB, %s\n", change,
+            json_object *a = json_object_array_get_idx(adv, i);
+            json_object *saves = jget(a, "saves_bytes"), *dt = jget(a, "device_total");
+            const char *text = jstr(a, "text"), *verdict = jstr(a, "verdict");
+            printf("  - %-36s saves %8.2f GiB, then %8.2f GiB: %s\n", text ? text : "?",
                    saves ? gib(json_object_get_uint64(saves)) : 0.0, dt ? gib(json_object_get_uint64(dt)) : 0.0,
-                   fits && json_object_get_boolean(fits) ? "fits" : "does not fit");
+                   verdict_words(verdict));
         }
     }
 }
 
 int print_table(const vramest_result *r, json_object *plan, const out_opts *o)
 {
+    print_header(plan, NULL);
     uint64_t total = value_or_zero(r, VRAMEST_VAL_PARAMS_TOTAL, NULL);
     uint64_t trainable = value_or_zero(r, VRAMEST_VAL_PARAMS_TRAINABLE, NULL);
     int ok_active;
@@ -157,6 +178,11 @@ int print_table(const vramest_result *r, json_object *plan, const out_opts *o)
         if (vramest_result_value_band(r, heads[i], &lo, &hi) != VRAMEST_OK) lo = hi = b;
         print_row(vramest_value_name(heads[i]), b, lo, hi, NULL);
     }
+    json_object *basis = jget(plan, "gpu.band_basis"), *runs = jget(basis, "measured_runs");
+    if (basis && runs)
+        printf("  (headline bands: at least 90%% of %d measured %s runs fall inside; a category's band is its own "
+               "term's range)\n",
+               json_object_get_int(runs), jstr(basis, "kind") ? jstr(basis, "kind") : "?");
     int ok_load;
     uint64_t load_peak = value_or_zero(r, VRAMEST_VAL_LOAD_PEAK, &ok_load);
     if (ok_load && load_peak) printf("  %-18s %10.3f %12.1f   (transient, while loading)\n", "load_peak",
@@ -197,20 +223,8 @@ int print_table(const vramest_result *r, json_object *plan, const out_opts *o)
 
     print_solution(plan);
 
-    int exit_code = EXIT_FITS, ok_fits;
-    uint64_t fits = value_or_zero(r, VRAMEST_VAL_FITS, &ok_fits);
-    if (ok_fits) {
-        uint64_t dt = value_or_zero(r, VRAMEST_VAL_DEVICE_TOTAL, NULL);
-        if (fits) {
-            printf("\nfits: yes, %.3f GiB of %.3f GiB (margin %.3f GiB)\n", gib(dt), gib(cap), gib(cap - dt));
-        } else {
-            printf("\nfits: NO, %.3f GiB needed on a %.3f GiB device (short by %.3f GiB)\n", gib(dt), gib(cap),
-                   gib(dt - cap));
-            exit_code = EXIT_NOFIT;
-        }
-    } else {
-        printf("\nfits: no device given (--device or \"device\" in the spec)\n");
-    }
+    print_verdict(r, plan);
+    int exit_code = exit_for_verdict(r);
 
     uint32_t nw = vramest_result_warning_count(r);
     if (nw) printf("\nwarnings:\n");

@@ -345,6 +345,8 @@ typedef enum vramest_option {
     /* ---- config: device (3200-3299) ---- */
     VRAMEST_CFG_DEVICE = 3200,                 /**< "device" (string: GPU preset name; "" = none) */
     VRAMEST_CFG_MEMORY_GIB = 3201,             /**< "memory_gib" (GiB per GPU; 0 = from the preset) */
+    VRAMEST_CFG_HEADROOM_GIB = 3202,           /**< "headroom_gib" (GiB kept free per GPU: the verdict and the solvers use capacity minus it) @since 1.0 */
+    VRAMEST_CFG_HEADROOM_FRACTION = 3203,      /**< "headroom_fraction" (fraction of the GPU kept free, added to headroom_gib) @since 1.0 */
 
     /* ---- config: runtime (3300-3399) ---- */
     VRAMEST_CFG_CUDA_CONTEXT_MIB = 3300,       /**< "cuda_context_mib" (-1 = from the device) */
@@ -1112,8 +1114,28 @@ typedef enum vramest_value {
     VRAMEST_VAL_KV_BLOCKS = 13,       /**< KV blocks in the pool (vLLM) */
     VRAMEST_VAL_MAX_TOKENS = 14,      /**< tokens the KV pool holds */
     VRAMEST_VAL_LOAD_PEAK = 15,       /**< bytes: transient peak while loading/quantizing */
+    VRAMEST_VAL_VERDICT = 16,         /**< a ::vramest_verdict; ::VRAMEST_E_UNSUPPORTED without a device @since 1.0 */
+    VRAMEST_VAL_HEADROOM = 17,        /**< bytes kept free per GPU (headroom_gib + headroom_fraction x capacity) @since 1.0 */
     VRAMEST_VAL_MAX_ = 0x7FFFFFFF
 } vramest_value;
+
+/**
+ * @brief The verdict of a job on its device (::VRAMEST_VAL_VERDICT).
+ *
+ * The headline figures come with a band calibrated on measured runs: at
+ * least 90% of the published measurements of jobs of the same kind (load,
+ * inference, serving, training) fall inside it (docs/methodology.md,
+ * "Bands"). The verdict compares the band of `device_total` with the usable
+ * memory, the device's capacity minus the headroom. `fits`
+ * (::VRAMEST_VAL_FITS) stays the comparison of the estimate itself.
+ * @since 1.0
+ */
+typedef enum vramest_verdict {
+    VRAMEST_VERDICT_DOES_NOT_FIT = 0, /**< "does_not_fit": even the band's low end exceeds the usable memory, or the engine refuses the job */
+    VRAMEST_VERDICT_FITS_LOW_END = 1, /**< "fits_low_end": the usable memory is inside the band: it fits only if the run lands in its lower part */
+    VRAMEST_VERDICT_FITS = 2,         /**< "fits": the band's high end fits */
+    VRAMEST_VERDICT_MAX_ = 0x7FFFFFFF
+} vramest_verdict;
 
 /** @brief Phases of a step, where the peak can happen. @since 1.0 */
 typedef enum vramest_phase {
@@ -1406,7 +1428,10 @@ vramest_check_fit(const vramest_model *model, const vramest_precision *prec, con
  *
  * Binary search over the option's bounds (memory is monotone in these
  * options). Valid keys: batch_size, seq_len, prompt_len, gen_len, beams,
- * lora_rank, max_num_seqs, max_model_len, n_ctx.
+ * lora_rank, max_num_seqs, max_model_len, n_ctx, n_gpu_layers (at most the
+ * model's layers + 1: everything on the GPU). "Fits" is the estimate within
+ * the device's memory minus the headroom (`headroom_gib`,
+ * `headroom_fraction`).
  * @param[in] model the model.
  * @param[in] prec the precision policy.
  * @param[in] cfg the workload configuration, including the device.
@@ -1453,6 +1478,43 @@ vramest_solve_min_gpus(const vramest_model *model, const vramest_precision *prec
 VRAMEST_API int
 vramest_advise_json(const vramest_model *model, const vramest_precision *prec, const vramest_config *cfg,
                     char *buf, size_t cap, size_t *out_needed);
+
+/** @brief The question a plan answers (vramest_plan_json()). @since 1.0 */
+typedef enum vramest_question {
+    VRAMEST_ASK_NONE = 0,   /**< the plan of the job as configured */
+    VRAMEST_ASK_MAX = 1,    /**< "solution": the largest value of the key that fits (::VRAMEST_CFG_GPUS: the smallest) */
+    VRAMEST_ASK_MIN = 2,    /**< "solution": the smallest value that fits; only ::VRAMEST_CFG_GPUS */
+    VRAMEST_ASK_ADVICE = 3, /**< "advice": one-change fixes, cheapest first (as vramest_advise_json()) */
+    VRAMEST_ASK_MAX_ = 0x7FFFFFFF
+} vramest_question;
+
+/**
+ * @brief The plan of a job as JSON, with the answer to a question: what
+ *        vramest_spec_plan() writes for the equivalent spec.
+ *
+ * Beside vramest_result_json()'s members it holds, when the verdict is not
+ * "fits", a `"why"` object: the bytes needed against the usable memory, the
+ * dominant categories and `"fix"`, the cheapest one-change fix of the advice
+ * that makes the verdict "fits" (or the first that makes the estimate fit),
+ * and `"text"`, one sentence saying all of it. A `solution` also gives
+ * `"safe_value"`, the largest value whose band's high end fits. With
+ * ::VRAMEST_ASK_MAX / ::VRAMEST_ASK_MIN the plan describes the job at the
+ * answer. Runs estimates on the stack; allocates nothing but a buffer for
+ * long advice; safe on shared const inputs.
+ * @param[in] model the model.
+ * @param[in] prec the precision policy, or NULL for the defaults.
+ * @param[in] cfg the workload configuration, or NULL for the defaults.
+ * @param[in] question a ::vramest_question.
+ * @param[in] key the option a ::VRAMEST_ASK_MAX / ::VRAMEST_ASK_MIN question searches (ignored otherwise).
+ * @param[out] buf caller buffer; @param[in] cap its size; @param[out] out_needed bytes needed incl. NUL.
+ * @retval VRAMEST_E_BUFFER_TOO_SMALL grow the buffer to *out_needed and call again
+ * @retval VRAMEST_E_UNSUPPORTED a question without a device, or a key the solvers cannot search
+ * @retval VRAMEST_E_INVALID_ARG an unknown question
+ * @since 1.0
+ */
+VRAMEST_API int
+vramest_plan_json(const vramest_model *model, const vramest_precision *prec, const vramest_config *cfg,
+                  int question, vramest_option key, char *buf, size_t cap, size_t *out_needed);
 
 /** @} */
 

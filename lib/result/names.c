@@ -10,8 +10,9 @@ const char *const vx_device_names[VX_NDEV] = {"gpu", "host", "nvme"};
 const char *const vx_value_names[VX_NVAL] = {
     "params_total", "params_trainable", "peak_allocated", "peak_reserved", "device_total", "device_capacity",
     "fits", "checkpoint_bytes", "peak_phase", "host_total", "nvme_total", "params_active",
-    "kv_pool_bytes", "kv_blocks", "max_tokens", "load_peak",
+    "kv_pool_bytes", "kv_blocks", "max_tokens", "load_peak", "verdict", "headroom",
 };
+const char *const vx_verdict_names[3] = {"does_not_fit", "fits_low_end", "fits"};
 const char *const vx_phase_names[VX_NPHASE] = {"load", "forward", "backward", "optimizer", "prefill", "decode"};
 const char *const vx_provenance_names[VX_NPROV] = {"none", "exact-from-file", "exact-from-architecture", "formula",
                                                     "empirical-constant"};

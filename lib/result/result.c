@@ -16,6 +16,15 @@ void vx_result_warn(struct vramest_result *r, const char *fmt, ...)
     va_end(ap);
 }
 
+void vx_result_refuse(struct vramest_result *r, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->refusal, VX_WARN_LEN, fmt, ap);
+    va_end(ap);
+    r->refused = 1;
+}
+
 void vx_result_add(struct vramest_result *r, int dev, int cat, uint64_t bytes, uint64_t low, uint64_t high, int prov)
 {
     r->cat[dev][cat] = vx_sat_add(r->cat[dev][cat], bytes);
@@ -53,15 +62,10 @@ void vx_result_finish(struct vramest_result *r)
             if (v && !r->prov[d][c]) r->prov[d][c] = VRAMEST_PROV_FORMULA;
         }
     static const int heads[] = {VRAMEST_VAL_PEAK_ALLOCATED, VRAMEST_VAL_PEAK_RESERVED, VRAMEST_VAL_DEVICE_TOTAL};
-    uint64_t *vals[3][3] = {
-        {&r->val[heads[0]], &r->val[heads[1]], &r->val[heads[2]]},
-        {&r->val_low[heads[0]], &r->val_low[heads[1]], &r->val_low[heads[2]]},
-        {&r->val_high[heads[0]], &r->val_high[heads[1]], &r->val_high[heads[2]]},
-    };
-    const uint64_t(*src[3])[VX_NCAT] = {r->cat, r->cat_low, r->cat_high};
-    for (int k = 0; k < 3; k++)
-        sum_device(src[k][VRAMEST_DEV_GPU], r->touched[VRAMEST_DEV_GPU], vals[k][0], vals[k][1], vals[k][2]);
+    sum_device(r->cat[VRAMEST_DEV_GPU], r->touched[VRAMEST_DEV_GPU], &r->val[heads[0]], &r->val[heads[1]],
+               &r->val[heads[2]]);
     for (int k = 0; k < 3; k++) r->val_ok[heads[k]] = 1;
+    vx_result_bands(r);
 
     uint64_t h = 0, n = 0;
     for (uint32_t b = r->touched[VRAMEST_DEV_HOST]; b; b &= b - 1)
@@ -73,9 +77,21 @@ void vx_result_finish(struct vramest_result *r)
     r->val_ok[VRAMEST_VAL_HOST_TOTAL] = r->val_ok[VRAMEST_VAL_NVME_TOTAL] = 1;
     r->val[VRAMEST_VAL_DEVICE_CAPACITY] = r->device_bytes;
     r->val_ok[VRAMEST_VAL_DEVICE_CAPACITY] = 1;
+    /* The headroom is the user's: memory the job must leave free. */
+    double head = r->cfg.headroom_gib * (double)VX_GIB + r->cfg.headroom_fraction * (double)r->device_bytes;
+    r->headroom_bytes = head >= 18446744073709549568.0 ? UINT64_MAX : (uint64_t)head;
+    r->val[VRAMEST_VAL_HEADROOM] = r->headroom_bytes;
+    r->val_ok[VRAMEST_VAL_HEADROOM] = 1;
     if (r->device_bytes) {
-        r->val[VRAMEST_VAL_FITS] = r->val[VRAMEST_VAL_DEVICE_TOTAL] <= r->device_bytes;
-        r->val_ok[VRAMEST_VAL_FITS] = 1;
+        uint64_t usable = r->device_bytes > r->headroom_bytes ? r->device_bytes - r->headroom_bytes : 0;
+        uint64_t t = r->val[VRAMEST_VAL_DEVICE_TOTAL], lo = r->val_low[VRAMEST_VAL_DEVICE_TOTAL];
+        uint64_t hi = r->val_high[VRAMEST_VAL_DEVICE_TOTAL];
+        r->val[VRAMEST_VAL_FITS] = !r->refused && t <= usable;
+        r->val[VRAMEST_VAL_VERDICT] = r->refused ? VRAMEST_VERDICT_DOES_NOT_FIT
+                                      : hi <= usable ? VRAMEST_VERDICT_FITS
+                                      : lo <= usable ? VRAMEST_VERDICT_FITS_LOW_END
+                                                     : VRAMEST_VERDICT_DOES_NOT_FIT;
+        r->val_ok[VRAMEST_VAL_FITS] = r->val_ok[VRAMEST_VAL_VERDICT] = 1;
     }
     r->val_ok[VRAMEST_VAL_PARAMS_TOTAL] = r->val_ok[VRAMEST_VAL_PARAMS_TRAINABLE] = 1;
     r->val_ok[VRAMEST_VAL_PARAMS_ACTIVE] = r->val_ok[VRAMEST_VAL_PEAK_PHASE] = 1;

@@ -7,6 +7,7 @@
 #include "model/model.h"
 #include "precision/precision.h"
 #include "result/names.h"
+#include "common/json_writer.h"
 
 #define VX_MAX_WARN 8
 #define VX_WARN_LEN 200
@@ -42,6 +43,10 @@ struct vramest_result {
     uint8_t val_ok[VX_NVAL]; /* 0: the figure does not apply (E_UNSUPPORTED) */
     uint32_t touched[VX_NDEV]; /* bit c: category c of the device was added to (finish reads only those) */
     uint32_t n_warn;
+    /* An engine that would refuse the job (issue #18: vLLM would not start)
+     * makes the verdict "does not fit" with its reason, whatever the bytes. */
+    uint8_t refused;
+    char refusal[VX_WARN_LEN];
     char warn[VX_MAX_WARN][VX_WARN_LEN];
     uint32_t n_timeline;
     vx_timeline_point timeline[VX_MAX_TIMELINE];
@@ -55,7 +60,47 @@ struct vramest_result {
     uint64_t device_bytes;
     uint64_t cuda_context_bytes;
     int has_file_inv; /* 1: weights from file tensors; 2: and from the architecture (files lacking some) */
+    /* set by vx_result_finish */
+    uint64_t headroom_bytes; /* kept free per GPU */
+    int band_kind;           /* VX_BAND_*: which measured runs calibrate the headline bands */
 };
+
+/* Kinds of job whose measured runs calibrate the headline bands (bands.c). */
+enum { VX_BAND_LOAD = 0, VX_BAND_INFER = 1, VX_BAND_SERVE = 2, VX_BAND_TRAIN = 3, VX_NBAND = 4 };
+
+/* The calibration of a kind: ratios measured / estimated that bound at
+ * least 90% of its measured runs, and how many runs that is. */
+typedef struct vx_band_basis {
+    const char *kind;
+    double low, high;
+    int runs;
+} vx_band_basis;
+const vx_band_basis *vx_band_basis_of(int kind) VX_HIDDEN;
+int vx_band_kind(const vx_config_values *c) VX_HIDDEN;
+/* The headline figures' bands from the calibration of the job's kind. */
+void vx_result_bands(struct vramest_result *r) VX_HIDDEN;
+
+/* The fix a plan proposes when the verdict is not "fits": one change of the
+ * advice (solve/) and the job's figures with it; `text` NULL when the advice
+ * was searched and no single change helps. */
+typedef struct vx_fix {
+    const char *text;   /* "gradient_checkpointing=full" */
+    const char *change; /* the change as job-spec JSON */
+    uint64_t device_total, high;
+    int verdict;        /* vramest_verdict with the change */
+} vx_fix;
+
+/* Names of the verdicts ("does_not_fit", "fits_low_end", "fits"). */
+extern const char *const vx_verdict_names[3] VX_HIDDEN;
+
+/* The engine would refuse the job: verdict "does not fit", with `fmt` as
+ * the reason (truncated to VX_WARN_LEN). */
+void vx_result_refuse(struct vramest_result *r, const char *fmt, ...) VX_PRINTF(2, 3) VX_HIDDEN;
+/* The plan's "why" member (no leading comma): what the job needs against
+ * the usable memory, the dominant categories, the fix (NULL: not searched),
+ * and one sentence saying it. Only for a result with a device and a verdict
+ * other than "fits". */
+void vx_result_why(vx_jw *w, const struct vramest_result *r, const vx_fix *fix) VX_HIDDEN;
 
 /* Add a warning (truncated to VX_WARN_LEN; extra warnings are dropped). */
 void vx_result_warn(struct vramest_result *r, const char *fmt, ...) VX_PRINTF(2, 3) VX_HIDDEN;
@@ -75,9 +120,10 @@ static inline void vx_result_point(struct vramest_result *r, int phase, const ch
 void vx_result_add(struct vramest_result *r, int dev, int cat, uint64_t bytes, uint64_t low, uint64_t high,
                    int prov) VX_HIDDEN;
 /* The JSON plan with extra members (`"k":v,...`, no braces) appended to the
- * top-level object: the answer of a job spec's "solve" question. */
-int vx_result_json_extra(const struct vramest_result *res, const char *extra, char *buf, size_t cap,
-                         size_t *out_needed) VX_HIDDEN;
+ * top-level object: the answer of a job spec's "solve" question. `fix` (may
+ * be NULL) goes into the "why" of a job that does not fit. */
+int vx_result_json_extra(const struct vramest_result *res, const vx_fix *fix, const char *extra, char *buf,
+                         size_t cap, size_t *out_needed) VX_HIDDEN;
 /* Derive peak_allocated/reserved/device_total from the GPU categories and
  * the fits verdict from the device. Call last. */
 void vx_result_finish(struct vramest_result *r) VX_HIDDEN;

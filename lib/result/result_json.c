@@ -137,7 +137,7 @@ static void offload_device(vx_jw *w, const struct vramest_result *r, int dev, in
     vx_jw_put(w, "}", 1);
 }
 
-static void write_plan(vx_jw *w, const struct vramest_result *r, const char *extra)
+static void write_plan(vx_jw *w, const struct vramest_result *r, const vx_fix *fix, const char *extra)
 {
     int f = 1;
     vx_jw_put(w, "{", 1);
@@ -165,6 +165,10 @@ static void write_plan(vx_jw *w, const struct vramest_result *r, const char *ext
     vx_jw_u64(w, r->device_bytes);
     vx_jw_key(w, "load_peak", &g);
     vx_jw_u64(w, r->val[VRAMEST_VAL_LOAD_PEAK]);
+    const vx_band_basis *b = vx_band_basis_of(r->band_kind);
+    vx_jw_key(w, "band_basis", &g);
+    vx_jw_printf(w, "{\"kind\":\"%s\",\"measured_runs\":%d,\"low\":%.3f,\"high\":%.3f}", b->kind, b->runs, b->low,
+                 b->high);
     vx_jw_put(w, "}", 1);
 
     offload_device(w, r, VRAMEST_DEV_HOST, VRAMEST_VAL_HOST_TOTAL, &f);
@@ -173,12 +177,26 @@ static void write_plan(vx_jw *w, const struct vramest_result *r, const char *ext
     vx_jw_key(w, "fits", &f);
     if (r->val_ok[VRAMEST_VAL_FITS]) {
         vx_jw_puts(w, r->val[VRAMEST_VAL_FITS] ? "true" : "false");
+        /* The margin is against the usable memory: capacity less headroom. */
         vx_jw_key(w, "margin_bytes", &f);
-        uint64_t t = r->val[VRAMEST_VAL_DEVICE_TOTAL], c = r->device_bytes;
+        uint64_t t = r->val[VRAMEST_VAL_DEVICE_TOTAL];
+        uint64_t c = r->device_bytes > r->headroom_bytes ? r->device_bytes - r->headroom_bytes : 0;
         if (c >= t)
             vx_jw_u64(w, c - t);
         else
             vx_jw_printf(w, "-%llu", (unsigned long long)(t - c));
+    } else {
+        vx_jw_puts(w, "null");
+    }
+    vx_jw_key(w, "headroom_bytes", &f);
+    vx_jw_u64(w, r->headroom_bytes);
+    vx_jw_key(w, "verdict", &f);
+    if (r->val_ok[VRAMEST_VAL_VERDICT]) {
+        vx_jw_str(w, vx_verdict_names[r->val[VRAMEST_VAL_VERDICT] < 3 ? r->val[VRAMEST_VAL_VERDICT] : 0]);
+        if (r->val[VRAMEST_VAL_VERDICT] != VRAMEST_VERDICT_FITS) {
+            vx_jw_put(w, ",", 1);
+            vx_result_why(w, r, fix);
+        }
     } else {
         vx_jw_puts(w, "null");
     }
@@ -248,18 +266,18 @@ static void write_plan(vx_jw *w, const struct vramest_result *r, const char *ext
     vx_jw_puts(w, "}\n");
 }
 
-int vx_result_json_extra(const struct vramest_result *res, const char *extra, char *buf, size_t cap,
-                        size_t *out_needed)
+int vx_result_json_extra(const struct vramest_result *res, const vx_fix *fix, const char *extra, char *buf,
+                         size_t cap, size_t *out_needed)
 {
     if (!res || res->magic != VX_MAGIC_RESULT)
         return vx_fail(VRAMEST_E_INVALID_ARG, "vramest_result_json: not a vramest_result handle");
     if (!buf && cap) return vx_fail(VRAMEST_E_INVALID_ARG, "vramest_result_json: buf is NULL with cap %zu", cap);
     vx_jw w = {buf, cap, 0};
-    write_plan(&w, res, extra);
+    write_plan(&w, res, fix, extra);
     return vx_jw_finish(&w, out_needed, "vramest_result_json");
 }
 
 VRAMEST_API int vramest_result_json(const vramest_result *res, char *buf, size_t cap, size_t *out_needed)
 {
-    return vx_result_json_extra(res, NULL, buf, cap, out_needed);
+    return vx_result_json_extra(res, NULL, NULL, buf, cap, out_needed);
 }

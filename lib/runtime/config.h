@@ -53,6 +53,8 @@ typedef struct vx_config_values {
     int64_t pp_split;
     int64_t max_reuse_distance;
     int64_t optimizer_in_backward;
+    /* device, appended (issue #20) */
+    double headroom_gib, headroom_fraction;
     /* Not an option: the GPU preset `device` names (index into vx_gpus, -1
      * none), resolved when `device` is set so estimates never search names. */
     int64_t gpu_index;

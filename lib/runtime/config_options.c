@@ -156,6 +156,10 @@ const vx_option_def vx_config_options[] = {
         "GPU preset name (see `vramest gpus`); empty = no device (no fit verdict)"),
     F64(VRAMEST_CFG_MEMORY_GIB, "memory_gib", "device", 0, 1048576, 0, memory_gib, true,
         "GPU memory in GiB (overrides the preset; 0 = from the preset; otherwise at least 0.25)"),
+    F64(VRAMEST_CFG_HEADROOM_GIB, "headroom_gib", "device", 0, 1048576, 0, headroom_gib, true,
+        "GiB kept free on each GPU: the verdict, the margin and the solvers use the memory minus this"),
+    F64(VRAMEST_CFG_HEADROOM_FRACTION, "headroom_fraction", "device", 0, 0.9, 0, headroom_fraction, true,
+        "fraction of each GPU kept free, added to headroom_gib (0.1 = 10%)"),
 
     F64(VRAMEST_CFG_CUDA_CONTEXT_MIB, "cuda_context_mib", "runtime", -1, 1048576, -1, cuda_context_mib, true,
         "CUDA context and library handles in MiB, outside PyTorch's allocator (-1 = the device's typical value)"),

@@ -8,15 +8,22 @@
 
 #include "solve/solve.h"
 
-int vx_fit_at(const struct vramest_model *m, const struct vramest_precision *p, const struct vramest_config *c,
-              struct vramest_result *r, int *fits)
+int vx_fit_by(const struct vramest_model *m, const struct vramest_precision *p, const struct vramest_config *c,
+              int criterion, struct vramest_result *r, int *fits)
 {
     int rc = vx_estimate_into(m, p, c, r);
     if (rc) return rc;
     if (!r->val_ok[VRAMEST_VAL_FITS])
         return vx_fail(VRAMEST_E_UNSUPPORTED, "no device: set `device` (a GPU preset) or `memory_gib` to ask whether it fits");
-    *fits = (int)r->val[VRAMEST_VAL_FITS];
+    *fits = criterion == VX_FIT_BAND ? r->val[VRAMEST_VAL_VERDICT] == VRAMEST_VERDICT_FITS
+                                     : (int)r->val[VRAMEST_VAL_FITS];
     return VRAMEST_OK;
+}
+
+int vx_fit_at(const struct vramest_model *m, const struct vramest_precision *p, const struct vramest_config *c,
+              struct vramest_result *r, int *fits)
+{
+    return vx_fit_by(m, p, c, VX_FIT_ESTIMATE, r, fits);
 }
 
 static int check_inputs(const vramest_model *m, const vramest_config *c, const char *fn)
@@ -38,7 +45,7 @@ VRAMEST_API int vramest_check_fit(const vramest_model *model, const vramest_prec
     if ((rc = vx_fit_at(model, prec, cfg, &r, &fits))) return rc;
     *out_fits = fits;
     if (out_margin_bytes) {
-        uint64_t t = r.val[VRAMEST_VAL_DEVICE_TOTAL], d = r.device_bytes;
+        uint64_t t = r.val[VRAMEST_VAL_DEVICE_TOTAL], d = r.device_bytes > r.headroom_bytes ? r.device_bytes - r.headroom_bytes : 0;
         *out_margin_bytes = d >= t ? (int64_t)vx_min_u64(d - t, INT64_MAX) : -(int64_t)vx_min_u64(t - d, INT64_MAX);
     }
     return VRAMEST_OK;
@@ -47,11 +54,11 @@ VRAMEST_API int vramest_check_fit(const vramest_model *model, const vramest_prec
 static const vramest_option solvable[] = {
     VRAMEST_CFG_BATCH_SIZE, VRAMEST_CFG_SEQ_LEN,       VRAMEST_CFG_PROMPT_LEN,    VRAMEST_CFG_GEN_LEN,
     VRAMEST_CFG_BEAMS,      VRAMEST_CFG_LORA_RANK,     VRAMEST_CFG_MAX_NUM_SEQS,  VRAMEST_CFG_MAX_MODEL_LEN,
-    VRAMEST_CFG_N_CTX,
+    VRAMEST_CFG_N_CTX,      VRAMEST_CFG_N_GPU_LAYERS,
 };
 
 int vx_solve_max(const struct vramest_model *m, const struct vramest_precision *p, const struct vramest_config *cfg,
-                 vramest_option key, int64_t *out_value, uint64_t *out_bytes)
+                 vramest_option key, int criterion, int64_t *out_value, uint64_t *out_bytes)
 {
     const vx_option_def *d = vx_option_find(key, NULL);
     bool ok = false;
@@ -59,21 +66,26 @@ int vx_solve_max(const struct vramest_model *m, const struct vramest_precision *
     if (!d || !ok)
         return vx_fail(VRAMEST_E_UNSUPPORTED,
                        "cannot solve for '%s': valid keys are batch_size, seq_len, prompt_len, gen_len, beams, "
-                       "lora_rank, max_num_seqs, max_model_len, n_ctx",
+                       "lora_rank, max_num_seqs, max_model_len, n_ctx, n_gpu_layers",
                        d ? d->name : "?");
     struct vramest_config c = *cfg;
     struct vramest_result r;
     int fits = 0, rc;
     /* Options whose 0 means "auto" start the search at 1. */
     int64_t lo = d->min < 1 ? 1 : (int64_t)d->min, hi_bound = (int64_t)d->max;
+    /* llama.cpp offloads at most every layer and the output layer: past
+     * that, more "layers" change nothing and the bound would be the answer. */
+    if (key == VRAMEST_CFG_N_GPU_LAYERS) hi_bound = m->shape.layers + 1;
     if ((rc = vx_opt_set_i64(&c.v, c.set_bits, VRAMEST_HANDLE_CONFIG, key, lo))) return rc;
-    if ((rc = vx_fit_at(m, p, &c, &r, &fits))) return rc;
+    if ((rc = vx_fit_by(m, p, &c, criterion, &r, &fits))) return rc;
     if (!fits) {
         char need[32], have[32];
-        vx_format_bytes(r.val[VRAMEST_VAL_DEVICE_TOTAL], need, sizeof need);
-        vx_format_bytes(r.device_bytes, have, sizeof have);
-        return vx_fail(VRAMEST_E_DOES_NOT_FIT, "does not fit even at %s %lld: needs %s, has %s", d->name,
-                       (long long)lo, need, have);
+        vx_format_bytes(criterion == VX_FIT_BAND ? r.val_high[VRAMEST_VAL_DEVICE_TOTAL] : r.val[VRAMEST_VAL_DEVICE_TOTAL],
+                        need, sizeof need);
+        vx_format_bytes(r.device_bytes > r.headroom_bytes ? r.device_bytes - r.headroom_bytes : 0, have, sizeof have);
+        return vx_fail(VRAMEST_E_DOES_NOT_FIT, "does not fit even at %s %lld: needs %s%s, has %s%s", d->name,
+                       (long long)lo, need, criterion == VX_FIT_BAND ? " at the band's high end" : "", have,
+                       r.headroom_bytes ? " after the headroom" : "");
     }
     uint64_t lo_bytes = r.val[VRAMEST_VAL_DEVICE_TOTAL], first_bytes = lo_bytes;
     /* Doubling finds a value that does not fit; bisection closes the gap. */
@@ -89,7 +101,7 @@ int vx_solve_max(const struct vramest_model *m, const struct vramest_precision *
             return VRAMEST_OK;
         }
         if ((rc = vx_opt_set_i64(&c.v, c.set_bits, VRAMEST_HANDLE_CONFIG, key, next))) return rc;
-        rc = vx_fit_at(m, p, &c, &r, &fits);
+        rc = vx_fit_by(m, p, &c, criterion, &r, &fits);
         if (rc == VRAMEST_E_OVERFLOW) fits = 0, rc = VRAMEST_OK;
         if (rc) return rc;
         if (!fits) {
@@ -104,7 +116,7 @@ int vx_solve_max(const struct vramest_model *m, const struct vramest_precision *
     while (hi - lo > 1) {
         int64_t mid = lo + (hi - lo) / 2;
         if ((rc = vx_opt_set_i64(&c.v, c.set_bits, VRAMEST_HANDLE_CONFIG, key, mid))) return rc;
-        rc = vx_fit_at(m, p, &c, &r, &fits);
+        rc = vx_fit_by(m, p, &c, criterion, &r, &fits);
         if (rc == VRAMEST_E_OVERFLOW) fits = 0, rc = VRAMEST_OK;
         if (rc) return rc;
         if (fits)
@@ -124,14 +136,14 @@ VRAMEST_API int vramest_solve_max(const vramest_model *model, const vramest_prec
     int rc = check_inputs(model, cfg, "vramest_solve_max");
     if (rc) return rc;
     if (!out_value) return vx_fail(VRAMEST_E_INVALID_ARG, "vramest_solve_max: out_value is NULL");
-    return vx_solve_max(model, prec, cfg, key, out_value, out_bytes);
+    return vx_solve_max(model, prec, cfg, key, VX_FIT_ESTIMATE, out_value, out_bytes);
 }
 
 /* Estimate with one layout dimension (tp, pp or dp) at `k` and the others
  * as configured. *fits = -1 when the model cannot take that layout (tp not
  * dividing the heads, pp beyond the layers): skipped, not an error. */
 static int fit_dim(const struct vramest_model *m, const struct vramest_precision *p, const struct vramest_config *cfg,
-                   vramest_option dim, int64_t k, int64_t max_gpus, struct vramest_config *c, int *fits)
+                   vramest_option dim, int64_t k, int64_t max_gpus, int criterion, struct vramest_config *c, int *fits)
 {
     const vx_config_values *v = &cfg->v;
     int64_t tp = dim == VRAMEST_CFG_TP ? k : v->tp, pp = dim == VRAMEST_CFG_PP ? k : v->pp;
@@ -147,7 +159,7 @@ static int fit_dim(const struct vramest_model *m, const struct vramest_precision
     if (!rc) rc = vx_opt_set_i64(&c->v, c->set_bits, VRAMEST_HANDLE_CONFIG, VRAMEST_CFG_GPUS, (int64_t)gpus);
     if (rc) return rc;
     struct vramest_result r;
-    rc = vx_fit_at(m, p, c, &r, fits);
+    rc = vx_fit_by(m, p, c, criterion, &r, fits);
     if (rc == VRAMEST_E_CONFLICT || rc == VRAMEST_E_RANGE || rc == VRAMEST_E_INVALID_MODEL) {
         *fits = -1;
         return VRAMEST_OK;
@@ -161,7 +173,8 @@ static int fit_dim(const struct vramest_model *m, const struct vramest_precision
  * splits people run) up to the layers, and dp — where ZeRO/FSDP make memory
  * fall monotonically with more ranks — by doubling, then bisection. */
 static int try_dim(const struct vramest_model *m, const struct vramest_precision *p, const struct vramest_config *cfg,
-                   vramest_option dim, int64_t max_gpus, int64_t *out_gpus, struct vramest_config *out_cfg, int *found)
+                   vramest_option dim, int64_t max_gpus, int criterion, int64_t *out_gpus, struct vramest_config *out_cfg,
+                   int *found)
 {
     struct vramest_config c;
     int fits = 0, rc;
@@ -169,7 +182,7 @@ static int try_dim(const struct vramest_model *m, const struct vramest_precision
     if (dim == VRAMEST_CFG_DP) {
         int64_t lo = 0, hi = 1; /* lo: largest known not to fit (0 = none), hi: candidate */
         for (;;) {
-            rc = fit_dim(m, p, cfg, dim, hi, max_gpus, &c, &fits);
+            rc = fit_dim(m, p, cfg, dim, hi, max_gpus, criterion, &c, &fits);
             if (rc == VRAMEST_E_RANGE) break; /* beyond max_gpus: try the bound below */
             if (rc) return rc;
             if (fits == 1) break;
@@ -180,17 +193,17 @@ static int try_dim(const struct vramest_model *m, const struct vramest_precision
         if (fits != 1) { /* the doubling overshot max_gpus: bisect up to the largest dp allowed */
             int64_t per = cfg->v.tp * cfg->v.pp * cfg->v.cp;
             hi = max_gpus / (per > 0 ? per : 1);
-            if (hi <= lo || fit_dim(m, p, cfg, dim, hi, max_gpus, &c, &fits) || fits != 1) return VRAMEST_OK;
+            if (hi <= lo || fit_dim(m, p, cfg, dim, hi, max_gpus, criterion, &c, &fits) || fits != 1) return VRAMEST_OK;
         }
         while (hi - lo > 1) {
             int64_t mid = lo + (hi - lo) / 2;
-            if ((rc = fit_dim(m, p, cfg, dim, mid, max_gpus, &c, &fits))) return rc;
+            if ((rc = fit_dim(m, p, cfg, dim, mid, max_gpus, criterion, &c, &fits))) return rc;
             if (fits == 1)
                 hi = mid;
             else
                 lo = mid;
         }
-        if ((rc = fit_dim(m, p, cfg, dim, hi, max_gpus, &c, &fits))) return rc;
+        if ((rc = fit_dim(m, p, cfg, dim, hi, max_gpus, criterion, &c, &fits))) return rc;
         *out_gpus = c.v.gpus;
         if (out_cfg) *out_cfg = c;
         *found = fits == 1;
@@ -202,7 +215,7 @@ static int try_dim(const struct vramest_model *m, const struct vramest_precision
     int64_t depth = s->layers + s->enc_layers;
     int64_t limit = dim == VRAMEST_CFG_TP ? s->heads : (depth < 1024 ? depth : 1024);
     for (int64_t k = 1; k <= limit;) {
-        rc = fit_dim(m, p, cfg, dim, k, max_gpus, &c, &fits);
+        rc = fit_dim(m, p, cfg, dim, k, max_gpus, criterion, &c, &fits);
         if (rc == VRAMEST_E_RANGE) return VRAMEST_OK; /* the world size passed max_gpus */
         if (rc) return rc;
         if (fits == 1) {
@@ -222,7 +235,7 @@ static int try_dim(const struct vramest_model *m, const struct vramest_precision
 }
 
 int vx_solve_min_gpus(const struct vramest_model *model, const struct vramest_precision *prec,
-                      const struct vramest_config *cfg, int64_t max_gpus, struct vramest_config *out_cfg,
+                      const struct vramest_config *cfg, int64_t max_gpus, int criterion, struct vramest_config *out_cfg,
                       int64_t *out_gpus)
 {
     if (max_gpus < 1 || max_gpus > 10000000)
@@ -241,7 +254,7 @@ int vx_solve_min_gpus(const struct vramest_model *model, const struct vramest_pr
     }
     int found = 0, rc;
     for (size_t i = 0; i < nd; i++) {
-        if ((rc = try_dim(model, prec, cfg, dims[i], max_gpus, out_gpus, out_cfg, &found))) return rc;
+        if ((rc = try_dim(model, prec, cfg, dims[i], max_gpus, criterion, out_gpus, out_cfg, &found))) return rc;
         if (found) return VRAMEST_OK;
     }
     if (v->mode == VX_MODE_TRAIN && v->zero_stage == 0 && v->fsdp == VX_FSDP_NONE)
@@ -258,5 +271,5 @@ VRAMEST_API int vramest_solve_min_gpus(const vramest_model *model, const vramest
     int rc = check_inputs(model, cfg, "vramest_solve_min_gpus");
     if (rc) return rc;
     if (!out_gpus) return vx_fail(VRAMEST_E_INVALID_ARG, "vramest_solve_min_gpus: out_gpus is NULL");
-    return vx_solve_min_gpus(model, prec, cfg, max_gpus, NULL, out_gpus);
+    return vx_solve_min_gpus(model, prec, cfg, max_gpus, VX_FIT_ESTIMATE, NULL, out_gpus);
 }

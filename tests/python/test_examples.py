@@ -134,24 +134,43 @@ def test_scheduler_verdicts():
     lines = out.stdout.splitlines()
     assert len(lines) == 15
     verdict = {line.split()[1]: line for line in lines}
-    assert verdict["a"].startswith("accept a needs ")
-    assert verdict["line-2"].startswith("reject line-2 needs ") and "short by" in verdict["line-2"]
+    assert verdict["a"].startswith("accept a fits: needs ")
+    # A rejection says why and what to do: the dominant categories and the fix.
+    assert verdict["line-2"].startswith("reject line-2 does_not_fit: needs ")
+    assert "optimizer_states" in verdict["line-2"] and " brings it to " in verdict["line-2"]
     assert verdict["c"].startswith("accept c ")
     assert "out of range" in verdict["d"] and "batch_size" in verdict["d"]
-    assert verdict["e"].startswith("reject e model: ") and "no-such-model" in verdict["e"]
+    assert verdict["e"].startswith("reject e error: model: ") and "no-such-model" in verdict["e"]
     assert verdict["e2"].endswith(verdict["e"][len("reject e "):])  # the cached error
     assert "no device" in verdict["f"]
-    assert verdict["line-8"] == "reject line-8 malformed JSON line"
-    assert verdict["h"] == 'reject h the job spec has no "model"'
+    assert verdict["line-8"] == "reject line-8 error: malformed JSON line"
+    assert verdict["h"] == 'reject h error: the job spec has no "model"'
     assert verdict["i"].startswith("accept i ") and "of 1.00 GiB" in verdict["i"]
-    assert verdict["j"].startswith("reject j needs ")
+    assert verdict["j"].startswith("reject j ")
     assert 'unknown key "batchsize" in "workload" (did you mean "batch_size"?)' in verdict["k"]
+    assert verdict["k"].startswith("reject k error: ")
     assert 'unknown key "color"' in verdict["u"]
-    assert verdict["big"].startswith("reject big needs ") and "short by" in verdict["big"]
-    assert verdict["r"].startswith("reject r unsupported: ") and "kv_cache" in verdict["r"]
-    # The figures are the library's.
+    assert verdict["big"].startswith("reject big does_not_fit: needs ")
+    assert verdict["r"].startswith("reject r error: unsupported: ") and "kv_cache" in verdict["r"]
+    # The figures and the sentence are the library's.
     plan = vramest.estimate(JOBS[0]["spec"])
-    assert "needs %.2f GiB of %.2f GiB" % (plan["gpu"]["device_total"] / GIB, 80.0) in verdict["a"]
+    assert "needs %.2f GiB" % (plan["gpu"]["device_total"] / GIB) in verdict["a"]
+    plan = vramest.estimate(JOBS[1])
+    assert verdict["line-2"].endswith(plan["why"]["text"])
+
+
+def test_scheduler_json_and_strict():
+    out = run("scheduler.py", ["--json"], stdin=jsonl(JOBS))
+    assert out.returncode == 0, out.stderr
+    rows = {r["id"]: r for r in map(json.loads, out.stdout.splitlines())}
+    assert rows["a"]["decision"] == "accept" and rows["a"]["verdict"] == "fits"
+    assert rows["line-2"]["verdict"] == "does_not_fit" and rows["line-2"]["fix"]["text"]
+    assert rows["line-8"]["error"] == "malformed JSON line" and rows["line-8"]["verdict"] is None
+    low = {"id": "low", "spec": {"model": "llama-2-7b", "precision": "bf16", "device": "A100-80GB",
+                                 "workload": {"mode": "train", "batch_size": 2, "seq_len": 1024}}}
+    assert vramest.estimate(low["spec"])["verdict"] == "fits_low_end"
+    assert run("scheduler.py", stdin=jsonl([low])).stdout.startswith("accept low fits_low_end: ")
+    assert run("scheduler.py", ["--strict"], stdin=jsonl([low])).stdout.startswith("reject low fits_low_end: ")
 
 
 def test_scheduler_parses_each_model_once():
@@ -170,9 +189,10 @@ def test_scheduler_matches_the_c_scheduler():
     if not c:
         pytest.skip("VRAMEST_SCHEDULER not set (meson sets it)")
     text = jsonl(JOBS)
-    py = run("scheduler.py", stdin=text)
-    cc = subprocess.run([c], input=text, capture_output=True, text=True, timeout=60)
-    assert (py.returncode, py.stdout) == (cc.returncode, cc.stdout)
+    for flags in ([], ["--json"], ["--strict"]):
+        py = run("scheduler.py", flags, stdin=text)
+        cc = subprocess.run([c] + flags, input=text, capture_output=True, text=True, timeout=60)
+        assert (py.returncode, py.stdout) == (cc.returncode, cc.stdout), flags
 
 
 @pytest.mark.xfail(strict=True, reason="json-c's leniency in the C scheduler (issue 20 item 6): "

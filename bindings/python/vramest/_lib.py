@@ -124,6 +124,7 @@ FUNCTIONS = [
     ("vramest_solve_max", [ModelP, PrecisionP, ConfigP, c_int, P(c_int64), P(c_uint64)], c_int),
     ("vramest_solve_min_gpus", [ModelP, PrecisionP, ConfigP, c_int64, P(c_int64)], c_int),
     ("vramest_advise_json", [ModelP, PrecisionP, ConfigP, c_char_p, c_size_t, P(c_size_t)], c_int),
+    ("vramest_plan_json", [ModelP, PrecisionP, ConfigP, c_int, c_int, c_char_p, c_size_t, P(c_size_t)], c_int),
     ("vramest_spec_parse", [c_char_p, c_size_t, P(ModelP), P(PrecisionP), P(ConfigP)], c_int),
     ("vramest_spec_plan", [c_char_p, c_size_t, c_char_p, c_size_t, P(c_size_t)], c_int),
 ]
