@@ -366,6 +366,50 @@ Test(deepspeed, zero2_and_zero3_model_states_match_the_estimator_formulas)
     teardown(&f);
 }
 
+/* Issue #20 item 9: a ZeRO-3 rank keeps its 16-bit parameter partition on
+ * the GPU (DeepSpeed stage3.py _create_fp16_partitions_with_defragmentation:
+ * without offload_param the ds_tensor partitions of
+ * partition_parameters.py _partition_param, partition_size = aligned numel
+ * / world size in param.dtype, are defragmented into lp_param_buffer and
+ * stay on the device), 2P/G bytes. It was divided by G twice (13B on 8
+ * ranks: 0.38 GiB instead of 3.0 GiB). Offloading the parameters moves
+ * exactly that partition to the host. */
+Test(deepspeed, zero3_rank_holds_its_16bit_parameter_partition)
+{
+    vramest_model *m = NULL;
+    vramest_precision *p = NULL;
+    cr_assert_eq(vramest_model_new_preset("llama-2-13b", &m), VRAMEST_OK);
+    cr_assert_eq(vramest_precision_new_preset("mixed_bf16", &p), VRAMEST_OK);
+    uint64_t P = 0;
+    cr_assert_eq(vramest_model_param_count(m, &P, NULL), VRAMEST_OK);
+    const int64_t G = 8;
+    uint64_t w[2], host[2];
+    for (int off = 0; off < 2; off++) {
+        vramest_config *c = NULL;
+        cr_assert_eq(vramest_config_new(&c), VRAMEST_OK);
+        cr_assert_eq(vramest_config_set_str(c, VRAMEST_CFG_MODE, "train"), VRAMEST_OK);
+        cr_assert_eq(vramest_config_set_str(c, VRAMEST_CFG_FRAMEWORK, "deepspeed"), VRAMEST_OK);
+        cr_assert_eq(vramest_config_set_i64(c, VRAMEST_CFG_GPUS, G), VRAMEST_OK);
+        cr_assert_eq(vramest_config_set_i64(c, VRAMEST_CFG_ZERO_STAGE, 3), VRAMEST_OK);
+        if (off) cr_assert_eq(vramest_config_set_str(c, VRAMEST_CFG_OFFLOAD_PARAMS, "cpu"), VRAMEST_OK);
+        vramest_result *r = NULL;
+        cr_assert_eq(vramest_estimate(m, p, c, &r), VRAMEST_OK, "%s", vramest_last_error_message());
+        cr_assert_eq(vramest_result_get(r, VRAMEST_DEV_GPU, VRAMEST_CAT_WEIGHTS, &w[off]), VRAMEST_OK);
+        cr_assert_eq(vramest_result_get(r, VRAMEST_DEV_HOST, VRAMEST_CAT_WEIGHTS, &host[off]), VRAMEST_OK);
+        vramest_result_free(r);
+        vramest_config_free(c);
+    }
+    uint64_t part = 2 * P / (uint64_t)G, moved = w[0] - w[1];
+    /* the partition, rounded to 512 B per tensor by the caching allocator */
+    cr_assert(moved >= part && moved - part < part / 100, "GPU weights drop by %llu when offloaded, 2P/G = %llu",
+              (unsigned long long)moved, (unsigned long long)part);
+    cr_assert_gt(part, 3000000000ull, "13B / 8 ranks: about 3 GiB");
+    cr_assert_eq(host[0], 0);
+    cr_assert_eq(host[1], moved * (uint64_t)G, "the host holds the partitions of the node's %lld ranks", (long long)G);
+    vramest_precision_free(p);
+    vramest_model_free(m);
+}
+
 /* Bytes a forward layer adds to the timeline between the points of layers
  * `a` and `b` of the forward, per layer. */
 static uint64_t fwd_growth_per_layer(const struct vramest_result *r, int32_t a, int32_t b)

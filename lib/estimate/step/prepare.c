@@ -169,7 +169,9 @@ void vx_static_devices_of(const vx_shard *sh, const vx_train_model *tm, vx_stati
     p->mdev = vx_shard_offload_device(sh, VRAMEST_CAT_MASTER_WEIGHTS);
     p->odev = vx_shard_offload_device(sh, VRAMEST_CAT_OPTIMIZER_STATES);
     p->grads_on_gpu = vx_shard_offload_device(sh, VRAMEST_CAT_GRADIENTS) == VRAMEST_DEV_GPU;
-    p->w_gpu = tm->weights / (uint64_t)vx_shard_divisor(sh, VRAMEST_CAT_WEIGHTS);
+    /* The rank's parameters as static_terms.c sized them: already this
+     * rank's ZeRO-3 / FSDP partition (dividing again lost 2P/G - 2P/G^2). */
+    p->w_gpu = tm->weights;
 }
 
 /* The step's shape and values at the sizes of `c`: the programs (replayed,
