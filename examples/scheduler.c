@@ -103,34 +103,26 @@ static void put_str(const char *s)
     putchar('"');
 }
 
-/* One decision. `plan` (may be NULL) is the job's plan; `error` the reason
- * when there is none. */
-static void decide(const opts *o, const char *id, json_object *plan, const char *error)
-{
-    json_object *v = NULL, *why = NULL;
-    const char *verdict = NULL;
-    if (plan && json_object_object_get_ex(plan, "verdict", &v) && json_object_is_type(v, json_type_string))
-        verdict = json_object_get_string(v);
-    if (plan && !error && !verdict) error = "no device in the spec: cannot admit a job without a GPU size";
-    if (plan) json_object_object_get_ex(plan, "why", &why);
-    int accept = !error && verdict &&
-                 (!strcmp(verdict, "fits") || (!strcmp(verdict, "fits_low_end") && !o->strict));
+/* What a decision says about a job: its figures from the result's getters,
+ * and for a job that does not fit, the plan's "why" (its sentence and fix). */
+typedef struct figures {
+    int verdict; /* vramest_verdict */
+    uint64_t needed, lo, hi, usable;
+    json_object *why; /* owned; NULL when the job fits */
+} figures;
 
-    json_object *gpu = NULL, *band = NULL, *total = NULL, *cap = NULL, *head = NULL, *text = NULL, *fix = NULL;
-    uint64_t needed = 0, lo = 0, hi = 0, usable = 0;
-    if (plan && !error) {
-        json_object_object_get_ex(plan, "gpu", &gpu);
-        json_object_object_get_ex(gpu, "device_total", &total);
-        json_object_object_get_ex(gpu, "device_total_band", &band);
-        json_object_object_get_ex(gpu, "capacity", &cap);
-        json_object_object_get_ex(plan, "headroom_bytes", &head);
-        needed = json_object_get_uint64(total);
-        lo = json_object_get_uint64(json_object_array_get_idx(band, 0));
-        hi = json_object_get_uint64(json_object_array_get_idx(band, 1));
-        uint64_t c = json_object_get_uint64(cap), h = json_object_get_uint64(head);
-        usable = c > h ? c - h : 0;
-        json_object_object_get_ex(why, "text", &text);
-        json_object_object_get_ex(why, "fix", &fix);
+static const char *const verdict_names[] = {"does_not_fit", "fits_low_end", "fits"};
+
+/* One decision: `error` when there is no verdict, else `f`. */
+static void decide(const opts *o, const char *id, const figures *f, const char *error)
+{
+    const char *verdict = error ? NULL : verdict_names[f->verdict];
+    int accept = !error && (f->verdict == VRAMEST_VERDICT_FITS ||
+                            (f->verdict == VRAMEST_VERDICT_FITS_LOW_END && !o->strict));
+    json_object *text = NULL, *fix = NULL;
+    if (!error && f->why) {
+        json_object_object_get_ex(f->why, "text", &text);
+        json_object_object_get_ex(f->why, "fix", &fix);
     }
     char line[640];
     if (error)
@@ -138,8 +130,8 @@ static void decide(const opts *o, const char *id, json_object *plan, const char 
     else if (text)
         snprintf(line, sizeof line, "%s", json_object_get_string(text));
     else
-        snprintf(line, sizeof line, "needs %.2f GiB (band %.2f-%.2f) of %.2f GiB, margin %.2f GiB", needed / GIB,
-                 lo / GIB, hi / GIB, usable / GIB, usable >= needed ? (usable - needed) / GIB : 0.0);
+        snprintf(line, sizeof line, "needs %.2f GiB (band %.2f-%.2f) of %.2f GiB, margin %.2f GiB", f->needed / GIB,
+                 f->lo / GIB, f->hi / GIB, f->usable / GIB, f->usable >= f->needed ? (f->usable - f->needed) / GIB : 0.0);
     if (!o->json) {
         printf("%s %s %s: %s\n", accept ? "accept" : "reject", id, error ? "error" : verdict, line);
         return;
@@ -156,8 +148,8 @@ static void decide(const opts *o, const char *id, json_object *plan, const char 
         return;
     }
     put_str(verdict);
-    printf(",\"needed_bytes\":%llu,\"band\":[%llu,%llu],\"usable_bytes\":%llu,\"fix\":", (unsigned long long)needed,
-           (unsigned long long)lo, (unsigned long long)hi, (unsigned long long)usable);
+    printf(",\"needed_bytes\":%llu,\"band\":[%llu,%llu],\"usable_bytes\":%llu,\"fix\":", (unsigned long long)f->needed,
+           (unsigned long long)f->lo, (unsigned long long)f->hi, (unsigned long long)f->usable);
     if (fix && json_object_is_type(fix, json_type_object)) {
         json_object *ft = NULL, *fv = NULL, *fd = NULL;
         json_object_object_get_ex(fix, "text", &ft);
@@ -176,16 +168,43 @@ static void decide(const opts *o, const char *id, json_object *plan, const char 
     fputs(",\"error\":null}\n", stdout);
 }
 
-/* The plan of a job against a cached model; NULL with *error set. */
-static json_object *plan_of(const vramest_model *m, const char *spec_text, char *error, size_t cap)
+/* The "why" object of a plan, parsed alone: the whole plan is a few KiB of
+ * settings json-c takes ~200 us to read, the why a few hundred bytes. */
+static json_object *why_of(const char *plan)
+{
+    const char *w = strstr(plan, "\"why\":{");
+    if (!w) return NULL;
+    json_tokener *tok = json_tokener_new();
+    json_object *o = tok ? json_tokener_parse_ex(tok, w + 6, (int)strlen(w + 6)) : NULL;
+    json_tokener_free(tok);
+    return o;
+}
+
+/* The figures of a job against a cached model; non-zero with *error set. */
+static int figures_of(const vramest_model *m, const char *spec_text, figures *f, char *error, size_t cap)
 {
     vramest_precision *p = NULL;
     vramest_config *c = NULL;
-    json_object *plan = NULL;
+    vramest_result *r = NULL;
     char *buf = NULL;
-    size_t need = 1 << 14;
+    uint64_t v = 0, capb = 0, head = 0;
+    memset(f, 0, sizeof *f);
     int rc = vramest_spec_parse(spec_text, strlen(spec_text), NULL, &p, &c);
-    for (int attempt = 0; !rc && attempt < 2; attempt++) {
+    if (!rc) rc = vramest_estimate(m, p, c, &r);
+    if (!rc && vramest_result_value(r, VRAMEST_VAL_VERDICT, &v) != VRAMEST_OK) {
+        snprintf(error, cap, "no device in the spec: cannot admit a job without a GPU size");
+        rc = 1;
+    } else if (!rc) {
+        f->verdict = (int)v;
+        vramest_result_value(r, VRAMEST_VAL_DEVICE_TOTAL, &f->needed);
+        vramest_result_value_band(r, VRAMEST_VAL_DEVICE_TOTAL, &f->lo, &f->hi);
+        vramest_result_value(r, VRAMEST_VAL_DEVICE_CAPACITY, &capb);
+        vramest_result_value(r, VRAMEST_VAL_HEADROOM, &head);
+        f->usable = capb > head ? capb - head : 0;
+    }
+    /* A job that does not fit: the plan says why and names the fix. */
+    size_t need = 1 << 14;
+    for (int attempt = 0; !rc && f->verdict != VRAMEST_VERDICT_FITS && attempt < 2; attempt++) {
         char *grown = realloc(buf, need);
         if (!grown) {
             rc = VRAMEST_E_NOMEM;
@@ -193,17 +212,18 @@ static json_object *plan_of(const vramest_model *m, const char *spec_text, char 
         }
         buf = grown;
         rc = vramest_plan_json(m, p, c, VRAMEST_ASK_NONE, (vramest_option)0, buf, need, &need);
-        if (rc != VRAMEST_E_BUFFER_TOO_SMALL) break;
-        rc = attempt ? rc : VRAMEST_OK;
+        if (!rc) {
+            f->why = why_of(buf);
+            break;
+        }
+        if (rc == VRAMEST_E_BUFFER_TOO_SMALL && !attempt) rc = VRAMEST_OK;
     }
-    if (rc)
-        snprintf(error, cap, "%s: %s", vramest_status_string(rc), vramest_last_error_message());
-    else if (!(plan = json_tokener_parse(buf)))
-        snprintf(error, cap, "internal error: the library's plan is not JSON");
+    if (rc < 0) snprintf(error, cap, "%s: %s", vramest_status_string(rc), vramest_last_error_message());
     free(buf);
+    vramest_result_free(r);
     vramest_precision_free(p);
     vramest_config_free(c);
-    return plan;
+    return rc;
 }
 
 static void judge(const opts *o, model_cache *mc, const char *line, long lineno)
@@ -230,16 +250,17 @@ static void judge(const opts *o, model_cache *mc, const char *line, long lineno)
     }
     const char *spec_text = json_object_to_json_string_ext(spec, JSON_C_TO_STRING_PLAIN);
     const cached *m = model_for(mc, json_object_to_json_string_ext(model_member, JSON_C_TO_STRING_PLAIN));
-    json_object *plan = NULL;
+    figures f;
+    memset(&f, 0, sizeof f);
     if (m->status) {
         snprintf(error, sizeof error, "model: %s", m->error);
         decide(o, id, NULL, error);
-    } else if (!(plan = plan_of(m->model, spec_text, error, sizeof error))) {
+    } else if (figures_of(m->model, spec_text, &f, error, sizeof error)) {
         decide(o, id, NULL, error);
     } else {
-        decide(o, id, plan, NULL);
+        decide(o, id, &f, NULL);
     }
-    json_object_put(plan);
+    json_object_put(f.why);
     json_object_put(root);
 }
 

@@ -138,8 +138,13 @@ static const vx_gpu *exact_forms(const char *norm)
 
 const vx_gpu *vx_gpu_find(const char *name)
 {
+    if (!name) return NULL;
+    /* The preset's own name or an alias as written: no normalising (a
+     * scheduler sets the device of every job). */
+    for (size_t i = 0; i < vx_gpu_count_; i++)
+        if (!vx_strcasecmp(vx_gpus[i].name, name) || vx_in_list(vx_gpus[i].aliases, name)) return &vx_gpus[i];
     char norm[NORM];
-    if (!name || !normalise(name, norm) || !norm[0]) return NULL;
+    if (!normalise(name, norm) || !norm[0]) return NULL;
     const vx_gpu *g = exact_forms(norm);
     if (g) return g;
     /* A prefix of exactly one preset's names ("b200-180" of "B200-180GB"). */
