@@ -64,10 +64,12 @@ class ModelCache:
 
 
 def plan_of(model, precision, config):
-    """The job's plan (vramest_plan_json), its "why" and fix included."""
-    # vramest.plan() will wrap this (issue #20 item 7); until then, the call itself.
-    return json.loads(vramest._json_out(
-        lambda buf, cap, need: vramest._L.vramest_plan_json(model, precision, config, 0, 0, buf, cap, need)))
+    """The job's plan (vramest_plan_json: what vramest.estimate() gives for
+    the spec, its "why" and fix included) from the handles."""
+    # The binding's own route; a public vramest.plan(model, precision, config)
+    # would replace this line.
+    from vramest import _api
+    return _api._plan(_api._Job(model, precision, config))
 
 
 def decide(opts, job_id, plan=None, error=None):

@@ -146,6 +146,12 @@ def _job(model, precision, config, options, cache):
     return job.apply(options) if options else job
 
 
+def _plan(job):
+    # vramest_plan_json: the plan vramest_spec_plan writes for the same job
+    # (a job that does not fit comes with its fix), from handles.
+    return json_out(lambda buf, cap, need: _L.vramest_plan_json(*job.pointers(), 0, 0, buf, cap, need))
+
+
 def _estimate(job):
     out = _lib.ResultP()
     rc = _L.vramest_estimate(*job.pointers(), ctypes.byref(out))
@@ -204,7 +210,7 @@ def estimate(spec=None, /, *, cache=_DEFAULT, **options):
     "batch_size": 4}, "device": "H100-80GB"})``. Models given by value are
     parsed once and reused (``cache``; None parses every time)."""
     if isinstance(spec, Model):
-        return run(spec, cache=cache, **options).json()
+        return _plan(_job(spec, None, None, options, cache))
     if isinstance(spec, (str, bytes)) and _looks_like_json(spec):
         if not options:
             text = spec_text(spec)
@@ -227,8 +233,7 @@ def estimate(spec=None, /, *, cache=_DEFAULT, **options):
     if shared is None:
         text = spec_text(spec)
         return json_out(lambda buf, cap, need: _L.vramest_spec_plan(text, len(text), buf, cap, need))
-    with _estimate(_Job(*shared)) as result:
-        return result.json()
+    return _plan(_Job(*shared))
 
 
 def parse_spec(spec, model=True):
