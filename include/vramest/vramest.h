@@ -1414,8 +1414,9 @@ vramest_provenance_name(vramest_provenance prov);
  * @param[in] model the model.
  * @param[in] prec the precision policy.
  * @param[in] cfg the workload configuration, including the device.
- * @param[out] out_fits 1 if `device_total` <= the device's memory, else 0.
- * @param[out] out_margin_bytes device memory minus `device_total` (negative when it does not fit; may be NULL).
+ * @param[out] out_fits 1 if `device_total` <= the device's memory less the headroom (`headroom_gib`,
+ *             `headroom_fraction`), else 0: the estimate itself; ::VRAMEST_VAL_VERDICT also weighs its band.
+ * @param[out] out_margin_bytes that memory minus `device_total` (negative when it does not fit; may be NULL).
  * @retval VRAMEST_E_UNSUPPORTED the config names no device (`device` or `memory_gib`)
  * @since 1.0
  */
