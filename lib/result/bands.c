@@ -12,6 +12,7 @@
 #include <math.h>
 
 #include "result/result.h"
+#include "runtime/runtime.h"
 
 /* tests/bands.py table, 2026-09 (libvramest 1.0.0 at ux, 58 measured runs):
  * serve has one run of its own and takes the inference runs with it. */
@@ -32,7 +33,12 @@ int vx_band_kind(const vx_config_values *c)
     switch (c->mode) {
     case VX_MODE_LOAD: return VX_BAND_LOAD;
     case VX_MODE_TRAIN: return VX_BAND_TRAIN;
-    default: return c->framework == VX_FW_VLLM || c->framework == VX_FW_LLAMA_CPP ? VX_BAND_SERVE : VX_BAND_INFER;
+    default: {
+        /* Serving is an engine of its own (the runtime table says which). */
+        vx_runtime rt;
+        vx_runtime_resolve((int)c->framework, NULL, &rt);
+        return rt.engine != VX_ENGINE_HF ? VX_BAND_SERVE : VX_BAND_INFER;
+    }
     }
 }
 
