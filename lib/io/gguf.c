@@ -286,23 +286,6 @@ static int int_key(const kv *s, bool zero_ok, const char *what, int64_t *out, bo
     return VRAMEST_OK;
 }
 
-typedef struct arch_map {
-    const char *gguf;
-    int family;
-} arch_map;
-
-/* general.architecture (llama.cpp LLM_ARCH_NAMES) -> family. */
-static const arch_map arches[] = {
-    {"llama", VX_FAM_LLAMA},       {"mistral", VX_FAM_MISTRAL},   {"qwen2", VX_FAM_QWEN2},
-    {"qwen2moe", VX_FAM_QWEN2_MOE}, {"qwen3", VX_FAM_QWEN3},       {"qwen3moe", VX_FAM_QWEN3_MOE},
-    {"gemma", VX_FAM_GEMMA},       {"gemma2", VX_FAM_GEMMA2},     {"gemma3", VX_FAM_GEMMA3},
-    {"phi2", VX_FAM_PHI},          {"phi3", VX_FAM_PHI3},         {"gpt2", VX_FAM_GPT2},
-    {"starcoder", VX_FAM_GPT_BIGCODE}, {"bloom", VX_FAM_BLOOM},   {"falcon", VX_FAM_FALCON},
-    {"gptneox", VX_FAM_GPT_NEOX},  {"deepseek2", VX_FAM_DEEPSEEK_V2}, {"chatglm", VX_FAM_CHATGLM},
-    {"bert", VX_FAM_BERT},         {"t5", VX_FAM_T5},             {"gptj", VX_FAM_GPTJ},
-    {"codegen", VX_FAM_CODEGEN},   {"opt", VX_FAM_OPT},
-};
-
 static int add_opt(vx_fileset *fs, vramest_option key, int64_t i, bool structural, const kv *src)
 {
     if (fs->n_opts >= VX_FILE_OPTS) return vx_fail(VRAMEST_E_INTERNAL, "GGUF: too many architecture values");
@@ -343,15 +326,17 @@ static int arch_options(vx_fileset *fs, const kv *kvs, size_t n, const char *wha
                        what, (unsigned long long)a->at);
     memcpy(arch, a->str, (size_t)a->str_len);
     arch[a->str_len] = '\0';
-    int family = 0;
-    for (size_t i = 0; i < VX_ARRAY_LEN(arches); i++)
-        if (strcmp(arches[i].gguf, arch) == 0) family = arches[i].family;
-    if (!family) {
+    const vx_family *fam = vx_family_of_gguf(arch);
+    if (!fam) {
         char list[512];
-        size_t used = 0;
+        size_t used = 0, nf;
         list[0] = '\0';
-        for (size_t i = 0; i < VX_ARRAY_LEN(arches) && used + 16 < sizeof list; i++)
-            used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", arches[i].gguf);
+        const vx_family *const *all = vx_families(&nf);
+        for (size_t i = 0; i < nf; i++) {
+            const char *g = all[i]->gguf;
+            if (g && used + strlen(g) + 3 < sizeof list)
+                used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", used ? ", " : "", g);
+        }
         return vx_fail(VRAMEST_E_UNKNOWN_MODEL_TYPE, "%s: general.architecture '%s' (byte %llu) is not supported (supported: %s)",
                        what, arch, (unsigned long long)a->at, list);
     }
@@ -362,14 +347,15 @@ static int arch_options(vx_fileset *fs, const kv *kvs, size_t n, const char *wha
     bool has_vl = int_of(find_a(kvs, n, arch, "attention.value_length"), &vl);
     int64_t experts = 0;
     int_of(find_a(kvs, n, arch, "expert_count"), &experts);
-    if (family == VX_FAM_LLAMA && experts > 0) family = VX_FAM_MIXTRAL;
-    if (family == VX_FAM_DEEPSEEK_V2) {
-        /* DeepSeek-V3 converts to the deepseek2 architecture with sigmoid gating (2). */
-        int64_t gating = 0;
-        if (int_of(find_a(kvs, n, arch, "expert_gating_func"), &gating) && gating == 2) family = VX_FAM_DEEPSEEK_V3;
-    }
+    /* llama.cpp converts some families to another's architecture: Mixtral
+     * to llama (with experts), DeepSeek-V3 to deepseek2 (sigmoid gating, 2). */
+    if (fam->gguf_moe_id && experts > 0) fam = vx_family_of(fam->gguf_moe_id);
+    int64_t gating = 0;
+    if (fam->gguf_sigmoid_id && int_of(find_a(kvs, n, arch, "expert_gating_func"), &gating) && gating == 2)
+        fam = vx_family_of(fam->gguf_sigmoid_id);
+    int family = fam->id;
     if ((rc = add_opt(fs, VRAMEST_MODEL_MODEL_TYPE, family, true, a))) return rc;
-    fs->encoder_only = family == VX_FAM_BERT;
+    fs->encoder_only = fam->kind == VX_FK_ENCODER;
 
     /* zero_ok: GGUF's 0 for "none"; the option stays unset. */
     struct { const char *suffix; vramest_option key; bool structural, zero_ok; } plain[] = {
@@ -407,15 +393,15 @@ static int arch_options(vx_fileset *fs, const kv *kvs, size_t n, const char *wha
     s = find_a(kvs, n, arch, "attention.head_count_kv");
     int64_t kvh = 0;
     if ((rc = int_key(s, false, what, &kvh, &found))) return rc;
-    if (found && family != VX_FAM_DEEPSEEK_V2 && family != VX_FAM_DEEPSEEK_V3) {
+    if (found && !fam->mla) {
         if ((rc = add_opt(fs, VRAMEST_MODEL_NUM_KEY_VALUE_HEADS, kvh, true, s))) return rc;
-        if (family == VX_FAM_FALCON && (rc = add_opt(fs, VRAMEST_MODEL_NEW_DECODER_ARCHITECTURE, kvh > 1, false, s)))
+        if ((fam->gguf_flags & VX_GGF_NEW_ARCH) &&
+            (rc = add_opt(fs, VRAMEST_MODEL_NEW_DECODER_ARCHITECTURE, kvh > 1, false, s)))
             return rc;
-        if ((family == VX_FAM_FALCON || family == VX_FAM_GPT_BIGCODE) &&
-            (rc = add_opt(fs, VRAMEST_MODEL_MULTI_QUERY, kvh == 1, false, s)))
+        if ((fam->gguf_flags & VX_GGF_MULTI_QUERY) && (rc = add_opt(fs, VRAMEST_MODEL_MULTI_QUERY, kvh == 1, false, s)))
             return rc;
     }
-    if (family == VX_FAM_DEEPSEEK_V2 || family == VX_FAM_DEEPSEEK_V3) {
+    if (fam->mla) {
         /* Newer conversions keep the MLA head sizes under *_mla and store
          * the absorbed (MQA) sizes under key_length / value_length. */
         int64_t klm, vlm;
@@ -438,7 +424,7 @@ static int arch_options(vx_fileset *fs, const kv *kvs, size_t n, const char *wha
             (rc = add_opt(fs, VRAMEST_MODEL_HEAD_DIM, kl, false, find_a(kvs, n, arch, "attention.key_length"))))
             return rc;
         s = find_a(kvs, n, arch, "rope.dimension_count");
-        if ((family == VX_FAM_GPTJ || family == VX_FAM_PHI || family == VX_FAM_CODEGEN) && int_of(s, &v) && v > 0 &&
+        if ((fam->gguf_flags & VX_GGF_ROTARY_DIM) && int_of(s, &v) && v > 0 &&
             (rc = add_opt(fs, VRAMEST_MODEL_ROTARY_DIM, v, false, s)))
             return rc;
     }

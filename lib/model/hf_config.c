@@ -16,10 +16,14 @@
 #define H_MODEL VRAMEST_HANDLE_MODEL
 #define MAX_CONFIG_BYTES VX_MAX_SPEC_BYTES /* a config.json is a few KiB */
 
-typedef struct pstate {
+/* One config.json being mapped (a family's config hook sees it through
+ * the vx_cfgmap_* functions). */
+typedef struct vx_cfgmap {
     vx_arch a;
     uint64_t bits[VX_SET_WORDS];
     bool assigned[64 * VX_SET_WORDS]; /* options this file gave, by table slot */
+    json_object *root;
+    const char *model_type;           /* as the file spells it ("" if absent) */
 } pstate;
 
 static const char *json_type_label(json_object *v)
@@ -127,50 +131,30 @@ static int apply_bool_pair(pstate *p, json_object *root, const char *key, vrames
     return rc;
 }
 
-static int family_keys(pstate *p, json_object *root, int fam, const char *model_type)
+/* A family's own key (vx_cfg_key in its row). */
+static int apply_family_key(pstate *p, json_object *root, const vx_cfg_key *k)
+{
+    json_object *v;
+    if (k->how == VX_CK_BOOL_PAIR) return apply_bool_pair(p, root, k->key, k->opt[0], k->opt[1]);
+    if (!json_object_object_get_ex(root, k->key, &v) || json_object_get_type(v) == json_type_null) return VRAMEST_OK;
+    if (k->how == VX_CK_INT_FORCE) {
+        if (json_object_get_type(v) != json_type_int) return VRAMEST_OK;
+        return set_i64(p, k->opt[0], json_object_get_int64(v), k->key);
+    }
+    if (given(p, k->opt[0])) return VRAMEST_OK;
+    if (json_object_get_type(v) != json_type_int) return type_error(k->key, "integer", v);
+    return set_i64(p, k->opt[0], json_object_get_int64(v), k->key);
+}
+
+static int family_keys(pstate *p, json_object *root)
 {
     int rc = VRAMEST_OK;
     json_object *v;
-
-    /* Falcon: one `bias` for every linear; RefinedWeb (40B) is the new
-     * decoder architecture that later configs spell out. */
-    if (fam == VX_FAM_FALCON) {
-        if ((rc = apply_bool_pair(p, root, "bias", VRAMEST_MODEL_ATTENTION_BIAS, VRAMEST_MODEL_MLP_BIAS))) return rc;
-        if (!strcmp(model_type, "RefinedWeb") && !given(p, VRAMEST_MODEL_NEW_DECODER_ARCHITECTURE))
-            if ((rc = set_i64(p, VRAMEST_MODEL_NEW_DECODER_ARCHITECTURE, 1, "model_type"))) return rc;
-    }
-    if (fam == VX_FAM_OPT)
-        if ((rc = apply_bool_pair(p, root, "enable_bias", VRAMEST_MODEL_ATTENTION_BIAS, VRAMEST_MODEL_MLP_BIAS)))
-            return rc;
-    if (fam == VX_FAM_CHATGLM) {
-        if ((rc = apply_bool_pair(p, root, "add_qkv_bias", VRAMEST_MODEL_ATTENTION_BIAS, 0))) return rc;
-        if ((rc = apply_bool_pair(p, root, "add_bias_linear", VRAMEST_MODEL_MLP_BIAS, 0))) return rc;
-        /* The embedding has padded_vocab_size rows, whatever vocab_size says. */
-        if (json_object_object_get_ex(root, "padded_vocab_size", &v) && json_object_get_type(v) == json_type_int)
-            if ((rc = set_i64(p, VRAMEST_MODEL_VOCAB_SIZE, json_object_get_int64(v), "padded_vocab_size"))) return rc;
-        if (json_object_object_get_ex(root, "multi_query_group_num", &v) && json_object_get_type(v) != json_type_null &&
-            !given(p, VRAMEST_MODEL_NUM_KEY_VALUE_HEADS)) {
-            if (json_object_get_type(v) != json_type_int) return type_error("multi_query_group_num", "integer", v);
-            if ((rc = set_i64(p, VRAMEST_MODEL_NUM_KEY_VALUE_HEADS, json_object_get_int64(v), "multi_query_group_num")))
-                return rc;
-        }
-    }
-    /* T5: feed_forward_proj "gated-gelu" / "relu" picks both gating and the
-     * activation (transformers maps gated-gelu to gelu_new). */
-    if ((fam == VX_FAM_T5 || fam == VX_FAM_MT5) && json_object_object_get_ex(root, "feed_forward_proj", &v) &&
-        json_object_get_type(v) != json_type_null) {
-        if (json_object_get_type(v) != json_type_string) return type_error("feed_forward_proj", "string", v);
-        const char *f = json_object_get_string(v);
-        bool gated = !strncmp(f, "gated-", 6);
-        const char *act = gated ? f + 6 : f;
-        if (!strcmp(act, "gelu")) act = "gelu_new";
-        if (!given(p, VRAMEST_MODEL_IS_GATED_ACT))
-            if ((rc = set_i64(p, VRAMEST_MODEL_IS_GATED_ACT, gated, "feed_forward_proj"))) return rc;
-        if (!given(p, VRAMEST_MODEL_HIDDEN_ACT)) {
-            rc = vx_opt_set_str(&p->a, p->bits, H_MODEL, VRAMEST_MODEL_HIDDEN_ACT, act);
-            if (rc == VRAMEST_E_UNKNOWN_NAME) rc = VRAMEST_OK;
-            if ((rc = keyed(rc, "feed_forward_proj"))) return rc;
-        }
+    const vx_family *f = vx_family_of(p->a.model_type);
+    if (f) {
+        for (size_t i = 0; i < VX_FAMILY_KEYS && f->keys[i].key; i++)
+            if ((rc = apply_family_key(p, root, &f->keys[i]))) return rc;
+        if (f->config && (rc = f->config(p))) return rc;
     }
     /* Partial rotary (Phi, GPT-NeoX, StableLM) as a fraction of the head. */
     const char *rk = json_object_object_get_ex(root, "partial_rotary_factor", &v) ? "partial_rotary_factor"
@@ -178,19 +162,54 @@ static int family_keys(pstate *p, json_object *root, int fam, const char *model_
                                                                                   : NULL;
     if (rk && !given(p, VRAMEST_MODEL_ROTARY_DIM) &&
         (json_object_get_type(v) == json_type_double || json_object_get_type(v) == json_type_int)) {
-        double f = json_object_get_double(v);
+        double fr = json_object_get_double(v);
         const vx_arch *a = &p->a;
         int64_t hd = a->head_dim > 0 ? a->head_dim
                      : (a->num_attention_heads > 0 ? a->hidden_size / a->num_attention_heads : 0);
-        if (!(f > 0.0 && f <= 1.0))
-            return vx_fail(VRAMEST_E_RANGE, "config.json: key '%s': %g is not in (0, 1]", rk, f);
-        if (hd > 0 && (rc = set_i64(p, VRAMEST_MODEL_ROTARY_DIM, (int64_t)(f * (double)hd), rk))) return rc;
+        if (!(fr > 0.0 && fr <= 1.0))
+            return vx_fail(VRAMEST_E_RANGE, "config.json: key '%s': %g is not in (0, 1]", rk, fr);
+        if (hd > 0 && (rc = set_i64(p, VRAMEST_MODEL_ROTARY_DIM, (int64_t)(fr * (double)hd), rk))) return rc;
     }
     /* transformers saves the label map, not num_labels. */
     if (!given(p, VRAMEST_MODEL_NUM_LABELS) && json_object_object_get_ex(root, "id2label", &v) &&
         json_object_get_type(v) == json_type_object && json_object_object_length(v) > 0)
         if ((rc = set_i64(p, VRAMEST_MODEL_NUM_LABELS, json_object_object_length(v), "id2label"))) return rc;
     return rc;
+}
+
+/* ---- what a family's config hook may do (hf_config.h) ---- */
+
+const char *vx_cfgmap_model_type(const struct vx_cfgmap *m)
+{
+    return m->model_type;
+}
+
+bool vx_cfgmap_given(const struct vx_cfgmap *m, vramest_option k)
+{
+    return given(m, k);
+}
+
+int vx_cfgmap_string(struct vx_cfgmap *m, const char *key, const char **out)
+{
+    json_object *v;
+    *out = NULL;
+    if (!json_object_object_get_ex(m->root, key, &v) || json_object_get_type(v) == json_type_null) return VRAMEST_OK;
+    if (json_object_get_type(v) != json_type_string) return type_error(key, "string", v);
+    *out = json_object_get_string(v);
+    return VRAMEST_OK;
+}
+
+int vx_cfgmap_set_i64(struct vx_cfgmap *m, vramest_option k, int64_t v, const char *key)
+{
+    return set_i64(m, k, v, key);
+}
+
+int vx_cfgmap_set_name(struct vx_cfgmap *m, vramest_option k, const char *name, const char *key)
+{
+    int rc = vx_opt_set_str(&m->a, m->bits, H_MODEL, k, name);
+    /* A name we do not know changes no tensor (an activation): keep the family's. */
+    if (rc == VRAMEST_E_UNKNOWN_NAME) rc = VRAMEST_OK;
+    return keyed(rc, key);
 }
 
 /* Find the model option a config.json key names: by canonical name (pass 0)
@@ -224,6 +243,8 @@ static int map_config(pstate *p, json_object *root)
     json_object *v;
     const char *model_type = "";
     int rc;
+    p->root = root;
+    p->model_type = "";
 
     if (json_object_object_get_ex(root, "vision_config", &v) && json_object_get_type(v) == json_type_object)
         return vx_fail(VRAMEST_E_UNSUPPORTED,
@@ -231,6 +252,7 @@ static int map_config(pstate *p, json_object *root)
     if (json_object_object_get_ex(root, "model_type", &v) && json_object_get_type(v) != json_type_null) {
         if (json_object_get_type(v) != json_type_string) return type_error("model_type", "string", v);
         model_type = json_object_get_string(v);
+        p->model_type = model_type;
         rc = vx_opt_set_str(&p->a, p->bits, H_MODEL, VRAMEST_MODEL_MODEL_TYPE, model_type);
         if (rc == VRAMEST_E_UNKNOWN_NAME) return unknown_model_type(model_type);
         if (rc) return keyed(rc, "model_type");
@@ -254,7 +276,7 @@ static int map_config(pstate *p, json_object *root)
             if ((rc = apply(p, d, slot, key, val))) return rc;
         }
     }
-    return family_keys(p, root, (int)p->a.model_type, model_type);
+    return family_keys(p, root);
 }
 
 static int parse_root(const char *buf, size_t len, json_object **out)

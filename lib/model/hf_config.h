@@ -15,4 +15,20 @@
  * (naming the key), _INCOMPLETE_MODEL / _INVALID_MODEL, _UNSUPPORTED. */
 int vx_parse_hf_config(struct vramest_model *m, const char *buf, size_t len) VX_HIDDEN;
 
+/* For a family's `config` hook (model/family.h): the file being mapped.
+ * Keys go through the option setters; a failure names the key. */
+struct vx_cfgmap;
+/* model_type as the file spells it (an alias such as "RefinedWeb"). */
+const char *vx_cfgmap_model_type(const struct vx_cfgmap *m) VX_HIDDEN;
+/* Whether the file gave option `k` (under any of its names). */
+bool vx_cfgmap_given(const struct vx_cfgmap *m, vramest_option k) VX_HIDDEN;
+/* A string key: *out = its value, NULL when absent or null; VRAMEST_E_TYPE
+ * naming the key when it is not a string. */
+int vx_cfgmap_string(struct vx_cfgmap *m, const char *key, const char **out) VX_HIDDEN;
+/* Set an option from key `key` (for messages). */
+int vx_cfgmap_set_i64(struct vx_cfgmap *m, vramest_option k, int64_t v, const char *key) VX_HIDDEN;
+/* Set an enum option by name; a name the option does not know is ignored
+ * (an activation we cannot name changes no tensor). */
+int vx_cfgmap_set_name(struct vx_cfgmap *m, vramest_option k, const char *name, const char *key) VX_HIDDEN;
+
 #endif

@@ -225,8 +225,8 @@ static bool effective_i64(const vramest_model *m, vramest_option key, int64_t *o
     case VRAMEST_MODEL_INTERMEDIATE_SIZE: v = s->ffn; break;
     case VRAMEST_MODEL_VOCAB_SIZE: v = s->vocab; break;
     case VRAMEST_MODEL_MOE_INTERMEDIATE_SIZE: v = s->moe_ffn; break;
-    case VRAMEST_MODEL_WORD_EMBED_PROJ_DIM: v = s->family == VX_FAM_OPT ? s->embed_dim : 0; break;
-    case VRAMEST_MODEL_SHARED_EXPERT_INTERMEDIATE_SIZE: v = s->family == VX_FAM_QWEN2_MOE ? s->shared_ffn : 0; break;
+    case VRAMEST_MODEL_WORD_EMBED_PROJ_DIM: v = s->fam->embed_proj ? s->embed_dim : 0; break;
+    case VRAMEST_MODEL_SHARED_EXPERT_INTERMEDIATE_SIZE: v = s->fam->shared == VX_SHX_GATED_ONE ? s->shared_ffn : 0; break;
     case VRAMEST_MODEL_TIE_WORD_EMBEDDINGS: *out = s->tied; return true;
     case VRAMEST_MODEL_ATTENTION_BIAS: *out = s->attn_bias; return true;
     case VRAMEST_MODEL_MLP_BIAS: *out = s->mlp_bias; return true;

@@ -7,16 +7,17 @@
 
 #include "common/memo.h"
 #include "common/options.h"
+#include "model/family.h"
 
-/* Families (values of the model_type option). Append-only. */
+/* Families: the values of the model_type option (lib/model/families/list.h;
+ * each family's row is in that folder). An id names a family only where
+ * its row is defined, never in a consumer. */
 enum {
     VX_FAM_UNSET = 0,
-    VX_FAM_LLAMA = 1, VX_FAM_MISTRAL = 2, VX_FAM_QWEN2 = 3, VX_FAM_QWEN3 = 4, VX_FAM_GEMMA = 5,
-    VX_FAM_GEMMA2 = 6, VX_FAM_PHI3 = 7, VX_FAM_PHI = 8, VX_FAM_GPT2 = 9, VX_FAM_GPT_BIGCODE = 10,
-    VX_FAM_OPT = 11, VX_FAM_BLOOM = 12, VX_FAM_GPT_NEOX = 13, VX_FAM_FALCON = 14, VX_FAM_BERT = 15,
-    VX_FAM_T5 = 16, VX_FAM_MT5 = 17, VX_FAM_CHATGLM = 18, VX_FAM_MIXTRAL = 19, VX_FAM_QWEN3_MOE = 20,
-    VX_FAM_DEEPSEEK_V2 = 21, VX_FAM_DEEPSEEK_V3 = 22, VX_FAM_MOSS = 23, VX_FAM_CODEGEN = 24,
-    VX_FAM_QWEN2_MOE = 25, VX_FAM_GEMMA3 = 26, VX_FAM_GPTJ = 27,
+#define X(id, cname, row, name) VX_FAM_##cname = id,
+#include "model/families/list.h"
+#undef X
+    VX_FAM_END_ /* one past the last id */
 };
 
 /* Head classes (values of the workload option `head`): which HF class the
@@ -26,7 +27,9 @@ enum { VX_HEAD_AUTO = 0, VX_HEAD_CAUSAL_LM = 1, VX_HEAD_SEQ2SEQ_LM = 2, VX_HEAD_
 
 enum { VX_ACT_AUTO = 0, VX_ACT_GELU = 1, VX_ACT_GELU_NEW = 2, VX_ACT_GELU_TANH = 3, VX_ACT_SILU = 4,
        VX_ACT_RELU = 5, VX_ACT_GELU_FAST = 6 };
-enum { VX_NORM_LAYER = 0, VX_NORM_RMS = 1 };
+/* Parameters of a norm: LayerNorm (weight and bias), RMSNorm (weight),
+ * LayerNorm without a bias (weight). */
+enum { VX_NORM_LAYER = 0, VX_NORM_RMS = 1, VX_NORM_LN_WEIGHT = 2 };
 
 /* Values of the architecture options (one field per model option). */
 typedef struct vx_arch {
@@ -49,6 +52,7 @@ typedef struct vx_arch {
  * the family traits the estimators need. Filled by vx_model_rebuild(). */
 typedef struct vx_shape {
     int family;
+    const vx_family *fam; /* the family's row (static): what no config value changes */
     int64_t layers;     /* decoder layers; for encoder-only models, encoder layers */
     int64_t enc_layers; /* encoder layers of an encoder-decoder (0 otherwise) */
     int64_t hidden, heads, kv_heads, head_dim;
@@ -63,7 +67,7 @@ typedef struct vx_shape {
     int64_t sliding_window;
     int sliding_pattern;
     /* traits */
-    int norm_kind, norms_per_layer, act, gated, parallel_block, tied, enc_dec, encoder_only;
+    int norm_kind, norms_per_layer, act, gated, tied, enc_dec, encoder_only;
     int qkv_fused;       /* one fused q|k|v matrix (GPT-2 c_attn, NeoX, BLOOM, Falcon, Phi-3) */
     int learned_pos;     /* learned absolute position embeddings */
     double hidden_dropout, attn_dropout;
@@ -79,6 +83,9 @@ typedef struct vx_shape {
     int64_t rotary_dim;      /* rotary dims per head (0 = no rotary) */
     int64_t rel_buckets;     /* T5 relative-attention buckets (0 = none) */
     uint64_t body_total, body_active; /* parameters without any head tensor (VX_ROLE_IS_HEAD) */
+    int placement;           /* VX_PLACE_*: where the norms sit in a layer (the row's, adjusted) */
+    const char *lm_head_name; /* the LM head's module leaf */
+    int lm_head_in_base;     /* the bare model class holds the LM head (ChatGLM2+) */
 } vx_shape;
 
 /* Tensor roles (design.md §2). Append-only. */

@@ -11,44 +11,6 @@
 #include "model/model.h"
 #include "common/dtype.h"
 
-const vx_enum_name vx_family_enum[] = {
-    {VX_FAM_LLAMA, "llama"},
-    {VX_FAM_MISTRAL, "mistral"},
-    {VX_FAM_QWEN2, "qwen2"},
-    {VX_FAM_QWEN3, "qwen3"},
-    {VX_FAM_GEMMA, "gemma"},
-    {VX_FAM_GEMMA2, "gemma2"},
-    {VX_FAM_PHI3, "phi3"},
-    {VX_FAM_PHI, "phi"},
-    {VX_FAM_GPT2, "gpt2"},
-    {VX_FAM_GPT_BIGCODE, "gpt_bigcode"},
-    {VX_FAM_OPT, "opt"},
-    {VX_FAM_BLOOM, "bloom"},
-    {VX_FAM_GPT_NEOX, "gpt_neox"},
-    {VX_FAM_FALCON, "falcon"},
-    {VX_FAM_BERT, "bert"},
-    {VX_FAM_T5, "t5"},
-    {VX_FAM_MT5, "mt5"},
-    {VX_FAM_CHATGLM, "chatglm"},
-    {VX_FAM_MIXTRAL, "mixtral"},
-    {VX_FAM_QWEN3_MOE, "qwen3_moe"},
-    {VX_FAM_DEEPSEEK_V2, "deepseek_v2"},
-    {VX_FAM_DEEPSEEK_V3, "deepseek_v3"},
-    {VX_FAM_MOSS, "moss"},
-    {VX_FAM_CODEGEN, "codegen"},
-    {VX_FAM_QWEN2_MOE, "qwen2_moe"},
-    {VX_FAM_GEMMA3, "gemma3"},
-    {VX_FAM_GPTJ, "gptj"},
-    /* config.json spellings of the same architectures */
-    {VX_FAM_FALCON, "RefinedWebModel"},
-    {VX_FAM_FALCON, "RefinedWeb"},
-    {VX_FAM_PHI, "phi-msft"},
-    {VX_FAM_GEMMA3, "gemma3_text"},
-    /* The default: no family yet (vramest_option_default_str must not be NULL). */
-    {VX_FAM_UNSET, ""},
-    {0, NULL},
-};
-
 /* Activation names as transformers' ACT2FN spells them. Variants that only
  * differ numerically map to the nearest kind: memory depends on whether the
  * function is gated and elementwise, not on its exact curve. */
@@ -91,7 +53,7 @@ const vx_enum_name vx_act_enum[] = {
 #define K32 4294967296.0 /* 2^32 */
 
 const vx_option_def vx_model_options[] = {
-    ENUM(VRAMEST_MODEL_MODEL_TYPE, "model_type", NULL, vx_family_enum, VX_FAM_UNSET, VX_FAM_GPTJ, VX_FAM_UNSET,
+    ENUM(VRAMEST_MODEL_MODEL_TYPE, "model_type", NULL, vx_family_enum, VX_FAM_UNSET, VX_FAM_END_ - 1, VX_FAM_UNSET,
          model_type, "architecture family, as config.json's model_type (required)"),
     REQ(VRAMEST_MODEL_HIDDEN_SIZE, "hidden_size", "n_embd,d_model,n_embed", K24, hidden_size,
         "width of the residual stream (required)"),

@@ -377,7 +377,7 @@ size_t vx_gguf_pieces(const vx_policy *pol, const vx_tensor *t, int w, uint64_t 
         mix c = {.ft = ft, .deflt = ftype_default(ft)};
         c.n_gqa = s->kv_heads > 0 ? s->heads / s->kv_heads : 1;
         c.n_expert = s->experts;
-        c.falcon = s->family == VX_FAM_FALCON;
+        c.falcon = (s->fam->gguf_flags & VX_GGF_FALCON_MIX) != 0;
         c.is70b = s->layers == 80 && s->kv_heads > 0 && s->kv_heads < s->heads;
         int cat = category_of(t->role);
         /* llama.cpp treats token_embd as the output when there is no output.weight. */

@@ -625,7 +625,7 @@ static int entry_matches(const vx_pentry *e, const vx_prog_call *pc)
     if (by_ident && e->ident != ident_of(pc)) return 0;
     if (ec->skv != c->skv - (int64_t)c->s || ec->s_enc != c->s_enc - (int64_t)c->s) return 0;
     if (memcmp(&ec->h, &c->h, offsetof(vx_act_cfg, skv) - offsetof(vx_act_cfg, h)) ||
-        memcmp(&ec->style, &c->style, sizeof *c - offsetof(vx_act_cfg, style)))
+        memcmp(&ec->place, &c->place, sizeof *c - offsetof(vx_act_cfg, place)))
         return 0;
     if (by_ident) return 1;
     if (pc->kind == VX_PK_LAYER) return !memcmp(&e->in.part, pc->part, sizeof e->in.part);

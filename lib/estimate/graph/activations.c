@@ -134,22 +134,19 @@ typedef struct astyle {
     uint8_t post_drop;  /* dropout after the output projection */
 } astyle;
 
+/* The family's attention module (model/family.h) as this program runs it.
+ * GPT-J's fp32 scores are approximated by the upcast softmax (the fp32
+ * copies of q and k are not modelled). */
 static astyle style_of(const vx_act_cfg *c)
 {
-    astyle s;
-    memset(&s, 0, sizeof s);
-    switch (c->style) {
-    case VX_STYLE_GPT2: s.qk_copy = s.v_copy = 1, s.scale_op = 1, s.mask_op = 2, s.post_drop = 1; break;
-    case VX_STYLE_OPT: s.contig = 1, s.prescale = 1, s.mask_op = 3, s.upcast = 2, s.post_drop = 1; break;
-    case VX_STYLE_BERT: s.qk_copy = s.v_copy = 1, s.scale_op = 1, s.mask_op = 1, s.post_drop = 1; break;
-    case VX_STYLE_T5: s.qk_copy = s.v_copy = 1, s.upcast = 1, s.post_drop = 1; break;
-    case VX_STYLE_BLOOM: s.contig = 1, s.mask_op = 4, s.upcast = 1, s.post_drop = 1; break;
-    case VX_STYLE_NEOX: s.v_copy = 1, s.mask_op = 2, s.rope = 1; break;
-    case VX_STYLE_FALCON: s.contig = 1, s.mask_op = 1, s.rope = 1; break;
-    case VX_STYLE_PHI:
-    case VX_STYLE_GPTJ: s.v_copy = 1, s.scale_op = 1, s.mask_op = 1, s.upcast = 1, s.rope = 1, s.post_drop = 1; break;
-    default: s.v_copy = 1, s.scale_op = 1, s.mask_op = 1, s.upcast = 1, s.rope = 1; break; /* llama, glm, megatron */
-    }
+    const vx_attn_impl *ai = &c->ai;
+    static const uint8_t mask_ops[] = {[VX_MOP_ADD] = 1, [VX_MOP_NONE] = 0, [VX_MOP_WHERE] = 2,
+                                       [VX_MOP_ADD_MAX] = 3, [VX_MOP_FILL] = 4};
+    static const uint8_t upcasts[] = {[VX_SM_UPCAST] = 1, [VX_SM_NONE] = 0, [VX_SM_UPCAST_FP16] = 2,
+                                      [VX_SM_FP32_SCORES] = 1};
+    astyle s = {.qk_copy = ai->qk_copy, .v_copy = ai->v_copy, .contig = ai->contig, .prescale = ai->prescale,
+                .scale_op = ai->scale_op, .mask_op = mask_ops[ai->mask_op % 5], .upcast = upcasts[ai->softmax % 4],
+                .rope = 1, .post_drop = ai->post_drop};
     return s;
 }
 
@@ -368,7 +365,7 @@ static int dense_mlp(vx_ab *a, int h_local, const vx_part *P, uint64_t rows, int
         p = vx_op_mul(a, ga, u, oeb);
         DROP(ga);
         DROP(u);
-        if (c->style == VX_STYLE_T5 && c->p_hid > 0) {
+        if (c->mlp_drop && c->p_hid > 0) {
             int pd = vx_op_dropout(a, p, c->p_hid);
             DROP(p);
             p = pd;
@@ -377,7 +374,7 @@ static int dense_mlp(vx_ab *a, int h_local, const vx_part *P, uint64_t rows, int
         int f = vx_op_linear(a, h, Lu, rows);
         p = act_fn(a, f);
         DROP(f);
-        if (c->style == VX_STYLE_T5 && c->p_hid > 0) {
+        if (c->mlp_drop && c->p_hid > 0) {
             int pd = vx_op_dropout(a, p, c->p_hid);
             DROP(p);
             p = pd;
@@ -498,7 +495,7 @@ static int layer(vx_ab *a, int X, const vx_part *P, int cross)
     int enc = -1;
     if (cross) enc = vx_op_extern(a, c->b * (uint64_t)c->s_enc * (uint64_t)c->h, vx_op_eb(a, X), 1, 1);
     int Y;
-    if (c->post_ln) {
+    if (c->place == VX_PLACE_POST) {
         int ao = attention(a, X, P, 0, X, cosv, sinv);
         int s1 = residual(a, ao, X);
         DROP(ao);
@@ -510,11 +507,11 @@ static int layer(vx_ab *a, int X, const vx_part *P, int cross)
         DROP(x2);
         Y = norm(a, s2, P);
         DROP(s2);
-    } else if (c->parallel) {
+    } else if (c->place == VX_PLACE_PARALLEL || c->place == VX_PLACE_PARALLEL2) {
         int h = norm(a, X, P);
         int ao = attention(a, h, P, 0, h, cosv, sinv);
         int h2 = h;
-        if (c->style == VX_STYLE_NEOX) h2 = norm(a, X, P);
+        if (c->place == VX_PLACE_PARALLEL2) h2 = norm(a, X, P);
         int m = mlp(a, h2, P);
         if (h2 != h) DROP(h2);
         DROP(h);
@@ -524,6 +521,7 @@ static int layer(vx_ab *a, int X, const vx_part *P, int cross)
         Y = residual(a, s1, X);
         DROP(s1);
     } else {
+        /* Pre-norm. (Gemma 2/3's post-sublayer norms are not modelled yet.) */
         int h = norm(a, X, P);
         int ao = attention(a, h, P, 0, h, cosv, sinv);
         DROP(h);

@@ -47,18 +47,17 @@ static int embed_prog(vx_ab *a, const vx_train_model *tm)
 {
     const vx_act_cfg *c = a->c;
     uint64_t N = c->N;
-    int seq = c->style;
     int tied_sum = tm->tied && tm->lm_head.present && tm->head != VX_HEAD_SEQ_CLS && tm->head != VX_HEAD_NONE;
     int x = embedding(a, &tm->embed, N, tied_sum);
     int seb = stream_bytes(c);
-    if (c->style == VX_STYLE_OPT && tm->proj_in.present) {
+    if (c->emb_proj && tm->proj_in.present) {
         int p = vx_op_linear(a, x, &tm->proj_in, N);
         DROP(x);
         x = p;
     }
     if (tm->pos.present) {
         /* learned positions: (1 or b, s, h), added to the token embeddings */
-        uint64_t pr = seq == VX_STYLE_OPT ? N : c->s;
+        uint64_t pr = c->pos_tok ? N : c->s;
         int p = embedding(a, &tm->pos, pr, 0);
         int s = vx_op_add(a, x, p, vx_op_eb(a, x));
         DROP(x);
@@ -72,7 +71,7 @@ static int embed_prog(vx_ab *a, const vx_train_model *tm)
         DROP(t);
         x = s;
     }
-    if (c->style == VX_STYLE_LLAMA && c->norm == VX_NS_RMS_GEMMA) {
+    if (c->emb_scale) {
         int s = vx_op_scalar(a, x, 0); /* * sqrt(hidden_size) */
         DROP(x);
         x = s;
@@ -82,7 +81,7 @@ static int embed_prog(vx_ab *a, const vx_train_model *tm)
         DROP(x);
         x = n;
     }
-    if (c->p_hid > 0 && (seq == VX_STYLE_GPT2 || seq == VX_STYLE_BERT || seq == VX_STYLE_T5)) {
+    if (c->p_hid > 0 && c->emb_drop) {
         int d = vx_op_dropout(a, x, c->p_hid);
         DROP(x);
         x = d;
@@ -164,7 +163,7 @@ static int head_prog(vx_ab *a, int X, const vx_train_model *tm, int upcast, int 
     }
     int h = X;
     int own = 0;
-    if (tm->final_norm.present && c->style != VX_STYLE_T5) {
+    if (tm->final_norm.present && !c->head_norm_stack) {
         h = ln(a, X, &tm->final_norm);
         own = 1;
     }
@@ -177,13 +176,13 @@ static int head_prog(vx_ab *a, int X, const vx_train_model *tm, int upcast, int 
         DROP(g);
         own = 1;
     }
-    if (tm->proj_out.present && c->style == VX_STYLE_OPT) {
+    if (c->emb_proj && tm->proj_out.present) {
         int p = vx_op_linear(a, h, &tm->proj_out, N);
         if (own) DROP(h);
         h = p;
         own = 1;
     }
-    if (c->style == VX_STYLE_T5 && tm->tied) {
+    if (c->head_scale_tied && tm->tied) {
         int sc = vx_op_scalar(a, h, 0); /* sequence_output * d_model ** -0.5 */
         if (own) DROP(h);
         h = sc;

@@ -11,10 +11,6 @@
 
 /* ---- the programs (activations.c, logits.c) ---- */
 enum { VX_KERN_EAGER = 0, VX_KERN_SDPA_FLASH = 1, VX_KERN_SDPA_MEM = 2, VX_KERN_FLASH2 = 3 };
-enum {
-    VX_STYLE_LLAMA = 0, VX_STYLE_GPT2, VX_STYLE_OPT, VX_STYLE_BERT, VX_STYLE_T5, VX_STYLE_BLOOM, VX_STYLE_NEOX,
-    VX_STYLE_FALCON, VX_STYLE_PHI, VX_STYLE_GPTJ, VX_STYLE_GLM, VX_STYLE_MEGATRON
-};
 enum { VX_NS_RMS_HF = 0, VX_NS_RMS_T5, VX_NS_RMS_GEMMA, VX_NS_LN, VX_NS_FUSED };
 
 typedef struct vx_act_cfg {
@@ -24,7 +20,20 @@ typedef struct vx_act_cfg {
     int64_t experts, topk, shared_ffn;
     int64_t skv;           /* keys per query (s + prefix) */
     int64_t s_enc;         /* encoder tokens per sample (cross-attention keys) */
-    int style, norm, post_ln, parallel, gated, act, qkv_fused, moe;
+    /* What the family's row says about its modules (model/family.h); `place`
+     * starts the structural part of the cache key (progcache.c). */
+    int place;             /* VX_PLACE_*: where the norms sit */
+    int norm, gated, act, qkv_fused, moe;
+    vx_attn_impl ai;       /* the eager attention module */
+    uint8_t megatron;      /* Megatron-core's GPT model: fused norms, its own attention path */
+    uint8_t emb_drop;      /* dropout on the embeddings' output */
+    uint8_t emb_scale;     /* embeddings scaled by sqrt(hidden) */
+    uint8_t pos_tok;       /* learned positions gathered per token */
+    uint8_t emb_proj;      /* project_in / project_out around a narrower embedding */
+    uint8_t mlp_drop;      /* dropout inside the MLP */
+    uint8_t head_norm_stack; /* the final norm belongs to the stack, not the head */
+    uint8_t head_scale_tied; /* a tied head scales its input by d_model^-0.5 */
+    uint8_t rel_bias;      /* a relative position bias shared by the layers of a stack */
     double p_attn, p_hid;
     int attn;              /* VX_KERN_* */
     int repeat_kv;         /* GQA K/V expanded to every head before the attention kernel */

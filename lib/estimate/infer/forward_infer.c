@@ -22,66 +22,15 @@
  *             per-step fp32 scores. */
 #include "estimate/infer/infer.h"
 
-enum { SM_UPCAST = 0, SM_UPCAST_FP16 = 1, SM_NONE = 2, SM_FP32_SCORES = 3 };
-
-/* How a family's eager attention runs its softmax (transformers 4.38-4.44). */
-static int softmax_kind(int fam)
+/* The family's attention module (model/family.h). */
+static const vx_attn_impl *attn_of(const vx_shape *s)
 {
-    switch (fam) {
-    /* softmax(scores, dtype=float32).to(dtype) only for fp16 */
-    case VX_FAM_OPT: return SM_UPCAST_FP16;
-    /* scores and softmax in the input dtype */
-    case VX_FAM_GPT2:
-    case VX_FAM_GPT_NEOX:
-    case VX_FAM_BERT: return SM_NONE;
-    /* query and key cast to fp32 before the product */
-    case VX_FAM_GPTJ:
-    case VX_FAM_CODEGEN:
-    case VX_FAM_MOSS: return SM_FP32_SCORES;
-    default: return SM_UPCAST;
-    }
-}
-
-/* LM heads that return fp32 logits (`logits = logits.float()` in the
- * forward of transformers 4.38-4.44 for these classes). */
-static int upcasts_logits(int fam)
-{
-    switch (fam) {
-    case VX_FAM_LLAMA:
-    case VX_FAM_MISTRAL:
-    case VX_FAM_MIXTRAL:
-    case VX_FAM_QWEN2:
-    case VX_FAM_QWEN2_MOE:
-    case VX_FAM_QWEN3:
-    case VX_FAM_QWEN3_MOE:
-    case VX_FAM_GEMMA:
-    case VX_FAM_GEMMA2:
-    case VX_FAM_GEMMA3:
-    case VX_FAM_PHI3:
-    case VX_FAM_PHI:
-    case VX_FAM_DEEPSEEK_V2:
-    case VX_FAM_DEEPSEEK_V3: return 1;
-    default: return 0;
-    }
+    return s->fam->attn ? s->fam->attn : &vx_attn_llama;
 }
 
 int vx_hf_legacy_cache(const vx_shape *s)
 {
-    switch (s->family) {
-    case VX_FAM_GPT2:
-    case VX_FAM_OPT:
-    case VX_FAM_GPT_BIGCODE:
-    case VX_FAM_BLOOM:
-    case VX_FAM_GPTJ:
-    case VX_FAM_CODEGEN:
-    case VX_FAM_MOSS:
-    case VX_FAM_GPT_NEOX:
-    case VX_FAM_FALCON:
-    case VX_FAM_T5:
-    case VX_FAM_MT5:
-    case VX_FAM_CHATGLM: return 1;
-    default: return 0;
-    }
+    return s->fam->legacy_cache;
 }
 
 uint64_t vx_hf_mask_buffer_bytes(const vx_ctx *x)
@@ -89,15 +38,13 @@ uint64_t vx_hf_mask_buffer_bytes(const vx_ctx *x)
     const vx_shape *s = x->pol.s;
     uint64_t p = (uint64_t)(s->max_pos > 0 ? s->max_pos : 0);
     uint64_t one = vx_alloc_round(vx_sat_mul(p, p));
-    switch (s->family) {
+    switch (s->fam->mask_buffer) {
     /* GPT2Attention / GPTJAttention register `bias` (bool, max_pos^2) per
      * layer, plus a 4-byte `masked_bias`; CodeGen/MOSS `causal_mask`. */
-    case VX_FAM_GPT2:
-    case VX_FAM_GPTJ: return vx_sat_mul((uint64_t)s->layers, vx_sat_add(one, vx_alloc_round(4)));
-    case VX_FAM_CODEGEN:
-    case VX_FAM_MOSS: return vx_sat_mul((uint64_t)s->layers, one);
+    case VX_MBUF_LAYER_BIAS: return vx_sat_mul((uint64_t)s->layers, vx_sat_add(one, vx_alloc_round(4)));
+    case VX_MBUF_LAYER: return vx_sat_mul((uint64_t)s->layers, one);
     /* GPTBigCodeModel registers one shared `bias`. */
-    case VX_FAM_GPT_BIGCODE: return one;
+    case VX_MBUF_SHARED: return one;
     default: return 0;
     }
 }
@@ -116,9 +63,9 @@ static uint64_t m4(uint64_t a, uint64_t b, uint64_t c, uint64_t d)
 static uint64_t score_bytes_per_elem(int kind, int dtype, uint64_t A)
 {
     switch (kind) {
-    case SM_NONE: return 2u * A;
-    case SM_FP32_SCORES: return 8u + A;
-    case SM_UPCAST_FP16:
+    case VX_SM_NONE: return 2u * A;
+    case VX_SM_FP32_SCORES: return 8u + A;
+    case VX_SM_UPCAST_FP16:
         if (dtype == VRAMEST_DTYPE_BF16) return 2u * A;
         /* fall through */
     default:
@@ -166,7 +113,8 @@ void vx_fwd_infer_terms(const vx_ctx *x, const vx_shard *sh, const vx_fwd_args *
     out->resident = res;
 
     /* attention */
-    int kind = softmax_kind(s->family);
+    const vx_attn_impl *ai = attn_of(s);
+    int kind = ai->softmax;
     uint64_t attn = vx_sat_add(NhA, m4(N, heads, d, A));
     bool eager = x->cv->attention == VX_ATTN_EAGER;
     if (kvh < heads && x->cv->attention != VX_ATTN_FLASH)
@@ -174,7 +122,7 @@ void vx_fwd_infer_terms(const vx_ctx *x, const vx_shard *sh, const vx_fwd_args *
     if (eager) {
         attn = vx_sat_add(attn, m4(b, heads, vx_sat_mul(q, S), score_bytes_per_elem(kind, cd, A)));
         /* GPT-2 slices its causal buffer; the others build (seqs, 1, q, S). */
-        if (q > 1 && s->family != VX_FAM_GPT2) attn = vx_sat_add(attn, m4(b, q, S, A));
+        if (q > 1 && ai->mask != VX_MASK_NONE) attn = vx_sat_add(attn, m4(b, q, S, A));
     } else {
         attn = vx_sat_add(attn, m4(2, N, heads, vx_sat_mul(dv, A)));
     }
@@ -210,7 +158,7 @@ void vx_fwd_infer_terms(const vx_ctx *x, const vx_shard *sh, const vx_fwd_args *
     case VX_HEAD_CAUSAL_LM:
     case VX_HEAD_SEQ2SEQ_LM: {
         /* .float() of fp32 logits returns them as they are */
-        out->upcast_logits = upcasts_logits(s->family) && A != 4;
+        out->upcast_logits = s->fam->logits_float && A != 4;
         uint64_t one = m3(nout, V, A);
         lg = vx_sat_add(lg, one);
         if (out->upcast_logits) lg = vx_sat_add(lg, m3(nout, V, 4));

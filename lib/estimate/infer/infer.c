@@ -35,12 +35,9 @@ static uint64_t prefill_cache(const vx_ctx *x, const vx_shard *sh, const vx_kv_l
     if (kl->hf_quantized || kl->static_cache || kl->mla_latent || kl->layers <= 0) return normal;
     uint64_t qd = (uint64_t)(sh->heads_rank * s->head_dim), kvd = kl->k_elems;
     uint64_t row;
-    switch (s->family) {
-    case VX_FAM_GPT2:
-    case VX_FAM_GPT_BIGCODE: row = qd + 2 * kvd; break;
-    case VX_FAM_GPT_NEOX:
-    case VX_FAM_PHI3:
-    case VX_FAM_CHATGLM: row = qd + 3 * kvd; break;
+    switch (s->fam->prefill_pin) {
+    case VX_PIN_QKV: row = qd + 2 * kvd; break;
+    case VX_PIN_QKV_V: row = qd + 3 * kvd; break;
     default: return normal;
     }
     uint64_t A = kl->blk_elems == 1 ? kl->blk_bytes : 2;

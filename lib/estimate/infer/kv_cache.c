@@ -149,7 +149,7 @@ int vx_kv_layout_resolve(const vx_ctx *x, const vx_shard *sh, vx_kv_layout *out)
     if (s->enc_dec) out->xk_elems = out->xv_elems = (uint64_t)(kvh * hd);
 
     if (s->sliding_window > 0 && s->sliding_pattern > 0) {
-        bool swa_family = s->family == VX_FAM_GEMMA2 || s->family == VX_FAM_GEMMA3;
+        bool swa_family = s->fam->swa_cache;
         bool caps = out->engine == VX_ENGINE_VLLM || swa_family;
         if (caps) {
             int64_t n = s->sliding_pattern;

@@ -9,33 +9,15 @@
 
 #include "estimate/params/params.h"
 
-static const char *family_default(int fam)
-{
-    switch (fam) {
-    case VX_FAM_T5:
-    case VX_FAM_MT5: return "q,v";
-    case VX_FAM_GPT2:
-    case VX_FAM_GPT_BIGCODE: return "c_attn";
-    case VX_FAM_BLOOM:
-    case VX_FAM_GPT_NEOX:
-    case VX_FAM_FALCON:
-    case VX_FAM_CHATGLM: return "query_key_value";
-    case VX_FAM_BERT: return "query,value";
-    case VX_FAM_PHI: return "q_proj,v_proj,fc1,fc2";
-    case VX_FAM_PHI3: return "qkv_proj";
-    case VX_FAM_CODEGEN:
-    case VX_FAM_MOSS: return "qkv_proj";
-    /* PEFT has no default for the MLA models: it asks for target_modules. */
-    case VX_FAM_DEEPSEEK_V2:
-    case VX_FAM_DEEPSEEK_V3: return "";
-    default: return "q_proj,v_proj"; /* llama, mistral, mixtral, qwen2/3, gemma, opt, gptj */
-    }
-}
-
 static const char *targets_of(const vx_ctx *x)
 {
     const char *t = x->cv->lora_targets;
-    if (!t[0] || !vx_strcasecmp(t, "auto")) return family_default(x->pol.s->family);
+    if (!t[0] || !vx_strcasecmp(t, "auto")) {
+        /* PEFT's TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING, in the
+         * family's row ("": PEFT has none and asks for target_modules). */
+        const char *d = x->pol.s->fam->peft_targets;
+        return d ? d : "q_proj,v_proj";
+    }
     return t;
 }
 

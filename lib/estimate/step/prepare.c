@@ -7,41 +7,6 @@
 
 #include "estimate/step/step.h"
 
-static int is_llama_family(int fam)
-{
-    switch (fam) {
-    case VX_FAM_LLAMA: case VX_FAM_MISTRAL: case VX_FAM_QWEN2: case VX_FAM_QWEN3: case VX_FAM_GEMMA:
-    case VX_FAM_GEMMA2: case VX_FAM_GEMMA3: case VX_FAM_PHI3: case VX_FAM_MIXTRAL: case VX_FAM_QWEN2_MOE:
-    case VX_FAM_QWEN3_MOE: case VX_FAM_DEEPSEEK_V2: case VX_FAM_DEEPSEEK_V3: case VX_FAM_PHI: return 1;
-    default: return 0;
-    }
-}
-
-static int style_of_family(int fam)
-{
-    switch (fam) {
-    case VX_FAM_GPT2: case VX_FAM_GPT_BIGCODE: return VX_STYLE_GPT2;
-    case VX_FAM_OPT: return VX_STYLE_OPT;
-    case VX_FAM_BERT: return VX_STYLE_BERT;
-    case VX_FAM_T5: case VX_FAM_MT5: return VX_STYLE_T5;
-    case VX_FAM_BLOOM: return VX_STYLE_BLOOM;
-    case VX_FAM_GPT_NEOX: return VX_STYLE_NEOX;
-    case VX_FAM_FALCON: return VX_STYLE_FALCON;
-    case VX_FAM_PHI: return VX_STYLE_PHI;
-    case VX_FAM_GPTJ: case VX_FAM_CODEGEN: case VX_FAM_MOSS: return VX_STYLE_GPTJ;
-    case VX_FAM_CHATGLM: return VX_STYLE_GLM;
-    default: return VX_STYLE_LLAMA;
-    }
-}
-
-/* Families whose Hugging Face classes have no SDPA / flash-attention path
- * (at the versions these estimates model): they run eager whatever is asked. */
-static int eager_only(int fam)
-{
-    return fam == VX_FAM_T5 || fam == VX_FAM_MT5 || fam == VX_FAM_BLOOM || fam == VX_FAM_CHATGLM ||
-           fam == VX_FAM_MOSS || fam == VX_FAM_CODEGEN;
-}
-
 void vx_train_cfg_sizes(const vx_config_values *cv, const vx_shard *sh, const vx_train_model *tm, vx_act_cfg *c)
 {
     int64_t tp = sh->tp > 0 ? sh->tp : 1, cp = sh->cp > 0 ? sh->cp : 1;
@@ -73,16 +38,23 @@ void vx_train_cfg(const vx_ctx *x, const vx_shard *sh, const vx_train_model *tm,
     c->topk = s->experts_per_tok > 0 ? s->experts_per_tok : 1;
     c->shared_ffn = s->shared_ffn;
     c->moe = s->experts > 0;
-    int fam = s->family;
-    c->style = style_of_family(fam);
-    if (x->rt.megatron_layer && c->style == VX_STYLE_LLAMA) c->style = VX_STYLE_MEGATRON;
-    if (fam == VX_FAM_T5 || fam == VX_FAM_MT5) c->norm = VX_NS_RMS_T5;
-    else if (fam == VX_FAM_GEMMA || fam == VX_FAM_GEMMA2 || fam == VX_FAM_GEMMA3) c->norm = VX_NS_RMS_GEMMA;
+    const vx_family *f = s->fam;
+    c->place = s->placement;
+    c->ai = f->attn ? *f->attn : vx_attn_llama;
+    c->megatron = x->rt.megatron_layer && f->megatron_gpt;
+    if (c->megatron) c->norm = VX_NS_FUSED;
+    else if (f->norm_impl == VX_NI_RMS_T5) c->norm = VX_NS_RMS_T5;
+    else if (f->norm_impl == VX_NI_RMS_GEMMA) c->norm = VX_NS_RMS_GEMMA;
     else if (s->norm_kind == VX_NORM_LAYER) c->norm = VX_NS_LN;
     else c->norm = VX_NS_RMS_HF;
-    if (c->style == VX_STYLE_MEGATRON) c->norm = VX_NS_FUSED;
-    c->post_ln = fam == VX_FAM_BERT || (fam == VX_FAM_OPT && !x->pol.m->a.do_layer_norm_before);
-    c->parallel = s->parallel_block || fam == VX_FAM_GPT_NEOX;
+    c->emb_drop = f->embed_dropout;
+    c->emb_scale = f->embed_scale && !c->megatron;
+    c->pos_tok = f->pos_per_token;
+    c->emb_proj = f->embed_proj;
+    c->mlp_drop = f->mlp_dropout;
+    c->head_norm_stack = f->head_norm_in_stack;
+    c->head_scale_tied = f->head_scale_tied;
+    c->rel_bias = s->rel_buckets > 0;
     c->gated = s->gated;
     c->act = s->act;
     c->qkv_fused = s->qkv_fused;
@@ -105,12 +77,12 @@ void vx_train_cfg(const vx_ctx *x, const vx_shard *sh, const vx_train_model *tm,
     c->rg_stream = 1;
     c->zero3_linear = vx_shard_zero3_linear(x, sh);
     int want = (int)cv->attention;
-    if (eager_only(fam) || want == VX_ATTN_EAGER || x->rt.cpu) c->attn = VX_KERN_EAGER;
+    if (f->eager_only || want == VX_ATTN_EAGER || x->rt.cpu) c->attn = VX_KERN_EAGER;
     else if (want == VX_ATTN_FLASH) c->attn = VX_KERN_FLASH2;
     else c->attn = (c->cb == 2 && c->d <= 256 && !c->amp) || (c->amp && c->d <= 256) ? VX_KERN_SDPA_FLASH
                                                                                       : VX_KERN_SDPA_MEM;
-    /* BERT passes its (b,1,1,s) padding mask to SDPA: the mem-efficient kernel. */
-    if (c->attn == VX_KERN_SDPA_FLASH && fam == VX_FAM_BERT) c->attn = VX_KERN_SDPA_MEM;
+    /* A padding mask passed to SDPA (BERT's (b,1,1,s)): the mem-efficient kernel. */
+    if (c->attn == VX_KERN_SDPA_FLASH && f->sdpa_padding_mask) c->attn = VX_KERN_SDPA_MEM;
     /* transformers < 4.48 called repeat_kv before SDPA; later ones pass
      * enable_gqa (torch >= 2.5) when there is no mask. */
     c->repeat_kv = c->attn != VX_KERN_FLASH2 && x->rt.repeat_kv;
@@ -158,7 +130,7 @@ static int add_stacks(const vx_prog_source *src, const vx_act_cfg *c, const vx_p
 void vx_step_head_opts(const vx_ctx *x, const vx_train_model *tm, vx_head_opts *o)
 {
     o->legacy = x->rt.hf_legacy;
-    o->upcast = x->rt.model_logits_upcast && is_llama_family(x->pol.s->family);
+    o->upcast = x->rt.model_logits_upcast && x->pol.s->fam->logits_float;
     o->shift = x->rt.shift_copy && tm->head == VX_HEAD_CAUSAL_LM;
     o->held = x->rt.logits_held;
 }
@@ -264,9 +236,9 @@ int vx_train_step_prepare(const vx_ctx *x, const vx_shard *sh, const vx_train_mo
     lf[VX_LF_A2A] = pb.a2a;
     /* Tensors the model holds through the forward (not saved): the eager 4-D
      * causal mask (b,1,s,s) - (s,s) when no attention_mask is passed. */
-    if (c->attn == VX_KERN_EAGER && c->style == VX_STYLE_LLAMA)
+    if (c->attn == VX_KERN_EAGER && c->ai.mask == VX_MASK_4D && !c->megatron)
         lf[VX_LF_FWDX] = (x->rt.cpu ? 1 : c->b) * c->s * (uint64_t)c->skv * (uint64_t)c->cb;
-    if (c->style == VX_STYLE_T5) {
+    if (c->rel_bias) {
         /* T5 position bias (b, heads, s, s), shared by the layers of a stack */
         uint64_t pbias = c->b * (uint64_t)c->a * c->s * c->s * (uint64_t)c->cb;
         lf[VX_LF_FWDX] = vx_sat_add(lf[VX_LF_FWDX], 2 * pbias);

@@ -1,0 +1,65 @@
+/* Llama and the decoders that differ from it only in values the generic
+ * builder reads (inventory.c): Mistral, Qwen 2/3, Gemma 1/2/3, Phi-3.
+ * Sources: transformers' models/<family>/{configuration,modeling}_*.py. */
+#include "model/families/groups.h"
+#include "model/model.h"
+
+const vx_family vx_fam_llama = {
+    .id = VX_FAM_LLAMA, .name = "llama", .norm = VX_NORM_RMS, .act = VX_ACT_SILU, .gated = 1, .rotary = 1,
+    .logits_float = 1, .megatron_gpt = 1, .gguf = "llama", .gguf_moe_id = VX_FAM_MIXTRAL,
+};
+
+const vx_family vx_fam_mistral = {
+    .id = VX_FAM_MISTRAL, .name = "mistral", .norm = VX_NORM_RMS, .act = VX_ACT_SILU, .gated = 1, .rotary = 1,
+    .window = VX_WIN_ALL, .logits_float = 1, .megatron_gpt = 1, .gguf = "mistral",
+};
+
+/* Qwen2: biases on q, k, v only; the window only with use_sliding_window. */
+const vx_family vx_fam_qwen2 = {
+    .id = VX_FAM_QWEN2, .name = "qwen2", .norm = VX_NORM_RMS, .attn_bias = 1, .act = VX_ACT_SILU, .gated = 1,
+    .rotary = 1, .o_bias_off = 1, .window = VX_WIN_FLAGGED, .logits_float = 1, .megatron_gpt = 1, .gguf = "qwen2",
+};
+
+const vx_family vx_fam_qwen3 = {
+    .id = VX_FAM_QWEN3, .name = "qwen3", .norm = VX_NORM_RMS, .act = VX_ACT_SILU, .gated = 1, .rotary = 1,
+    .head_dim = 128, .qk_norm = VX_QKN_HEAD, .window = VX_WIN_FLAGGED, .logits_float = 1, .megatron_gpt = 1,
+    .gguf = "qwen3",
+};
+
+/* Gemma: GemmaRMSNorm (1 + weight), embeddings scaled by sqrt(hidden). */
+const vx_family vx_fam_gemma = {
+    .id = VX_FAM_GEMMA, .name = "gemma", .norm = VX_NORM_RMS, .tied = 1, .act = VX_ACT_GELU_TANH, .gated = 1,
+    .rotary = 1, .head_dim = 256, .norm_impl = VX_NI_RMS_GEMMA, .embed_scale = 1, .logits_float = 1,
+    .megatron_gpt = 1, .gguf = "gemma",
+};
+
+/* Gemma 2: norms before and after each sublayer; every other layer slides
+ * (Gemma2Config sliding_window 4096); generate() uses a HybridCache. */
+const vx_family vx_fam_gemma2 = {
+    .id = VX_FAM_GEMMA2, .name = "gemma2", .norm = VX_NORM_RMS, .tied = 1, .act = VX_ACT_GELU_TANH, .gated = 1,
+    .rotary = 1, .head_dim = 256, .window = VX_WIN_PATTERN, .window_every = 2, .window_default = 4096,
+    .placement = VX_PLACE_SANDWICH,
+    .n_norm = {"input_layernorm", "post_attention_layernorm", "pre_feedforward_layernorm",
+               "post_feedforward_layernorm"},
+    .norm_impl = VX_NI_RMS_GEMMA, .embed_scale = 1, .logits_float = 1, .megatron_gpt = 1, .swa_cache = 1,
+    .gguf = "gemma2",
+};
+
+/* Gemma 3 (text): Gemma 2's layer with per-head q/k norms and 5 sliding
+ * layers per global one. */
+const vx_family vx_fam_gemma3 = {
+    .id = VX_FAM_GEMMA3, .name = "gemma3", .norm = VX_NORM_RMS, .tied = 1, .act = VX_ACT_GELU_TANH, .gated = 1,
+    .rotary = 1, .head_dim = 256, .qk_norm = VX_QKN_HEAD, .window = VX_WIN_PATTERN, .window_every = 6,
+    .window_default = 4096, .placement = VX_PLACE_SANDWICH,
+    .n_norm = {"input_layernorm", "post_attention_layernorm", "pre_feedforward_layernorm",
+               "post_feedforward_layernorm"},
+    .norm_impl = VX_NI_RMS_GEMMA, .embed_scale = 1, .logits_float = 1, .megatron_gpt = 1, .swa_cache = 1,
+    .gguf = "gemma3",
+};
+
+/* Phi-3: fused qkv_proj ((heads + 2 kv heads) x head_dim) and gate_up_proj. */
+const vx_family vx_fam_phi3 = {
+    .id = VX_FAM_PHI3, .name = "phi3", .norm = VX_NORM_RMS, .act = VX_ACT_SILU, .gated = 1, .rotary = 1,
+    .qkv = VX_QKV_FUSED, .mlp = VX_MLPL_GATE_UP, .window = VX_WIN_ALL, .logits_float = 1, .megatron_gpt = 1,
+    .prefill_pin = VX_PIN_QKV_V, .peft_targets = "qkv_proj", .gguf = "phi3",
+};

@@ -1,0 +1,316 @@
+/* Shape resolution: from the options a user (or a config.json) gave to the
+ * effective architecture every estimator reads. The family's row
+ * (model/family.h) gives the defaults of its Hugging Face config class
+ * (what `from_pretrained` would instantiate for a config.json that omits
+ * the key) and the rules that turn config values into the architecture, so
+ * parameter counts match model.num_parameters() exactly. The tensor layout
+ * itself is in inventory.c; this file decides values, traits and the
+ * default head. No family is named here: a family that needs more than its
+ * row's rules has an `adjust` hook beside its row. */
+#include <stdio.h>
+#include <string.h>
+
+#include "model/model.h"
+
+#define H_MODEL VRAMEST_HANDLE_MODEL
+
+static bool is_set(const struct vramest_model *m, vramest_option k)
+{
+    return vx_opt_is_set(m->set_bits, H_MODEL, k);
+}
+
+static const char *fam_name(int fam)
+{
+    const char *n = vx_enum_name_of(vx_family_enum, fam);
+    return n ? n : "?";
+}
+
+/* "'hidden_size' (n_embd, d_model, ...)" for messages: users of GPT-2 or T5
+ * configs know the quantity under the alias. */
+static void key_label(vramest_option k, char *buf, size_t cap)
+{
+    const vx_option_def *d = vx_option_find(k, NULL);
+    if (!d) {
+        vx_strlcpy(buf, "?", cap);
+        return;
+    }
+    if (d->aliases)
+        snprintf(buf, cap, "'%s' (also %s)", d->name, d->aliases);
+    else
+        snprintf(buf, cap, "'%s'", d->name);
+}
+
+static int missing(int fam, vramest_option k)
+{
+    char label[160];
+    key_label(k, label, sizeof label);
+    return vx_fail(VRAMEST_E_INCOMPLETE_MODEL, "model_type '%s' needs %s, which is not set", fam_name(fam), label);
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && memcmp(s + n - k, suffix, k) == 0;
+}
+
+/* Default head from the class named in `architectures`. Classes without a
+ * workload head of their own (token classification, question answering)
+ * take the classification head, whose tensors they share up to the output
+ * width. */
+static int head_from_architectures(const char *arch, const vx_family *f, int kind_default)
+{
+    if (!arch[0]) return kind_default;
+    if (ends_with(arch, "ForCausalLM") || ends_with(arch, "LMHeadModel") ||
+        ends_with(arch, "ForConditionalGeneration") || ends_with(arch, "ForMaskedLM") ||
+        ends_with(arch, "ForPreTraining"))
+        return kind_default;
+    if (ends_with(arch, "ForSequenceClassification") || ends_with(arch, "ForTokenClassification") ||
+        ends_with(arch, "ForQuestionAnswering"))
+        return VX_HEAD_SEQ_CLS;
+    /* ChatGLM-6B's config names ChatGLMModel, but its auto_map loads
+     * ChatGLMForConditionalGeneration for AutoModel: the LM is what runs. */
+    if (f->lm_class_model) return VX_HEAD_CAUSAL_LM;
+    if (ends_with(arch, "Model")) return VX_HEAD_NONE;
+    return kind_default;
+}
+
+int vx_head_resolve(const vx_shape *s, int head)
+{
+    if (head == VX_HEAD_AUTO) head = s->default_head;
+    if (s->encoder_only) return (head == VX_HEAD_CAUSAL_LM || head == VX_HEAD_SEQ2SEQ_LM) ? VX_HEAD_MASKED_LM : head;
+    if (s->enc_dec) return (head == VX_HEAD_CAUSAL_LM || head == VX_HEAD_MASKED_LM) ? VX_HEAD_SEQ2SEQ_LM : head;
+    return (head == VX_HEAD_SEQ2SEQ_LM || head == VX_HEAD_MASKED_LM) ? VX_HEAD_CAUSAL_LM : head;
+}
+
+static int resolve_heads(const struct vramest_model *m, const vx_rules *r, vx_shape *s)
+{
+    const vx_arch *a = &m->a;
+    const vx_family *f = s->fam;
+    int fam = s->family;
+    s->heads = a->num_attention_heads;
+    if (!s->heads) return missing(fam, VRAMEST_MODEL_NUM_ATTENTION_HEADS);
+
+    bool hd_given = is_set(m, VRAMEST_MODEL_HEAD_DIM) && r->hd_rule == VX_HD_CONFIG;
+    if (hd_given) {
+        s->head_dim = a->head_dim;
+    } else if (f->head_dim) {
+        s->head_dim = f->head_dim;
+    } else {
+        if (s->hidden % s->heads)
+            return vx_fail(VRAMEST_E_INVALID_MODEL,
+                           "hidden_size (%lld) is not divisible by num_attention_heads (%lld) and head_dim is "
+                           "not given",
+                           (long long)s->hidden, (long long)s->heads);
+        s->head_dim = s->hidden / s->heads;
+    }
+
+    /* Key/value heads: the family decides what a config means by them. */
+    int64_t kv = is_set(m, VRAMEST_MODEL_NUM_KEY_VALUE_HEADS) ? a->num_key_value_heads : s->heads;
+    if (r->kv_rule == VX_KV_MQA_FLAG) /* multi_query defaults to true in these classes */
+        kv = (!is_set(m, VRAMEST_MODEL_MULTI_QUERY) || a->multi_query) ? 1 : s->heads;
+    else if (r->kv_rule == VX_KV_MHA) /* no grouped-query attention (MLA caches a latent) */
+        kv = s->heads;
+    if (kv < 1 || kv > s->heads || s->heads % kv)
+        return vx_fail(VRAMEST_E_INVALID_MODEL,
+                       "num_attention_heads (%lld) is not a multiple of num_key_value_heads (%lld)",
+                       (long long)s->heads, (long long)kv);
+    s->kv_heads = kv;
+    return VRAMEST_OK;
+}
+
+static int resolve_ffn(const struct vramest_model *m, const vx_rules *r, vx_shape *s)
+{
+    const vx_arch *a = &m->a;
+    bool given = is_set(m, VRAMEST_MODEL_INTERMEDIATE_SIZE);
+    switch (r->ffn_rule) {
+    case VX_FFN_FIXED_4H: s->ffn = 4 * s->hidden; break; /* e.g. BloomMLP: 4h whatever n_inner says */
+    case VX_FFN_4H: s->ffn = given ? a->intermediate_size : 4 * s->hidden; break;
+    /* MoE families: only the dense layers (or mlp_only_layers) have one;
+     * checked once their count is known. */
+    case VX_FFN_OPTIONAL: s->ffn = given ? a->intermediate_size : 0; break;
+    default:
+        if (!given) return missing(s->family, VRAMEST_MODEL_INTERMEDIATE_SIZE);
+        s->ffn = a->intermediate_size;
+        break;
+    }
+    return VRAMEST_OK;
+}
+
+static int resolve_moe(const struct vramest_model *m, vx_shape *s)
+{
+    const vx_arch *a = &m->a;
+    const vx_family *f = s->fam;
+    int fam = s->family;
+    if (f->moe == VX_MOE_NONE) return VRAMEST_OK;
+    if (!is_set(m, VRAMEST_MODEL_NUM_LOCAL_EXPERTS)) return missing(fam, VRAMEST_MODEL_NUM_LOCAL_EXPERTS);
+    if (!is_set(m, VRAMEST_MODEL_NUM_EXPERTS_PER_TOK)) return missing(fam, VRAMEST_MODEL_NUM_EXPERTS_PER_TOK);
+    s->experts = a->num_local_experts;
+    s->experts_per_tok = a->num_experts_per_tok;
+    if (s->experts_per_tok > s->experts)
+        return vx_fail(VRAMEST_E_INVALID_MODEL, "num_experts_per_tok (%lld) is larger than num_local_experts (%lld)",
+                       (long long)s->experts_per_tok, (long long)s->experts);
+    if (f->moe_ffn_from_ffn) {
+        s->moe_ffn = is_set(m, VRAMEST_MODEL_MOE_INTERMEDIATE_SIZE) ? a->moe_intermediate_size : s->ffn;
+        return VRAMEST_OK;
+    }
+    if (!is_set(m, VRAMEST_MODEL_MOE_INTERMEDIATE_SIZE)) return missing(fam, VRAMEST_MODEL_MOE_INTERMEDIATE_SIZE);
+    s->moe_ffn = a->moe_intermediate_size;
+    if (f->shared == VX_SHX_GATED_ONE) {
+        /* One shared expert of its own width, behind a sigmoid gate. */
+        if (!is_set(m, VRAMEST_MODEL_SHARED_EXPERT_INTERMEDIATE_SIZE))
+            return missing(fam, VRAMEST_MODEL_SHARED_EXPERT_INTERMEDIATE_SIZE);
+        s->shared_experts = 1;
+        s->shared_ffn = a->shared_expert_intermediate_size;
+    } else if (f->shared == VX_SHX_MERGED) {
+        /* n_shared_experts merged into one MLP of width
+         * moe_intermediate_size * n_shared_experts (DeepSeek). */
+        s->shared_experts = a->n_shared_experts;
+        s->shared_ffn = a->n_shared_experts * a->moe_intermediate_size;
+    }
+    if (f->dense_first) {
+        s->dense_layers = a->first_k_dense_replace;
+        if (s->dense_layers > s->layers)
+            return vx_fail(VRAMEST_E_INVALID_MODEL, "first_k_dense_replace (%lld) is larger than num_hidden_layers (%lld)",
+                           (long long)s->dense_layers, (long long)s->layers);
+        if (s->dense_layers > 0 && !s->ffn) return missing(fam, VRAMEST_MODEL_INTERMEDIATE_SIZE);
+    }
+    return VRAMEST_OK;
+}
+
+static int resolve_mla(const struct vramest_model *m, vx_shape *s)
+{
+    const vx_arch *a = &m->a;
+    int fam = s->family;
+    if (!s->fam->mla) return VRAMEST_OK;
+    if (!is_set(m, VRAMEST_MODEL_KV_LORA_RANK)) return missing(fam, VRAMEST_MODEL_KV_LORA_RANK);
+    if (!is_set(m, VRAMEST_MODEL_QK_ROPE_HEAD_DIM)) return missing(fam, VRAMEST_MODEL_QK_ROPE_HEAD_DIM);
+    if (!is_set(m, VRAMEST_MODEL_QK_NOPE_HEAD_DIM)) return missing(fam, VRAMEST_MODEL_QK_NOPE_HEAD_DIM);
+    if (!is_set(m, VRAMEST_MODEL_V_HEAD_DIM)) return missing(fam, VRAMEST_MODEL_V_HEAD_DIM);
+    s->kv_lora_rank = a->kv_lora_rank;
+    s->q_lora_rank = a->q_lora_rank;
+    s->rope_dim = a->qk_rope_head_dim;
+    s->nope_dim = a->qk_nope_head_dim;
+    s->v_head_dim = a->v_head_dim;
+    s->head_dim = s->rope_dim + s->nope_dim; /* query/key head width */
+    s->rotary_dim = s->rope_dim;
+    return VRAMEST_OK;
+}
+
+static void resolve_window(const struct vramest_model *m, vx_shape *s)
+{
+    const vx_arch *a = &m->a;
+    const vx_family *f = s->fam;
+    int64_t w = a->sliding_window;
+    switch (f->window) {
+    case VX_WIN_ALL:
+        if (w > 0) s->sliding_window = w, s->sliding_pattern = 1;
+        break;
+    case VX_WIN_FLAGGED: /* Qwen: only with use_sliding_window */
+        if (w > 0 && a->use_sliding_window) s->sliding_window = w, s->sliding_pattern = 1;
+        break;
+    case VX_WIN_PATTERN:
+        s->sliding_window = is_set(m, VRAMEST_MODEL_SLIDING_WINDOW) ? w : f->window_default;
+        s->sliding_pattern = s->sliding_window ? f->window_every : 0;
+        break;
+    default: break;
+    }
+}
+
+static int kind_default_head(const vx_family *f)
+{
+    if (f->kind == VX_FK_ENCODER) return VX_HEAD_MASKED_LM;
+    if (f->kind == VX_FK_ENC_DEC) return VX_HEAD_SEQ2SEQ_LM;
+    return VX_HEAD_CAUSAL_LM;
+}
+
+/* The row's rules, adjusted to the config by the family's hook. */
+static void rules_of(const struct vramest_model *m, const vx_family *f, vx_rules *r)
+{
+    *r = (vx_rules){.norm = f->norm, .tied = f->tied, .attn_bias = f->attn_bias, .mlp_bias = f->mlp_bias,
+                    .act = f->act, .gated = f->gated, .untied = f->untied, .hd_rule = f->hd_rule,
+                    .kv_rule = f->kv_rule, .ffn_rule = f->ffn_rule, .placement = f->placement, .norms = f->norms,
+                    .n_lm_head = f->n_lm_head ? f->n_lm_head : "lm_head"};
+    if (!r->norms) {
+        int n = 0;
+        while (n < 4 && f->n_norm[n]) n++;
+        r->norms = (uint8_t)(n ? n : 2);
+    }
+    vx_fam_ctx c = {.a = &m->a, .set_bits = m->set_bits};
+    if (f->adjust) f->adjust(&c, r);
+}
+
+static int resolve(const struct vramest_model *m, vx_shape *s)
+{
+    const vx_arch *a = &m->a;
+    if (!is_set(m, VRAMEST_MODEL_MODEL_TYPE) || a->model_type == VX_FAM_UNSET)
+        return vx_fail(VRAMEST_E_INCOMPLETE_MODEL, "'model_type' is not set (the architecture family, e.g. llama)");
+    int fam = (int)a->model_type;
+    const vx_family *f = vx_family_of(fam);
+    if (!f) return vx_fail(VRAMEST_E_UNKNOWN_MODEL_TYPE, "model_type %d is not supported", fam);
+    s->family = fam;
+    s->fam = f;
+    vx_rules r;
+    rules_of(m, f, &r);
+
+    /* Values first, so a partially given model still reports what it has. */
+    s->hidden = a->hidden_size;
+    s->vocab = a->vocab_size;
+    s->max_pos = a->max_position_embeddings;
+    s->enc_dec = f->kind == VX_FK_ENC_DEC;
+    s->encoder_only = f->kind == VX_FK_ENCODER;
+    if (s->enc_dec) {
+        s->enc_layers = a->num_hidden_layers;
+        s->layers = is_set(m, VRAMEST_MODEL_NUM_DECODER_LAYERS) ? a->num_decoder_layers : a->num_hidden_layers;
+    } else {
+        s->layers = a->num_hidden_layers;
+    }
+    s->num_labels = a->num_labels;
+    s->torch_dtype = a->torch_dtype;
+    s->logit_softcap = a->final_logit_softcapping;
+
+    /* Traits: the config's value, else the class default. */
+    s->norm_kind = r.norm;
+    s->tied = r.untied ? 0 : is_set(m, VRAMEST_MODEL_TIE_WORD_EMBEDDINGS) ? (int)a->tie_word_embeddings : r.tied;
+    s->attn_bias = is_set(m, VRAMEST_MODEL_ATTENTION_BIAS) ? (int)a->attention_bias : r.attn_bias;
+    s->mlp_bias = is_set(m, VRAMEST_MODEL_MLP_BIAS) ? (int)a->mlp_bias : r.mlp_bias;
+    s->act = a->hidden_act != VX_ACT_AUTO ? (int)a->hidden_act : r.act;
+    s->gated = r.gated;
+    s->learned_pos = f->learned_pos;
+    s->hidden_dropout = is_set(m, VRAMEST_MODEL_HIDDEN_DROPOUT) ? a->hidden_dropout : f->hidden_dropout;
+    s->attn_dropout = is_set(m, VRAMEST_MODEL_ATTENTION_DROPOUT) ? a->attention_dropout : f->attn_dropout;
+    s->qk_norm = f->qk_norm == VX_QKN_HEAD_FLAG ? a->qk_layernorm != 0 : f->qk_norm != VX_QKN_NONE;
+    s->rel_buckets = s->enc_dec ? a->relative_attention_num_buckets : 0;
+    s->embed_dim = s->hidden;
+    s->norms_per_layer = r.norms;
+    s->qkv_fused = f->qkv == VX_QKV_FUSED;
+    s->placement = r.placement;
+    s->lm_head_name = r.n_lm_head;
+    s->lm_head_in_base = r.lm_head_in_base;
+
+    /* Required values. */
+    if (!s->hidden) return missing(fam, VRAMEST_MODEL_HIDDEN_SIZE);
+    if (!a->num_hidden_layers) return missing(fam, VRAMEST_MODEL_NUM_HIDDEN_LAYERS);
+    if (!s->vocab) return missing(fam, VRAMEST_MODEL_VOCAB_SIZE);
+    int rc = resolve_heads(m, &r, s);
+    if (rc) return rc;
+    if (s->learned_pos && !s->max_pos) return missing(fam, VRAMEST_MODEL_MAX_POSITION_EMBEDDINGS);
+    if ((rc = resolve_ffn(m, &r, s))) return rc;
+    if ((rc = resolve_moe(m, s))) return rc;
+    if ((rc = resolve_mla(m, s))) return rc;
+    resolve_window(m, s);
+
+    if (f->embed_proj && is_set(m, VRAMEST_MODEL_WORD_EMBED_PROJ_DIM)) s->embed_dim = a->word_embed_proj_dim;
+    if (f->rotary && !s->rotary_dim) s->rotary_dim = a->rotary_dim ? a->rotary_dim : s->head_dim;
+    if (s->rotary_dim > s->head_dim)
+        return vx_fail(VRAMEST_E_INVALID_MODEL, "rotary_dim (%lld) is larger than the head dimension (%lld)",
+                       (long long)s->rotary_dim, (long long)s->head_dim);
+
+    s->default_head = vx_head_resolve(s, head_from_architectures(a->architectures, f, kind_default_head(f)));
+    return VRAMEST_OK;
+}
+
+int vx_shape_resolve(const struct vramest_model *m, vx_shape *s)
+{
+    memset(s, 0, sizeof *s);
+    return resolve(m, s);
+}
