@@ -60,17 +60,36 @@ typedef struct vx_layer_kind {
 #define VX_MAX_RUNS 256
 
 typedef struct vx_layer_run {
-    uint8_t stack;   /* VX_STACK_* */
-    uint8_t kind;    /* index into vx_layers.kind */
+    uint16_t kind;   /* index into vx_layers.kind */
     uint16_t pad;
     uint32_t count;  /* consecutive layers */
 } vx_layer_run;
 
+/* A stack's layers are its runs repeated cyclically: run[run0 .. run0 +
+ * nrun) cover one period of `period` layers, and the stack's `layers` are
+ * the first layers of that repetition. A uniform stack is one run of all
+ * its layers; Gemma 3 is (5 sliding, 1 full) repeated; DeepSeek is (k
+ * dense, L - k MoE) once. */
+typedef struct vx_layer_stack {
+    uint16_t run0, nrun;
+    uint32_t pad;
+    int64_t period, layers;
+} vx_layer_stack;
+
 typedef struct vx_layers {
     uint16_t n_kinds, n_runs;
+    vx_layer_stack stack[2];        /* VX_STACK_DEC, VX_STACK_ENC */
     vx_layer_kind kind[VX_MAX_KINDS];
     vx_layer_run run[VX_MAX_RUNS];
 } vx_layers;
+
+/* Per kind, in a range of a stack's layers: how many, and where the first
+ * and the last are (-1 when none). */
+typedef struct vx_tally {
+    int64_t count[VX_MAX_KINDS], first[VX_MAX_KINDS], last[VX_MAX_KINDS];
+} vx_tally;
+/* Tally layers [first, first + n) of `stack` (clipped to the stack). */
+void vx_layers_tally(const vx_layers *L, int stack, int64_t first, int64_t n, vx_tally *t) VX_HIDDEN;
 
 /* ---- how the family's Hugging Face class runs (forward facts) ---------- */
 

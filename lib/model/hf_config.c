@@ -369,7 +369,7 @@ int vx_parse_hf_config(struct vramest_model *m, const char *buf, size_t len)
         tmp.a = p->a;
         memcpy(tmp.set_bits, p->bits, sizeof tmp.set_bits);
         vx_shape shape;
-        rc = vx_shape_resolve(&tmp, &shape);
+        rc = vx_shape_resolve(&tmp, &shape, &tmp.layers);
         if (rc) vx_fail_prefix(rc, "config.json: ");
     }
     if (rc == VRAMEST_OK) {

@@ -93,9 +93,9 @@ void vx_ib_emb(vx_ib *b, const char *name, int role, int64_t rows, int64_t cols)
 
 #define NAME(f, field, dflt) ((f)->field ? (f)->field : (dflt))
 
-static void mla_attention(vx_ib *b, const vx_shape *s)
+static void mla_attention(vx_ib *b, const vx_shape *s, int64_t L)
 {
-    int64_t L = s->layers, h = s->hidden, H = s->heads;
+    int64_t h = s->hidden, H = s->heads;
     int ab = s->attn_bias;
     if (s->q_lora_rank > 0) {
         vx_ib_lin(b, "q_a_proj", VX_ROLE_ATTN_Q_A, VX_DEC, s->q_lora_rank, h, ab, L);
@@ -110,13 +110,38 @@ static void mla_attention(vx_ib *b, const vx_shape *s)
     vx_ib_lin(b, "o_proj", VX_ROLE_ATTN_O, VX_DEC, h, H * s->v_head_dim, ab, L);
 }
 
-static void attention(vx_ib *b, const vx_shape *s)
+/* Decoder layers per distinct value of a part of their kind, in the order
+ * the kinds first appear: the inventory has one group per distinct shape of
+ * a module, however the kinds interleave. */
+typedef int (*same_fn)(const vx_layer_kind *x, const vx_layer_kind *y);
+
+static int64_t group(const vx_layers *L, const vx_tally *t, int k, same_fn same, uint32_t *done)
+{
+    if ((*done >> k) & 1u || !t->count[k]) return 0;
+    int64_t n = 0;
+    for (int j = k; j < L->n_kinds; j++)
+        if (!((*done >> j) & 1u) && same(&L->kind[k], &L->kind[j])) n += t->count[j], *done |= 1u << j;
+    return n;
+}
+
+static int same_attn(const vx_layer_kind *x, const vx_layer_kind *y)
+{
+    return x->mixer == y->mixer && x->heads == y->heads && x->kv_heads == y->kv_heads && x->head_dim == y->head_dim &&
+           x->v_head_dim == y->v_head_dim;
+}
+
+static int same_mlp(const vx_layer_kind *x, const vx_layer_kind *y)
+{
+    return x->mlp == y->mlp && (x->mlp != VX_MLPK_DENSE || x->ffn == y->ffn);
+}
+
+static void attention(vx_ib *b, const vx_shape *s, const vx_layer_kind *k, int64_t L)
 {
     const vx_family *f = s->fam;
-    int64_t L = s->layers, h = s->hidden, H = s->heads, K = s->kv_heads, d = s->head_dim;
+    int64_t h = s->hidden, H = k->heads, K = k->kv_heads, d = k->head_dim;
     int ab = s->attn_bias;
-    if (f->mla) {
-        mla_attention(b, s);
+    if (k->mixer == VX_MIX_MLA) {
+        mla_attention(b, s, L);
     } else if (f->qkv == VX_QKV_FUSED) {
         vx_ib_lin(b, NAME(f, n_qkv, "qkv_proj"), VX_ROLE_ATTN_QKV, VX_DEC, (H + 2 * K) * d, h, ab, L);
         vx_ib_lin(b, NAME(f, n_o, "o_proj"), VX_ROLE_ATTN_O, VX_DEC, h, H * d, ab, L);
@@ -135,10 +160,10 @@ static void attention(vx_ib *b, const vx_shape *s)
     }
 }
 
-static void dense_mlp(vx_ib *b, const vx_shape *s, int64_t nl)
+static void dense_mlp(vx_ib *b, const vx_shape *s, int64_t F, int64_t nl)
 {
     const vx_family *f = s->fam;
-    int64_t h = s->hidden, F = s->ffn;
+    int64_t h = s->hidden;
     int mb = s->mlp_bias;
     switch (f->mlp) {
     case VX_MLPL_GATE_UP:
@@ -173,21 +198,30 @@ static void moe_mlp(vx_ib *b, const vx_shape *s, int64_t nl)
 static void build_decoder(vx_ib *b, const vx_shape *s)
 {
     const vx_family *f = s->fam;
-    int64_t L = s->layers, h = s->hidden;
+    const vx_layers *L = b->L;
+    int64_t h = s->hidden;
+    vx_tally t;
+    vx_layers_tally(L, VX_STACK_DEC, 0, s->layers, &t);
     vx_ib_emb(b, NAME(f, n_embed, "embed_tokens"), VX_ROLE_EMBED, s->vocab, h);
-    attention(b, s);
-    if (f->moe == VX_MOE_NONE) {
-        dense_mlp(b, s, L);
-    } else {
-        int64_t dense = s->dense_layers, moe = L - s->dense_layers;
-        if (dense) dense_mlp(b, s, dense);
-        if (moe) moe_mlp(b, s, moe);
+    uint32_t done = 0;
+    for (int k = 0; k < L->n_kinds; k++) {
+        int64_t n = group(L, &t, k, same_attn, &done);
+        if (n) attention(b, s, &L->kind[k], n);
+    }
+    done = 0;
+    for (int k = 0; k < L->n_kinds; k++) {
+        const vx_layer_kind *kk = &L->kind[k];
+        int64_t n = group(L, &t, k, same_mlp, &done);
+        if (!n) continue;
+        if (kk->mlp == VX_MLPK_MOE) moe_mlp(b, s, n);
+        else if (kk->mlp == VX_MLPK_DENSE) dense_mlp(b, s, kk->ffn, n);
     }
     if (!f->n_norm[0]) {
-        vx_ib_norm(b, "input_layernorm", VX_ROLE_NORM, VX_DEC, s->norm_kind, h, L);
-        vx_ib_norm(b, "post_attention_layernorm", VX_ROLE_NORM, VX_DEC, s->norm_kind, h, L);
+        vx_ib_norm(b, "input_layernorm", VX_ROLE_NORM, VX_DEC, s->norm_kind, h, s->layers);
+        vx_ib_norm(b, "post_attention_layernorm", VX_ROLE_NORM, VX_DEC, s->norm_kind, h, s->layers);
     }
-    for (int i = 0; i < 4 && f->n_norm[i]; i++) vx_ib_norm(b, f->n_norm[i], VX_ROLE_NORM, VX_DEC, s->norm_kind, h, L);
+    for (int i = 0; i < 4 && f->n_norm[i]; i++)
+        vx_ib_norm(b, f->n_norm[i], VX_ROLE_NORM, VX_DEC, s->norm_kind, h, s->layers);
     vx_ib_norm(b, NAME(f, n_final_norm, "norm"), VX_ROLE_FINAL_NORM, VX_GLB, s->norm_kind, h, 0);
 }
 
@@ -251,9 +285,10 @@ int vx_head_tensors(const vx_shape *s, int head, int64_t num_labels, vx_tensor *
     return VRAMEST_OK;
 }
 
-int vx_inventory_build(const vx_arch *a, const vx_shape *s, vx_tensor **inv, size_t *n, size_t *cap)
+int vx_inventory_build(const vx_arch *a, const vx_shape *s, const vx_layers *L, vx_tensor **inv, size_t *n,
+                       size_t *cap)
 {
-    vx_ib b = {.inv = inv, .n = n, .cap = cap};
+    vx_ib b = {.L = L, .inv = inv, .n = n, .cap = cap};
     *n = 0;
     build_body(&b, a, s);
     build_head(&b, s, s->default_head, s->num_labels);

@@ -11,6 +11,7 @@
 /* An inventory being built: growable (the model's), or a caller's fixed
  * array (head tensors, no allocation) that only counts past its end. */
 typedef struct vx_ib {
+    const vx_layers *L; /* the model's layers (NULL while building head tensors only) */
     vx_tensor **inv;
     size_t *n, *cap;
     vx_tensor *fixed;

@@ -132,6 +132,7 @@ struct vramest_model {
     int status;            /* VRAMEST_OK when shape/inventory are valid */
     char status_msg[256];  /* why not, for vramest_estimate / validate */
     vx_shape shape;
+    vx_layers layers;      /* the kind of every layer (model/family.h) */
     vx_tensor *inv;        /* tensor inventory (architecture, or from files when present) */
     size_t n_inv, cap_inv;
     /* Tensors read from files (safetensors/GGUF) replace the architecture
@@ -178,10 +179,14 @@ static inline int vx_weights_provenance(const struct vramest_model *m)
 {
     return m->has_file_inv && !m->cover_note[0] ? VRAMEST_PROV_EXACT_FILE : VRAMEST_PROV_EXACT_ARCH;
 }
-/* Build the architecture inventory for a resolved shape. */
-int vx_inventory_build(const vx_arch *a, const vx_shape *s, vx_tensor **inv, size_t *n, size_t *cap) VX_HIDDEN;
-/* Resolve effective values/traits from the options. */
-int vx_shape_resolve(const struct vramest_model *m, vx_shape *s) VX_HIDDEN;
+/* Build the architecture inventory for a resolved shape and its layers. */
+int vx_inventory_build(const vx_arch *a, const vx_shape *s, const vx_layers *L, vx_tensor **inv, size_t *n,
+                       size_t *cap) VX_HIDDEN;
+/* Resolve effective values/traits from the options, and the per-layer
+ * layout into *L (shape.c, layers.c). */
+int vx_shape_resolve(const struct vramest_model *m, vx_shape *s, vx_layers *L) VX_HIDDEN;
+/* The per-layer layout of a resolved shape (layers.c). */
+int vx_layers_resolve(const vx_shape *s, vx_layers *L) VX_HIDDEN;
 /* Append one group to a growable inventory. */
 int vx_inv_push(vx_tensor **inv, size_t *n, size_t *cap, const vx_tensor *t) VX_HIDDEN;
 

@@ -309,8 +309,9 @@ static int resolve(const struct vramest_model *m, vx_shape *s)
     return VRAMEST_OK;
 }
 
-int vx_shape_resolve(const struct vramest_model *m, vx_shape *s)
+int vx_shape_resolve(const struct vramest_model *m, vx_shape *s, vx_layers *L)
 {
     memset(s, 0, sizeof *s);
-    return resolve(m, s);
+    int rc = resolve(m, s);
+    return rc ? rc : vx_layers_resolve(s, L);
 }

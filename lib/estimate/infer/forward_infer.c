@@ -85,26 +85,79 @@ static uint64_t mlp_factor(const vx_shape *s)
     return composite ? 4 : 2;
 }
 
-void vx_fwd_infer_terms(const vx_ctx *x, const vx_shard *sh, const vx_fwd_args *a, vx_fwd_terms *out)
+/* What one forward over (b, q) queries and S keys holds, per element size A. */
+typedef struct fwd_dims {
+    uint64_t b, q, S, N, h, tp, A, NhA;
+    int cd;
+} fwd_dims;
+
+/* A kind's heads on this rank: the model's split, scaled to the kind. */
+static uint64_t rank_heads(int64_t kind_heads, int64_t model_heads, int64_t rank)
+{
+    if (rank <= 0) return (uint64_t)kind_heads;
+    if (kind_heads == model_heads || model_heads <= 0) return (uint64_t)rank;
+    return (uint64_t)((kind_heads * rank + model_heads - 1) / model_heads);
+}
+
+/* The attention stage of one layer of kind k. */
+static uint64_t attn_term(const vx_ctx *x, const vx_shard *sh, const fwd_dims *f, const vx_layer_kind *k)
 {
     const vx_shape *s = x->pol.s;
-    *out = (vx_fwd_terms){0};
-    int cd = x->pol.rp.compute_dtype;
-    uint64_t A = vx_dtype_size(cd);
-    if (!A) A = 2;
-    uint64_t b = a->seqs, q = a->q, S = a->kv;
-    uint64_t N = vx_sat_mul(b, q);
-    uint64_t h = (uint64_t)s->hidden;
-    uint64_t tp = (uint64_t)(sh->tp > 0 ? sh->tp : 1);
-    uint64_t heads = (uint64_t)(sh->heads_rank > 0 ? sh->heads_rank : s->heads);
-    uint64_t kvh = (uint64_t)(sh->kv_heads_rank > 0 ? sh->kv_heads_rank : s->kv_heads);
-    uint64_t d = (uint64_t)s->head_dim, dv = d;
-    if (s->kv_lora_rank > 0) {
+    uint64_t b = f->b, q = f->q, S = f->S, N = f->N, A = f->A;
+    uint64_t heads = rank_heads(k->heads, s->heads, sh->heads_rank);
+    uint64_t kvh = rank_heads(k->kv_heads, s->kv_heads, sh->kv_heads_rank);
+    uint64_t d = (uint64_t)k->head_dim, dv = d;
+    if (k->mixer == VX_MIX_MLA) {
         d = (uint64_t)(s->nope_dim + s->rope_dim);
         dv = (uint64_t)(s->v_head_dim > 0 ? s->v_head_dim : s->head_dim);
         kvh = heads; /* transformers decompresses MLA into full heads */
     }
-    uint64_t NhA = m3(N, h, A);
+    const vx_attn_impl *ai = attn_of(s);
+    uint64_t attn = vx_sat_add(f->NhA, m4(N, heads, d, A));
+    if (kvh < heads && x->cv->attention != VX_ATTN_FLASH)
+        attn = vx_sat_add(attn, m4(2 * b, heads, S, vx_sat_mul(d, A)));
+    if (x->cv->attention == VX_ATTN_EAGER) {
+        attn = vx_sat_add(attn, m4(b, heads, vx_sat_mul(q, S), score_bytes_per_elem(ai->softmax, f->cd, A)));
+        /* GPT-2 slices its causal buffer; the others build (seqs, 1, q, S). */
+        if (q > 1 && ai->mask != VX_MASK_NONE) attn = vx_sat_add(attn, m4(b, q, S, A));
+    } else {
+        attn = vx_sat_add(attn, m4(2, N, heads, vx_sat_mul(dv, A)));
+    }
+    return attn;
+}
+
+/* The MLP stage of one layer of kind k (routed and shared experts run one
+ * after the other in the HF MoE blocks, so the larger counts). */
+static uint64_t mlp_term(const vx_shape *s, const fwd_dims *f, const vx_layer_kind *k)
+{
+    uint64_t N = f->N, A = f->A, tp = f->tp;
+    if (k->mlp == VX_MLPK_NONE) return 0;
+    if (k->mlp == VX_MLPK_DENSE) return m4(mlp_factor(s), N, vx_ceil_div((uint64_t)k->ffn, tp), A);
+    uint64_t E = (uint64_t)s->experts, kk = (uint64_t)(s->experts_per_tok > 0 ? s->experts_per_tok : 1);
+    if (!E || s->moe_ffn <= 0) return 0;
+    /* Tokens one expert gets: twice the balanced share, at most all. */
+    uint64_t ne = vx_min_u64(N, vx_ceil_div(vx_sat_mul(2 * kk, N), E));
+    uint64_t moe_ffn = vx_ceil_div((uint64_t)s->moe_ffn, tp);
+    uint64_t routed = vx_sat_add(m4(3, ne, moe_ffn, A), m4(2, ne, f->h, A));
+    uint64_t router = vx_sat_add(m3(N, E, A + 4), vx_sat_mul(vx_sat_mul(N, E), vx_sat_mul(kk, 8)));
+    uint64_t moe = vx_sat_add(vx_sat_add(routed, router), f->NhA);
+    if (s->shared_experts > 0 && s->shared_ffn > 0)
+        moe = vx_max_u64(moe, m4(3, N, vx_ceil_div((uint64_t)(s->shared_ffn * s->shared_experts), tp), A));
+    return moe;
+}
+
+void vx_fwd_infer_terms(const vx_ctx *x, const vx_shard *sh, const vx_fwd_args *a, vx_fwd_terms *out)
+{
+    const vx_shape *s = x->pol.s;
+    *out = (vx_fwd_terms){0};
+    fwd_dims f = {.b = a->seqs, .q = a->q, .S = a->kv, .h = (uint64_t)s->hidden, .cd = x->pol.rp.compute_dtype};
+    f.A = vx_dtype_size(f.cd);
+    if (!f.A) f.A = 2;
+    f.N = vx_sat_mul(f.b, f.q);
+    f.tp = (uint64_t)(sh->tp > 0 ? sh->tp : 1);
+    f.NhA = m3(f.N, f.h, f.A);
+    uint64_t b = f.b, q = f.q, S = f.S, N = f.N, A = f.A, tp = f.tp, NhA = f.NhA, h = f.h;
+    uint64_t heads = (uint64_t)(sh->heads_rank > 0 ? sh->heads_rank : s->heads);
 
     /* resident */
     uint64_t res = NhA;
@@ -112,40 +165,26 @@ void vx_fwd_infer_terms(const vx_ctx *x, const vx_shard *sh, const vx_fwd_args *
     if (s->rel_buckets > 0) res = vx_sat_add(res, m4(b, heads, q, vx_sat_mul(S, A)));
     out->resident = res;
 
-    /* attention */
-    const vx_attn_impl *ai = attn_of(s);
-    int kind = ai->softmax;
-    uint64_t attn = vx_sat_add(NhA, m4(N, heads, d, A));
-    bool eager = x->cv->attention == VX_ATTN_EAGER;
-    if (kvh < heads && x->cv->attention != VX_ATTN_FLASH)
-        attn = vx_sat_add(attn, m4(2 * b, heads, S, vx_sat_mul(d, A)));
-    if (eager) {
-        attn = vx_sat_add(attn, m4(b, heads, vx_sat_mul(q, S), score_bytes_per_elem(kind, cd, A)));
-        /* GPT-2 slices its causal buffer; the others build (seqs, 1, q, S). */
-        if (q > 1 && ai->mask != VX_MASK_NONE) attn = vx_sat_add(attn, m4(b, q, S, A));
-    } else {
-        attn = vx_sat_add(attn, m4(2, N, heads, vx_sat_mul(dv, A)));
+    /* The kinds of layer this pass runs on this rank: the largest stage of
+     * any of them is the pass's. */
+    const vx_layers *L = &x->pol.m->layers;
+    int stack = a->encoder || s->encoder_only ? VX_STACK_ENC : VX_STACK_DEC;
+    int64_t total = L->stack[stack].layers, first = 0, n = total;
+    if (stack == VX_STACK_DEC) {
+        n = sh->exec_layers > 0 ? sh->exec_layers : sh->stage_layers;
+        first = sh->first_layer + n > total ? (total > n ? total - n : 0) : sh->first_layer;
+    }
+    vx_tally t;
+    vx_layers_tally(L, stack, first, n, &t);
+    uint64_t attn = 0, mlp = 0;
+    for (int k = 0; k < L->n_kinds; k++) {
+        if (!t.count[k]) continue;
+        const vx_layer_kind *kk = &L->kind[k];
+        if (kk->mixer == VX_MIX_ATTN || kk->mixer == VX_MIX_MLA) attn = vx_max_u64(attn, attn_term(x, sh, &f, kk));
+        mlp = vx_max_u64(mlp, mlp_term(s, &f, kk));
     }
     out->attn = attn;
-
-    /* MLP (dense, routed experts, shared experts: sequential in the HF MoE
-     * blocks, so the largest one counts) */
-    uint64_t mlp_in = vx_sat_mul(2, NhA);
-    uint64_t ffn = vx_ceil_div((uint64_t)s->ffn, tp);
-    uint64_t mlp = m4(mlp_factor(s), N, ffn, A);
-    if (s->experts > 0 && s->moe_ffn > 0) {
-        uint64_t E = (uint64_t)s->experts, k = (uint64_t)(s->experts_per_tok > 0 ? s->experts_per_tok : 1);
-        /* Tokens one expert gets: twice the balanced share, at most all. */
-        uint64_t ne = vx_min_u64(N, vx_ceil_div(vx_sat_mul(2 * k, N), E));
-        uint64_t moe_ffn = vx_ceil_div((uint64_t)s->moe_ffn, tp);
-        uint64_t routed = vx_sat_add(m4(3, ne, moe_ffn, A), m4(2, ne, h, A));
-        uint64_t router = vx_sat_add(m3(N, E, A + 4), vx_sat_mul(vx_sat_mul(N, E), vx_sat_mul(k, 8)));
-        uint64_t moe = vx_sat_add(vx_sat_add(routed, router), NhA);
-        if (s->shared_experts > 0 && s->shared_ffn > 0)
-            moe = vx_max_u64(moe, m4(3, N, vx_ceil_div((uint64_t)(s->shared_ffn * s->shared_experts), tp), A));
-        mlp = s->dense_layers > 0 && s->ffn > 0 ? vx_max_u64(mlp, moe) : moe;
-    }
-    out->mlp = vx_sat_add(mlp_in, mlp);
+    out->mlp = vx_sat_add(vx_sat_mul(2, NhA), mlp);
     if (N > 1) out->mlp = vx_sat_add(out->mlp, a->dequant);
 
     /* logits: the last pipeline stage (or the GPU holding the head) */

@@ -9,6 +9,15 @@
 
 #include "estimate/parallel/parallel.h"
 
+/* Layers of one rank that cache alike: their K and V elements per token
+ * and the tokens the runtime keeps (0: all). */
+typedef struct vx_kv_group {
+    int64_t layers;
+    int64_t window;
+    uint64_t k_elems, v_elems;
+} vx_kv_group;
+#define VX_KV_GROUPS VX_MAX_KINDS
+
 /* The KV cache of one rank, per token and per layer. */
 typedef struct vx_kv_layout {
     int engine;                    /* VX_ENGINE_* (runtime.h): transformers caches (DynamicCache, legacy
@@ -25,8 +34,10 @@ typedef struct vx_kv_layout {
     int64_t layers;                /* decoder layers with a self-attention cache on this rank */
     int64_t window_layers;         /* of those, layers whose cache the runtime caps at `window` tokens */
     int64_t window;                /* tokens a capped layer keeps (0: no cap) */
-    uint64_t k_elems, v_elems;     /* self-attention elements per token per layer (this rank) */
+    uint64_t k_elems, v_elems;     /* self-attention elements per token of an uncapped layer (this rank) */
     uint64_t xk_elems, xv_elems;   /* cross-attention elements per encoder token per decoder layer */
+    int n_grp;                     /* the layers by what they cache: the bytes are summed over these */
+    vx_kv_group grp[VX_KV_GROUPS];
 } vx_kv_layout;
 
 /* Resolve the layout of this rank and validate the KV dtype against the

@@ -123,43 +123,64 @@ int vx_kv_layout_resolve(const vx_ctx *x, const vx_shard *sh, vx_kv_layout *out)
 
     /* A device_map's first GPU also runs the CPU-placed layers, whose cache
      * it holds (accelerate's offload hooks). */
-    out->layers = sh->exec_layers > 0 ? sh->exec_layers : sh->stage_layers;
-    int64_t kvh = sh->kv_heads_rank > 0 ? sh->kv_heads_rank : 1;
-    int64_t hd = s->head_dim;
-    if (s->kv_lora_rank > 0) {
-        switch (out->engine) {
-        case VX_ENGINE_VLLM:
-            out->mla_latent = 1;
-            out->k_elems = (uint64_t)(s->kv_lora_rank + s->rope_dim);
-            break;
-        case VX_ENGINE_LLAMACPP:
-            out->mla_latent = 1;
-            out->k_elems = (uint64_t)(s->kv_lora_rank + s->rope_dim);
-            out->v_elems = (uint64_t)s->kv_lora_rank;
-            break;
-        default: {
-            int64_t h = sh->heads_rank > 0 ? sh->heads_rank : s->heads;
-            out->k_elems = (uint64_t)(h * (s->nope_dim + s->rope_dim));
-            out->v_elems = (uint64_t)(h * (s->v_head_dim > 0 ? s->v_head_dim : hd));
+    int64_t n = sh->exec_layers > 0 ? sh->exec_layers : sh->stage_layers;
+    const vx_layers *L = &x->pol.m->layers;
+    int64_t total = L->stack[VX_STACK_DEC].layers, first = sh->first_layer;
+    if (first + n > total) first = total > n ? total - n : 0;
+    vx_tally t;
+    vx_layers_tally(L, VX_STACK_DEC, first, n, &t);
+    bool windowed = false;
+    for (int k = 0; k < L->n_kinds; k++) windowed |= L->kind[k].span != VX_SPAN_FULL && L->kind[k].window > 0;
+    /* The window is a mask in transformers' DynamicCache; a HybridCache
+     * (the family's swa_cache) and vLLM keep only the window. */
+    bool caps = out->engine == VX_ENGINE_VLLM || s->fam->swa_cache;
+    int64_t kvh0 = sh->kv_heads_rank > 0 ? sh->kv_heads_rank : 1;
+    for (int k = 0; k < L->n_kinds; k++) {
+        if (!t.count[k]) continue;
+        const vx_layer_kind *kk = &L->kind[k];
+        if (kk->mixer != VX_MIX_ATTN && kk->mixer != VX_MIX_MLA) continue;
+        vx_kv_group g = {.layers = t.count[k]};
+        /* a kind's KV heads on this rank: the model's split, scaled */
+        int64_t kvh = kk->kv_heads == s->kv_heads ? kvh0 : (kk->kv_heads * kvh0 + s->kv_heads - 1) / s->kv_heads;
+        if (kk->mixer == VX_MIX_MLA) {
+            switch (out->engine) {
+            case VX_ENGINE_VLLM:
+                out->mla_latent = 1;
+                g.k_elems = (uint64_t)(s->kv_lora_rank + s->rope_dim);
+                break;
+            case VX_ENGINE_LLAMACPP:
+                out->mla_latent = 1;
+                g.k_elems = (uint64_t)(s->kv_lora_rank + s->rope_dim);
+                g.v_elems = (uint64_t)s->kv_lora_rank;
+                break;
+            default: {
+                int64_t h = sh->heads_rank > 0 ? sh->heads_rank : s->heads;
+                g.k_elems = (uint64_t)(h * (s->nope_dim + s->rope_dim));
+                g.v_elems = (uint64_t)(h * (s->v_head_dim > 0 ? s->v_head_dim : kk->head_dim));
+            }
+            }
+        } else {
+            g.k_elems = g.v_elems = (uint64_t)(kvh * kk->head_dim);
         }
+        if (caps && kk->span != VX_SPAN_FULL && kk->window > 0) g.window = kk->window;
+        int j = 0;
+        while (j < out->n_grp && (out->grp[j].k_elems != g.k_elems || out->grp[j].v_elems != g.v_elems ||
+                                  out->grp[j].window != g.window))
+            j++;
+        if (j == out->n_grp) out->grp[out->n_grp++] = (vx_kv_group){.k_elems = g.k_elems, .v_elems = g.v_elems,
+                                                                    .window = g.window};
+        out->grp[j].layers += g.layers;
+        out->layers += g.layers;
+        if (g.window) {
+            out->window_layers += g.layers;
+            out->window = g.window > out->window ? g.window : out->window;
         }
-    } else {
-        out->k_elems = out->v_elems = (uint64_t)(kvh * hd);
+        if (g.k_elems + g.v_elems > out->k_elems + out->v_elems) out->k_elems = g.k_elems, out->v_elems = g.v_elems;
     }
-    if (s->enc_dec) out->xk_elems = out->xv_elems = (uint64_t)(kvh * hd);
-
-    if (s->sliding_window > 0 && s->sliding_pattern > 0) {
-        bool swa_family = s->fam->swa_cache;
-        bool caps = out->engine == VX_ENGINE_VLLM || swa_family;
-        if (caps) {
-            int64_t n = s->sliding_pattern;
-            out->window = s->sliding_window;
-            out->window_layers = n <= 1 ? out->layers : out->layers - out->layers / n;
-        }
-        /* transformers' generate() builds a HybridCache for Gemma 2/3:
-         * allocated before prefill at its final size. */
-        if (out->engine == VX_ENGINE_HF && swa_family) out->static_cache = 1;
-    }
+    if (s->enc_dec) out->xk_elems = out->xv_elems = (uint64_t)(kvh0 * s->head_dim);
+    /* transformers' generate() builds a HybridCache for these families:
+     * allocated before prefill at its final size. */
+    if (out->engine == VX_ENGINE_HF && s->fam->swa_cache && windowed) out->static_cache = 1;
     return VRAMEST_OK;
 }
 
@@ -188,22 +209,22 @@ static uint64_t tensor_bytes(const vx_kv_layout *kl, uint64_t seqs, uint64_t tok
     return round ? vx_alloc_round(b) : b;
 }
 
-static uint64_t layer_bytes(const vx_kv_layout *kl, uint64_t seqs, uint64_t tokens, uint64_t enc, int round)
+static uint64_t layer_bytes(const vx_kv_layout *kl, const vx_kv_group *g, uint64_t seqs, uint64_t tokens, uint64_t enc,
+                            int round)
 {
-    uint64_t b = vx_sat_add(tensor_bytes(kl, seqs, tokens, kl->k_elems, round),
-                            tensor_bytes(kl, seqs, tokens, kl->v_elems, round));
+    uint64_t b = vx_sat_add(tensor_bytes(kl, seqs, tokens, g->k_elems, round),
+                            tensor_bytes(kl, seqs, tokens, g->v_elems, round));
     b = vx_sat_add(b, tensor_bytes(kl, seqs, enc, kl->xk_elems, round));
     return vx_sat_add(b, tensor_bytes(kl, seqs, enc, kl->xv_elems, round));
 }
 
 uint64_t vx_kv_cache_bytes(const vx_kv_layout *kl, uint64_t seqs, uint64_t tokens, uint64_t enc_tokens, int torch_round)
 {
-    if (kl->layers <= 0) return 0;
-    uint64_t full_layers = (uint64_t)(kl->layers - kl->window_layers);
-    uint64_t b = vx_sat_mul(full_layers, layer_bytes(kl, seqs, tokens, enc_tokens, torch_round));
-    if (kl->window_layers > 0) {
-        uint64_t wt = vx_min_u64(tokens, (uint64_t)kl->window);
-        b = vx_sat_add(b, vx_sat_mul((uint64_t)kl->window_layers, layer_bytes(kl, seqs, wt, enc_tokens, torch_round)));
+    uint64_t b = 0;
+    for (int i = 0; i < kl->n_grp; i++) {
+        const vx_kv_group *g = &kl->grp[i];
+        uint64_t t = g->window > 0 ? vx_min_u64(tokens, (uint64_t)g->window) : tokens;
+        b = vx_sat_add(b, vx_sat_mul((uint64_t)g->layers, layer_bytes(kl, g, seqs, t, enc_tokens, torch_round)));
     }
     return b;
 }
@@ -229,6 +250,11 @@ uint64_t vx_kv_elems_bytes(const vx_kv_layout *kl, uint64_t elems)
 
 uint64_t vx_kv_token_bytes(const vx_kv_layout *kl)
 {
-    if (kl->layers <= 0) return 0;
-    return vx_sat_mul((uint64_t)kl->layers, vx_kv_layer_token_bytes(kl));
+    uint64_t b = 0;
+    for (int i = 0; i < kl->n_grp; i++) {
+        const vx_kv_group *g = &kl->grp[i];
+        b = vx_sat_add(b, vx_sat_mul((uint64_t)g->layers,
+                                     vx_sat_add(vx_kv_elems_bytes(kl, g->k_elems), vx_kv_elems_bytes(kl, g->v_elems))));
+    }
+    return b;
 }

@@ -88,12 +88,24 @@ void vx_train_cfg(const vx_ctx *x, const vx_shard *sh, const vx_train_model *tm,
     c->repeat_kv = c->attn != VX_KERN_FLASH2 && x->rt.repeat_kv;
 }
 
+/* Where the stacks of a step go. */
+typedef struct stacks {
+    const vx_prog_source *src;
+    const vx_shape *s;
+    const vx_layers *L;
+    vx_step_shape *sp;
+    vx_step_vals *v;
+    const struct vx_cprog **used;
+} stacks;
+
 /* One stack of identical layers: its program and its shape. */
-static int add_stack(const vx_prog_source *src, const vx_act_cfg *c, const vx_part *p, int stable, int cross,
-                     int64_t n, int64_t first, const char *name, int frozen, vx_step_shape *sp, vx_step_vals *v,
-                     const struct vx_cprog **used)
+static int add_stack(stacks *st, const vx_act_cfg *c, const vx_part *p, int stable, int cross, int64_t n,
+                     int64_t first, const char *name, int frozen)
 {
     if (n <= 0) return VRAMEST_OK;
+    vx_step_shape *sp = st->sp;
+    if (sp->nstk >= VX_SP_NSTK)
+        return vx_fail(VRAMEST_E_LIMIT, "train: more than %d distinct layer programs on one rank", VX_SP_NSTK);
     int i = sp->nstk++;
     vx_step_stack *k = &sp->stk[i];
     memset(k, 0, sizeof *k);
@@ -103,28 +115,76 @@ static int add_stack(const vx_prog_source *src, const vx_act_cfg *c, const vx_pa
     k->frozen = frozen;
     k->ckpt = !frozen && c->ckpt == VX_GC_FULL;
     vx_prog_call call = {.kind = VX_PK_LAYER, .c = c, .part = p, .stable = stable, .cross = cross,
-                         .used = used ? &used[VX_SP_STK + i] : NULL};
-    int rc = src->eval(src->arg, &call, &v->p[VX_SP_STK + i]);
-    k->held = v->p[VX_SP_STK + i].held_out != 0;
+                         .used = st->used ? &st->used[VX_SP_STK + i] : NULL};
+    int rc = st->src->eval(st->src->arg, &call, &st->v->p[VX_SP_STK + i]);
+    k->held = st->v->p[VX_SP_STK + i].held_out != 0;
     return rc;
 }
 
-/* A stack whose first layer may receive a residual stream that does not
- * require grad (frozen embeddings, no input-require-grads hook): that layer
- * saves only what its trainable parameters need. */
-static int add_stacks(const vx_prog_source *src, const vx_act_cfg *c, const vx_part *p, int stable, int cross,
-                      int64_t n, int rg_first, int64_t first, const char *name, vx_step_shape *sp, vx_step_vals *v,
-                      const struct vx_cprog **used)
+/* The program's config for the layers of one kind (model/family.h): its
+ * MLP, its positions, its geometry when it differs from the model's. */
+static void kind_cfg(const vx_act_cfg *c, const vx_shape *s, const vx_layer_kind *k, vx_act_cfg *out)
 {
-    int rc;
+    *out = *c;
+    out->moe = k->mlp == VX_MLPK_MOE && s->experts > 0;
+    out->rot = k->rope ? s->rotary_dim : 0;
+    if (k->ffn != s->ffn && k->ffn > 0) out->ffn = k->ffn / c->tp > 0 ? k->ffn / c->tp : k->ffn;
+    if (k->heads != s->heads && s->heads > 0) out->a = (k->heads * c->a + s->heads - 1) / s->heads;
+    if (k->kv_heads != s->kv_heads && s->kv_heads > 0) out->akv = (k->kv_heads * c->akv + s->kv_heads - 1) / s->kv_heads;
+    if (k->head_dim != s->head_dim && !s->kv_lora_rank) out->d = k->head_dim;
+}
+
+/* Layers [first, first + n) of a stack, one stack of the step per distinct
+ * program (kinds that differ only where the program does not look, such as
+ * a sliding window, share one), in the order of their last layer: the
+ * forward's peak sits on the kept activations of everything before it.
+ * When the stream entering the range does not require grad (frozen
+ * embeddings, no input-require-grads hook), the range's first layer saves
+ * only what its trainable parameters need: a stack of its own. */
+static int add_layers(stacks *st, const vx_act_cfg *c, const vx_part *p, int stable, int cross, int stack,
+                      int64_t first, int64_t n, int rg_first, const char *name, int frozen)
+{
     if (n <= 0) return VRAMEST_OK;
-    if (!rg_first) {
-        vx_act_cfg c0 = *c;
-        c0.rg_stream = 0;
-        if ((rc = add_stack(src, &c0, p, stable, cross, 1, first, name, 0, sp, v, used))) return rc;
-        n--, first++;
+    const vx_layers *L = st->L;
+    int64_t total = L->stack[stack].layers;
+    if (first + n > total) first = total > n ? total - n : 0;
+    vx_tally t;
+    vx_layers_tally(L, stack, first, n, &t);
+    vx_act_cfg cfg[VX_MAX_KINDS];
+    int64_t cnt[VX_MAX_KINDS], lo[VX_MAX_KINDS], hi[VX_MAX_KINDS], sum = 0;
+    int np = 0, pfirst = 0, plast = 0;
+    for (int k = 0; k < L->n_kinds; k++) {
+        if (!t.count[k]) continue;
+        vx_act_cfg ck;
+        kind_cfg(c, st->s, &L->kind[k], &ck);
+        int j = 0;
+        while (j < np && memcmp(&cfg[j], &ck, sizeof ck)) j++;
+        if (j == np) cfg[np] = ck, cnt[np] = 0, lo[np] = t.first[k], hi[np] = t.last[k], np++;
+        cnt[j] += t.count[k], sum += t.count[k];
+        if (t.first[k] < lo[j]) lo[j] = t.first[k];
+        if (t.last[k] > hi[j]) hi[j] = t.last[k];
+        if (t.first[k] == first) pfirst = j;
+        if (t.last[k] >= hi[plast]) plast = j;
     }
-    return add_stack(src, c, p, stable, cross, n, first, name, 0, sp, v, used);
+    if (!np) return VRAMEST_OK;
+    cnt[plast] += n - sum; /* a range longer than the stack: its last kind repeats */
+    int rc;
+    if (!rg_first) {
+        vx_act_cfg c0 = cfg[pfirst];
+        c0.rg_stream = 0;
+        if ((rc = add_stack(st, &c0, p, stable, cross, 1, first, name, frozen))) return rc;
+        cnt[pfirst]--;
+        if (lo[pfirst] == first) lo[pfirst]++;
+    }
+    /* in the order of each program's last layer */
+    for (int done = 0; done < np; done++) {
+        int j = -1;
+        for (int i = 0; i < np; i++)
+            if (cnt[i] >= 0 && (j < 0 || hi[i] < hi[j])) j = i;
+        if ((rc = add_stack(st, &cfg[j], p, stable, cross, cnt[j], lo[j], name, frozen))) return rc;
+        cnt[j] = -1;
+    }
+    return VRAMEST_OK;
 }
 
 void vx_step_head_opts(const vx_ctx *x, const vx_train_model *tm, vx_head_opts *o)
@@ -180,14 +240,16 @@ int vx_train_step_prepare(const vx_ctx *x, const vx_shard *sh, const vx_train_mo
      * embeddings train, or when PEFT / prepare_model_for_kbit_training make
      * the embedding output require grad for (reentrant) checkpointing. */
     int rg_first = !sp->first || tm->embed.trainable || (c->ckpt != VX_GC_NONE && !x->rt.cpu);
+    stacks st = {.src = src, .s = s, .L = &x->pol.m->layers, .sp = sp, .v = v, .used = used};
     if (s->enc_dec) {
         int64_t ne = sh->pp > 1 ? (int64_t)vx_ceil_div((uint64_t)s->enc_layers * (uint64_t)sh->stage_layers, (uint64_t)s->layers)
                                 : s->enc_layers;
-        if ((rc = add_stacks(src, c, &tm->enc, stable, 0, ne, rg_first, 0, "encoder layer", sp, v, used))) return rc;
-        if ((rc = add_stacks(src, c, &tm->dec, stable, 1, sh->stage_layers, rg_first, sh->first_layer, "decoder layer",
-                             sp, v, used)))
+        if ((rc = add_layers(&st, c, &tm->enc, stable, 0, VX_STACK_ENC, 0, ne, rg_first, "encoder layer", 0))) return rc;
+        if ((rc = add_layers(&st, c, &tm->dec, stable, 1, VX_STACK_DEC, sh->first_layer, sh->stage_layers, rg_first,
+                             "decoder layer", 0)))
             return rc;
     } else {
+        int stack = s->encoder_only ? VX_STACK_ENC : VX_STACK_DEC;
         const vx_part *P = s->encoder_only ? &tm->enc : &tm->dec;
         int64_t n = sh->stage_layers;
         if (tm->finetune == VX_FT_FREEZE && tm->trainable_first > sh->first_layer) {
@@ -201,13 +263,12 @@ int vx_train_step_prepare(const vx_ctx *x, const vx_shard *sh, const vx_train_mo
             vx_act_cfg cf = *c;
             cf.rg_stream = 0;
             cf.ckpt = VX_GC_NONE;
-            if ((rc = add_stack(src, &cf, &fp, 0, 0, frozen, sh->first_layer, "frozen layer", 1, sp, v, used)))
-                return rc;
+            if ((rc = add_layers(&st, &cf, &fp, 0, 0, stack, sh->first_layer, frozen, 1, "frozen layer", 1))) return rc;
             n -= frozen;
             rg_first = 0;
         }
-        if ((rc = add_stacks(src, c, P, stable, 0, n, rg_first, sh->first_layer + (sh->stage_layers - n), "layer", sp,
-                             v, used)))
+        if ((rc = add_layers(&st, c, P, stable, 0, stack, sh->first_layer + (sh->stage_layers - n), n, rg_first, "layer",
+                             0)))
             return rc;
     }
 

