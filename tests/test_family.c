@@ -13,6 +13,7 @@
 #include "helpers.h"
 #include "model/hf_config.h"
 #include "model/model.h"
+#include "estimate/graph/block.h"
 
 /* ---- the registry ---- */
 
@@ -149,4 +150,51 @@ Test(family_layers, deepseek_dense_layers_come_first)
     cr_assert_eq(L->kind[kind_at(L, VX_STACK_DEC, 0)].mlp, VX_MLPK_DENSE);
     cr_assert_eq(L->kind[kind_at(L, VX_STACK_DEC, m->shape.layers - 1)].mlp, VX_MLPK_MOE);
     vramest_model_free(m);
+}
+
+/* ---- the block op lists (estimate/graph/block.c) ---- */
+
+Test(family_block, every_op_list_reads_live_slots_and_leaves_only_input_and_output)
+{
+    static const int places[] = {VX_PLACE_PRE, VX_PLACE_POST, VX_PLACE_PARALLEL, VX_PLACE_PARALLEL2,
+                                 VX_PLACE_SANDWICH, VX_PLACE_POST_SUB};
+    for (size_t i = 0; i < sizeof places / sizeof *places; i++)
+        for (int cross = 0; cross < 2; cross++) {
+            const vx_bop *o = vx_block_ops(places[i], cross);
+            unsigned alive = 1;
+            int out = 0, attn = 0, mlp = 0, xattn = 0;
+            for (; o->op != VX_BOP_END; o++) {
+                cr_assert_lt(o->a, VX_BLOCK_SLOTS);
+                cr_assert((alive >> o->a) & 1u, "place %d: op %d reads dead slot %d", places[i], o->op, o->a);
+                if (o->op == VX_BOP_DROP) {
+                    cr_assert_neq(o->a, 0, "the caller holds the input");
+                    alive &= ~(1u << o->a);
+                    continue;
+                }
+                if (o->op == VX_BOP_ADD) cr_assert((alive >> o->b) & 1u);
+                cr_assert(!((alive >> o->dst) & 1u), "place %d writes live slot %d", places[i], o->dst);
+                alive |= 1u << o->dst;
+                out = o->dst;
+                attn += o->op == VX_BOP_ATTN, mlp += o->op == VX_BOP_MLP, xattn += o->op == VX_BOP_XATTN;
+            }
+            cr_assert_eq(alive, 1u | (1u << out), "place %d leaves slots 0x%x alive", places[i], alive);
+            cr_assert_eq(attn, 1);
+            cr_assert_eq(mlp, 1);
+            cr_assert_eq(xattn, places[i] == VX_PLACE_PRE ? cross : 0);
+        }
+}
+
+Test(family_block, what_a_block_holds_while_its_sublayers_run)
+{
+    int a, m;
+    vx_block_held(vx_block_ops(VX_PLACE_PRE, 0), &a, &m);
+    cr_assert(a == 1 && m == 2, "pre: the normed input; the residual and the normed input (%d, %d)", a, m);
+    vx_block_held(vx_block_ops(VX_PLACE_PARALLEL, 0), &a, &m);
+    cr_assert(a == 1 && m == 2, "parallel: the normed input; it and the attention output (%d, %d)", a, m);
+    vx_block_held(vx_block_ops(VX_PLACE_POST, 0), &a, &m);
+    cr_assert(a == 0 && m == 1, "post: attention reads the input itself (%d, %d)", a, m);
+    vx_block_held(vx_block_ops(VX_PLACE_POST_SUB, 0), &a, &m);
+    cr_assert(a == 0 && m == 1, "OLMo 2 (%d, %d)", a, m);
+    vx_block_held(vx_block_ops(VX_PLACE_PRE, 1), &a, &m);
+    cr_assert(a == 2 && m == 2, "T5 decoder: cross-attention holds the residual too (%d, %d)", a, m);
 }

@@ -1,6 +1,9 @@
 /* Per-layer programs: what one decoder (or encoder) layer of each family
  * allocates and saves for backward, op by op, following the Hugging Face
- * eager / SDPA / flash-attention-2 code paths (research note §3-§8):
+ * eager / SDPA / flash-attention-2 code paths (research note §3-§8). The
+ * layer is its block's op list (block.c: where the norms, the sublayers and
+ * the residual adds run), with the attention module and the MLP the
+ * family's row describes (model/family.h):
  * - llama-style (Llama, Mistral, Qwen2/3, Gemma, Phi-3, MoE variants):
  *   RMSNorm with its fp32 upcast, RoPE, repeat_kv for GQA when the kernel
  *   needs it, softmax in fp32 plus its cast back, SwiGLU;
@@ -19,6 +22,7 @@
 
 #include "runtime/config.h"
 #include "estimate/graph/actops.h"
+#include "estimate/graph/block.h"
 
 #define NEW(e, eb, rg) vx_op_new(a, (e), (eb), (rg))
 #define DROP(x) vx_op_drop(a, (x))
@@ -483,7 +487,6 @@ static int residual(vx_ab *a, int x, int y)
 static int layer(vx_ab *a, int X, const vx_part *P, int cross)
 {
     const vx_act_cfg *c = a->c;
-    uint64_t N = c->N;
     int cosv = -1, sinv = -1;
     if (c->rot > 0) {
         /* transformers <= 4.44 recomputes cos/sin in every attention layer;
@@ -494,59 +497,25 @@ static int layer(vx_ab *a, int X, const vx_part *P, int cross)
     }
     int enc = -1;
     if (cross) enc = vx_op_extern(a, c->b * (uint64_t)c->s_enc * (uint64_t)c->h, vx_op_eb(a, X), 1, 1);
-    int Y;
-    if (c->place == VX_PLACE_POST) {
-        int ao = attention(a, X, P, 0, X, cosv, sinv);
-        int s1 = residual(a, ao, X);
-        DROP(ao);
-        int x2 = norm(a, s1, P);
-        DROP(s1);
-        int m = mlp(a, x2, P);
-        int s2 = residual(a, m, x2);
-        DROP(m);
-        DROP(x2);
-        Y = norm(a, s2, P);
-        DROP(s2);
-    } else if (c->place == VX_PLACE_PARALLEL || c->place == VX_PLACE_PARALLEL2) {
-        int h = norm(a, X, P);
-        int ao = attention(a, h, P, 0, h, cosv, sinv);
-        int h2 = h;
-        if (c->place == VX_PLACE_PARALLEL2) h2 = norm(a, X, P);
-        int m = mlp(a, h2, P);
-        if (h2 != h) DROP(h2);
-        DROP(h);
-        int s1 = residual(a, ao, m);
-        DROP(ao);
-        DROP(m);
-        Y = residual(a, s1, X);
-        DROP(s1);
-    } else {
-        /* Pre-norm. (Gemma 2/3's post-sublayer norms are not modelled yet.) */
-        int h = norm(a, X, P);
-        int ao = attention(a, h, P, 0, h, cosv, sinv);
-        DROP(h);
-        int x2 = residual(a, X, ao);
-        DROP(ao);
-        if (cross) {
-            int hc = norm(a, x2, P);
-            int co = attention(a, hc, P, 1, enc, -1, -1);
-            DROP(hc);
-            int x3 = residual(a, x2, co);
-            DROP(x2);
-            DROP(co);
-            x2 = x3;
+    /* The block's op list (block.c), run on the tape. */
+    int r[VX_BLOCK_SLOTS];
+    r[0] = X;
+    int Y = X;
+    for (const vx_bop *o = vx_block_ops(c->place, cross); o->op != VX_BOP_END; o++) {
+        int in = r[o->a];
+        switch (o->op) {
+        case VX_BOP_NORM: r[o->dst] = norm(a, in, P); break;
+        case VX_BOP_ATTN: r[o->dst] = attention(a, in, P, 0, in, cosv, sinv); break;
+        case VX_BOP_XATTN: r[o->dst] = attention(a, in, P, 1, enc, -1, -1); break;
+        case VX_BOP_MLP: r[o->dst] = mlp(a, in, P); break;
+        case VX_BOP_ADD: r[o->dst] = residual(a, in, r[o->b]); break;
+        default: DROP(in); continue;
         }
-        int h2 = norm(a, x2, P);
-        int m = mlp(a, h2, P);
-        DROP(h2);
-        Y = residual(a, x2, m);
-        DROP(x2);
-        DROP(m);
+        Y = r[o->dst];
     }
     DROP(cosv);
     DROP(sinv);
     DROP(enc);
-    (void)N;
     return Y;
 }
 

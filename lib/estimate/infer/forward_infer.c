@@ -1,7 +1,12 @@
 /* Transients of one inference forward pass (torch.no_grad, eval mode) of a
- * Hugging Face model, by stage, in closed form. The training developer's
- * activations.c models what autograd saves; here nothing is saved, so each
- * stage only holds what its own code keeps alive at its high-water mark.
+ * Hugging Face model, by stage, in closed form. It reads the same per-layer
+ * description as the training programs: the layer kinds of the rank
+ * (model/family.h), the family's attention module, and the layer's block
+ * (estimate/graph/block.c), walked for what the block holds while each
+ * sublayer runs. The training programs count what autograd saves; here
+ * nothing is saved, so each stage only holds what its own code keeps alive
+ * at its high-water mark, and the forward's peak is the largest stage over
+ * the kinds.
  *
  * The code paths are those of transformers 4.38-4.44 with torch 2.x (the
  * era of the published generate() measurements and of the CPU harness);
@@ -10,16 +15,19 @@
  * tokens and S keys, A = bytes of the compute dtype:
  *   resident  N.h.A (the layer input the caller's loop keeps) + rotary cos/sin
  *             + T5's position bias (seqs.heads.q.S);
- *   attention N.h.A (normed input) + N.heads.d.A (q) + 2.seqs.heads.S.d.A
+ *   attention held.N.h.A (the block's: pre-norm 1, the normed input; post-norm
+ *             and OLMo 2 0) + N.heads.d.A (q) + 2.seqs.heads.S.d.A
  *             (repeat_kv copies, GQA with eager/sdpa) + eager: c.seqs.heads.q.S
  *             (scores and softmax: c = 8 for fp32/fp16, 10 for bf16 whose fp32
  *             softmax first copies its input, 2A without an upcast) + the
  *             4-D mask seqs.q.S.A; sdpa/flash: 2.N.heads.d.A (output and its
  *             contiguous copy);
- *   mlp       2.N.h.A (residual, normed input) + k.N.I.A (k = 3 gated, 2
- *             plain, 4 for the composite gelu_new);
+ *   mlp       held.N.h.A (pre-norm 2: residual and normed input; a parallel
+ *             block its normed input and attention output; post-norm 1) +
+ *             k.N.I.A (k = 3 gated, 2 plain, 4 for the composite gelu_new);
  *   logits    N.h.A + N_out.V.A (+ N_out.V.4 fp32 upcast) + generate's
  *             per-step fp32 scores. */
+#include "estimate/graph/block.h"
 #include "estimate/infer/infer.h"
 
 /* The family's attention module (model/family.h). */
@@ -99,7 +107,7 @@ static uint64_t rank_heads(int64_t kind_heads, int64_t model_heads, int64_t rank
     return (uint64_t)((kind_heads * rank + model_heads - 1) / model_heads);
 }
 
-/* The attention stage of one layer of kind k. */
+/* The attention of one layer of kind k, besides what the block holds. */
 static uint64_t attn_term(const vx_ctx *x, const vx_shard *sh, const fwd_dims *f, const vx_layer_kind *k)
 {
     const vx_shape *s = x->pol.s;
@@ -113,7 +121,7 @@ static uint64_t attn_term(const vx_ctx *x, const vx_shard *sh, const fwd_dims *f
         kvh = heads; /* transformers decompresses MLA into full heads */
     }
     const vx_attn_impl *ai = attn_of(s);
-    uint64_t attn = vx_sat_add(f->NhA, m4(N, heads, d, A));
+    uint64_t attn = m4(N, heads, d, A);
     if (kvh < heads && x->cv->attention != VX_ATTN_FLASH)
         attn = vx_sat_add(attn, m4(2 * b, heads, S, vx_sat_mul(d, A)));
     if (x->cv->attention == VX_ATTN_EAGER) {
@@ -180,11 +188,17 @@ void vx_fwd_infer_terms(const vx_ctx *x, const vx_shard *sh, const vx_fwd_args *
     for (int k = 0; k < L->n_kinds; k++) {
         if (!t.count[k]) continue;
         const vx_layer_kind *kk = &L->kind[k];
-        if (kk->mixer == VX_MIX_ATTN || kk->mixer == VX_MIX_MLA) attn = vx_max_u64(attn, attn_term(x, sh, &f, kk));
-        mlp = vx_max_u64(mlp, mlp_term(s, &f, kk));
+        /* What the layer's block (the training program's op list) holds
+         * while its attention and its MLP run: the normed input, the
+         * residual, a parallel block's attention output. */
+        int ha, hm;
+        vx_block_held(vx_block_ops(s->placement, kk->cross), &ha, &hm);
+        if (kk->mixer == VX_MIX_ATTN || kk->mixer == VX_MIX_MLA)
+            attn = vx_max_u64(attn, vx_sat_add(vx_sat_mul((uint64_t)ha, NhA), attn_term(x, sh, &f, kk)));
+        if (kk->mlp != VX_MLPK_NONE) mlp = vx_max_u64(mlp, vx_sat_add(vx_sat_mul((uint64_t)hm, NhA), mlp_term(s, &f, kk)));
     }
     out->attn = attn;
-    out->mlp = vx_sat_add(vx_sat_mul(2, NhA), mlp);
+    out->mlp = mlp;
     if (N > 1) out->mlp = vx_sat_add(out->mlp, a->dequant);
 
     /* logits: the last pipeline stage (or the GPU holding the head) */

@@ -1,0 +1,38 @@
+/* One layer's block as an op list: where its norms, its token mixer, its
+ * MLP and its residual adds run, and when Python drops each reference.
+ * The training program (activations.c) runs it on the tape; the inference
+ * forward (estimate/infer/forward_infer.c) walks it for what each stage
+ * holds. The list follows from the family's norm placement
+ * (model/family.h, VX_PLACE_*), so a family's block is described once. */
+#ifndef VX_BLOCK_H
+#define VX_BLOCK_H
+
+#include "common/internal.h"
+
+enum {
+    VX_BOP_END = 0, /* the output is the last op's dst */
+    VX_BOP_NORM,    /* dst = norm(a) */
+    VX_BOP_ATTN,    /* dst = self-attention(a), output projection included */
+    VX_BOP_XATTN,   /* dst = cross-attention(a) over the encoder output */
+    VX_BOP_MLP,     /* dst = mlp(a) (dense or experts) */
+    VX_BOP_ADD,     /* dst = a + b (a residual add) */
+    VX_BOP_DROP,    /* Python drops its reference to a */
+};
+
+/* Slot 0 is the layer's input, held by the caller through the layer. */
+#define VX_BLOCK_SLOTS 8
+
+typedef struct vx_bop {
+    uint8_t op, dst, a, b;
+} vx_bop;
+
+/* The ops of a layer with norm placement `place` (VX_PLACE_*) and, when
+ * `cross`, a cross-attention sublayer after self-attention. */
+const vx_bop *vx_block_ops(int place, int cross) VX_HIDDEN;
+
+/* Hidden-sized tensors the block holds besides its input while its token
+ * mixer runs (the mixer's input among them) and while its MLP runs: the
+ * most over the block's attention ops and over its MLP ops. */
+void vx_block_held(const vx_bop *ops, int *attn_held, int *mlp_held) VX_HIDDEN;
+
+#endif
