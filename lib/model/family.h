@@ -143,7 +143,7 @@ enum { VX_FFN_REQUIRED = 0, VX_FFN_4H = 1, VX_FFN_FIXED_4H = 2, VX_FFN_OPTIONAL 
 enum { VX_MOE_NONE = 0, VX_MOE_ROUTED = 1 };
 enum { VX_SHX_NONE = 0, VX_SHX_GATED_ONE = 1, VX_SHX_MERGED = 2 }; /* shared experts */
 enum { VX_WIN_NONE = 0, VX_WIN_ALL = 1, VX_WIN_FLAGGED = 2, VX_WIN_PATTERN = 3 };
-enum { VX_QKN_NONE = 0, VX_QKN_HEAD = 1, VX_QKN_HEAD_FLAG = 2, VX_QKN_FULL = 3 };
+enum { VX_QKN_NONE = 0, VX_QKN_HEAD = 1, VX_QKN_FULL = 2 }; /* q/k norms: none, over head_dim, over heads x head_dim */
 enum { VX_QKV_SPLIT = 0, VX_QKV_FUSED = 1 };
 enum { VX_MLPL_GATED = 0, VX_MLPL_GATE_UP = 1, VX_MLPL_PLAIN = 2 };
 enum { VX_CLS_SCORE = 0, VX_CLS_POOLED = 1, VX_CLS_DENSE_OUT = 2 };
@@ -162,6 +162,7 @@ enum {
     VX_CK_BOOL_PAIR = 0, /* a bool setting opt[0] and opt[1] unless the file gives them */
     VX_CK_INT_FORCE = 1, /* an integer that replaces opt[0] (ChatGLM's padded_vocab_size) */
     VX_CK_INT_SOFT = 2,  /* an integer for opt[0] unless the file gives opt[0] */
+    VX_CK_F64_SOFT = 3,  /* a number for opt[0] unless the file gives opt[0] */
 };
 typedef struct vx_cfg_key {
     const char *key;
@@ -218,6 +219,7 @@ struct vx_family {
     uint8_t window_every;     /* PATTERN: layer i slides unless (i + 1) % every == 0 */
     int64_t window_default;   /* PATTERN: window when the key is absent */
     uint8_t qk_norm;          /* VX_QKN_* */
+    uint8_t qk_norm_flag;     /* the q/k norms exist only when qk_layernorm is set (Phi, Cohere) */
     uint8_t qk_norm_ln;       /* the q/k norms are LayerNorms with a bias (else one weight each) */
     uint8_t qkv;              /* VX_QKV_* */
     uint8_t o_bias_off;       /* o_proj never has a bias (Qwen2) */
@@ -246,6 +248,7 @@ struct vx_family {
     uint8_t head_norm_in_stack; /* the final norm runs in the stack, not the head (T5) */
     uint8_t head_scale_tied;  /* a tied head scales its input by d_model^-0.5 (T5) */
     uint8_t logits_float;     /* `logits.float()` in the forward (transformers <= 4.44) */
+    uint8_t logits_scaled;    /* the head multiplies the logits by a constant (a logits-sized copy) */
     uint8_t megatron_gpt;     /* Megatron-core's GPT model implements it (fused norms, flash) */
 
     /* Inference facts (transformers' generate()). */

@@ -142,7 +142,12 @@ static int apply_family_key(pstate *p, json_object *root, const vx_cfg_key *k)
         return set_i64(p, k->opt[0], json_object_get_int64(v), k->key);
     }
     if (given(p, k->opt[0])) return VRAMEST_OK;
-    if (json_object_get_type(v) != json_type_int) return type_error(k->key, "integer", v);
+    enum json_type t = json_object_get_type(v);
+    if (k->how == VX_CK_F64_SOFT) {
+        if (t != json_type_int && t != json_type_double) return type_error(k->key, "number", v);
+        return keyed(vx_opt_set_f64(&p->a, p->bits, H_MODEL, k->opt[0], json_object_get_double(v)), k->key);
+    }
+    if (t != json_type_int) return type_error(k->key, "integer", v);
     return set_i64(p, k->opt[0], json_object_get_int64(v), k->key);
 }
 

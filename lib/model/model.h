@@ -78,7 +78,7 @@ typedef struct vx_shape {
     uint64_t params_total, params_active; /* of the default head class */
     /* Appended: */
     int attn_bias, mlp_bias; /* biases on attention / MLP linears (as built) */
-    int qk_norm;             /* per-head norms on q and k (Qwen3, Gemma 3, Phi qk_layernorm) */
+    int qk_norm;             /* norms on q and k (Qwen3, Gemma 3, OLMo 2, Phi / Cohere with qk_layernorm) */
     int64_t embed_dim;       /* token-embedding width (OPT word_embed_proj_dim; else hidden) */
     int64_t rotary_dim;      /* rotary dims per head (0 = no rotary) */
     int64_t rel_buckets;     /* T5 relative-attention buckets (0 = none) */

@@ -196,6 +196,12 @@ static int head_prog(vx_ab *a, int X, const vx_train_model *tm, int upcast, int 
     if (own) DROP(h);
     int logits = vx_op_linear(a, hg, &L, N);
     DROP(hg);
+    if (c->logits_scaled) {
+        /* logits * logit_scale (Cohere): a new tensor, nothing saved */
+        int sc = vx_op_scalar(a, logits, 0);
+        DROP(logits);
+        logits = sc;
+    }
     if (upcast && vx_op_eb(a, logits) < 4) {
         int l32 = vx_op_cast(a, logits, 4);
         DROP(logits);

@@ -34,6 +34,7 @@ typedef struct vx_act_cfg {
     uint8_t head_norm_stack; /* the final norm belongs to the stack, not the head */
     uint8_t head_scale_tied; /* a tied head scales its input by d_model^-0.5 */
     uint8_t rel_bias;      /* a relative position bias shared by the layers of a stack */
+    uint8_t logits_scaled; /* the head multiplies its logits by a constant */
     double p_attn, p_hid;
     int attn;              /* VX_KERN_* */
     int repeat_kv;         /* GQA K/V expanded to every head before the attention kernel */

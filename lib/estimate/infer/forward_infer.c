@@ -215,6 +215,9 @@ void vx_fwd_infer_terms(const vx_ctx *x, const vx_shard *sh, const vx_fwd_args *
         uint64_t one = m3(nout, V, A);
         lg = vx_sat_add(lg, one);
         if (out->upcast_logits) lg = vx_sat_add(lg, m3(nout, V, 4));
+        /* logits * logit_scale: both alive for the multiply; with the fp32
+         * upcast next, the scaled copy and its fp32 one are the peak */
+        if (s->fam->logits_scaled && !out->upcast_logits) lg = vx_sat_add(lg, one);
         /* final_logit_softcapping: divide, tanh, multiply, one at a time */
         if (s->logit_softcap > 0) lg = vx_sat_add(lg, m3(nout, V, out->upcast_logits ? 4 : A));
         /* generate(): the last position's logits cloned to fp32 and the

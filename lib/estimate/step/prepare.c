@@ -55,6 +55,7 @@ void vx_train_cfg(const vx_ctx *x, const vx_shard *sh, const vx_train_model *tm,
     c->head_norm_stack = f->head_norm_in_stack;
     c->head_scale_tied = f->head_scale_tied;
     c->rel_bias = s->rel_buckets > 0;
+    c->logits_scaled = f->logits_scaled;
     c->gated = s->gated;
     c->act = s->act;
     c->qkv_fused = s->qkv_fused;

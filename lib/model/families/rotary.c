@@ -122,7 +122,7 @@ static const vx_attn_impl attn_phi = {.v_copy = 1, .scale_op = 1, .mask_op = VX_
 
 const vx_family vx_fam_phi = {
     .id = VX_FAM_PHI, .name = "phi", .norm = VX_NORM_LAYER, .attn_bias = 1, .mlp_bias = 1,
-    .act = VX_ACT_GELU_NEW, .rotary = 1, .norms = 1, .qk_norm = VX_QKN_HEAD_FLAG, .qk_norm_ln = 1,
+    .act = VX_ACT_GELU_NEW, .rotary = 1, .norms = 1, .qk_norm = VX_QKN_HEAD, .qk_norm_flag = 1, .qk_norm_ln = 1,
     .mlp = VX_MLPL_PLAIN, .placement = VX_PLACE_PARALLEL, .lm_head_bias = 1, .attn = &attn_phi,
     .logits_float = 1, .peft_targets = "q_proj,v_proj,fc1,fc2", .gguf = "phi2", .gguf_flags = VX_GGF_ROTARY_DIM,
     .build = build_phi,
