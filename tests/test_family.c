@@ -309,13 +309,15 @@ static uint64_t kv_bytes(const char *model, const char *framework, int64_t batch
     return kv;
 }
 
-/* A training step of the model runs and peaks above its weights. */
+/* A LoRA training step of the model (all linear layers: PEFT has no
+ * default target list for every family) runs and peaks above its weights. */
 static void trains(const char *model)
 {
     char spec[512];
     snprintf(spec, sizeof spec,
              "{\"model\":\"%s\",\"precision\":\"bf16\",\"device\":\"H100-80GB\","
-             "\"workload\":{\"mode\":\"train\",\"batch_size\":2,\"seq_len\":1024,\"finetune\":\"lora\"}}",
+             "\"workload\":{\"mode\":\"train\",\"batch_size\":2,\"seq_len\":1024,\"finetune\":\"lora\","
+             "\"lora_targets\":\"all-linear\"}}",
              model);
     vramest_result *r = estimate(spec);
     uint64_t peak = 0;
