@@ -14,6 +14,7 @@
 #include "model/hf_config.h"
 #include "model/model.h"
 #include "estimate/graph/block.h"
+#include "io/files.h"
 
 /* ---- the registry ---- */
 
@@ -341,4 +342,69 @@ Test(family_kv, llama3_cache_is_the_hand_formula_at_two_lengths)
 Test(family_zoo, phi4_mini_is_exact)
 {
     zoo_exact("zoo-params-phi-4-mini-instruct");
+}
+
+/* Checkpoint tensor names of a family read back as the roles its
+ * inventory gives them (io/tensor_roles.c). */
+typedef struct named_role {
+    const char *name;
+    int role;
+    const char *leaf;
+} named_role;
+
+static void names_read_as(const named_role *nr, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        vx_tensor t;
+        vx_name_info ni;
+        memset(&t, 0, sizeof t);
+        vx_classify_name(nr[i].name, false, &t, &ni);
+        cr_assert_eq(t.role, nr[i].role, "%s: role %d, want %d", nr[i].name, t.role, nr[i].role);
+        cr_assert_str_eq(t.name, nr[i].leaf, "%s", nr[i].name);
+    }
+}
+
+/* ---- OLMo 2 ---- */
+
+Test(family_olmo2, count_cache_and_training)
+{
+    zoo_exact("zoo-params-olmo2-7b");
+    /* 32 layers x 32 KV heads x 128 x bf16, K and V */
+    uint64_t per_token = 2ull * 32 * 32 * 128 * 2;
+    cr_assert_eq(kv_bytes("olmo2-7b", "pytorch", 1, 2048), 2048 * per_token);
+    cr_assert_eq(kv_bytes("olmo2-7b", "pytorch", 4, 4096), 4 * 4096 * per_token);
+    trains("olmo2-7b");
+}
+
+Test(family_olmo2, norms_after_the_sublayers_and_full_width_qk_norms)
+{
+    vramest_model *m = preset("olmo2-7b");
+    int post_attn = 0, post_ff = 0, pre = 0, qn = 0;
+    for (size_t i = 0; i < m->n_inv; i++) {
+        const vx_tensor *t = &m->inv[i];
+        if (!strcmp(t->name, "post_attention_layernorm")) post_attn++;
+        if (!strcmp(t->name, "post_feedforward_layernorm")) post_ff++;
+        if (!strcmp(t->name, "input_layernorm")) pre++;
+        if (!strcmp(t->name, "q_norm")) {
+            cr_assert_eq(t->rows, 32 * 128);
+            qn++;
+        }
+    }
+    cr_assert(post_attn == 1 && post_ff == 1 && pre == 0 && qn == 1);
+    cr_assert_eq(m->shape.placement, VX_PLACE_POST_SUB);
+    vramest_model_free(m);
+}
+
+Test(family_olmo2, checkpoint_names)
+{
+    static const named_role nr[] = {
+        {"model.layers.3.self_attn.q_norm.weight", VX_ROLE_NORM, "q_norm"},
+        {"model.layers.3.self_attn.k_proj.weight", VX_ROLE_ATTN_K, "k_proj"},
+        {"model.layers.3.post_attention_layernorm.weight", VX_ROLE_NORM, "post_attention_layernorm"},
+        {"model.layers.3.post_feedforward_layernorm.weight", VX_ROLE_NORM, "post_feedforward_layernorm"},
+        {"model.layers.3.mlp.gate_proj.weight", VX_ROLE_MLP_GATE, "gate_proj"},
+        {"model.norm.weight", VX_ROLE_FINAL_NORM, "norm"},
+        {"lm_head.weight", VX_ROLE_LM_HEAD, "lm_head"},
+    };
+    names_read_as(nr, sizeof nr / sizeof *nr);
 }

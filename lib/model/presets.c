@@ -292,6 +292,11 @@ static const vx_preset presets[] = {
      "{\"activation_function\":\"gelu_new\",\"architectures\":[\"MossForCausalLM\"],\"attn_pdrop\":0.0,"
      "\"model_type\":\"moss\",\"n_embd\":6144,\"n_head\":24,\"n_inner\":null,\"n_layer\":34,\"n_positions\":2048,"
      "\"resid_pdrop\":0.0,\"rotary_dim\":64,\"torch_dtype\":\"float16\",\"vocab_size\":107008}"},
+    {"olmo2-7b", "olmo-2-7b,allenai/OLMo-2-1124-7B",
+     "{\"architectures\":[\"Olmo2ForCausalLM\"],\"hidden_act\":\"silu\",\"hidden_size\":4096,"
+     "\"intermediate_size\":11008,\"max_position_embeddings\":4096,\"model_type\":\"olmo2\","
+     "\"num_attention_heads\":32,\"num_hidden_layers\":32,\"num_key_value_heads\":32,"
+     "\"tie_word_embeddings\":false,\"torch_dtype\":\"float32\",\"vocab_size\":100352}"},
 };
 
 VRAMEST_API uint32_t vramest_preset_count(void)

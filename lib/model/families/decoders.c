@@ -1,5 +1,6 @@
 /* Llama and the decoders that differ from it only in values the generic
- * builder reads (inventory.c): Mistral, Qwen 2/3, Gemma 1/2/3, Phi-3.
+ * builder reads (inventory.c): Mistral, Qwen 2/3, Gemma 1/2/3, Phi-3,
+ * OLMo 2.
  * Sources: transformers' models/<family>/{configuration,modeling}_*.py. */
 #include "model/families/groups.h"
 #include "model/model.h"
@@ -62,4 +63,16 @@ const vx_family vx_fam_phi3 = {
     .id = VX_FAM_PHI3, .name = "phi3", .norm = VX_NORM_RMS, .act = VX_ACT_SILU, .gated = 1, .rotary = 1,
     .qkv = VX_QKV_FUSED, .mlp = VX_MLPL_GATE_UP, .window = VX_WIN_ALL, .logits_float = 1, .megatron_gpt = 1,
     .prefill_pin = VX_PIN_QKV_V, .peft_targets = "qkv_proj", .gguf = "phi3",
+};
+
+/* OLMo 2 (Olmo2Config, transformers >= 4.47): an RMSNorm after each sublayer
+ * and before the residual add, none before (post_attention_layernorm,
+ * post_feedforward_layernorm); q_norm and k_norm over the whole projection
+ * (heads x head_dim, kv_heads x head_dim); untied, no biases. Olmo2Attention
+ * is Llama's eager attention; the class postdates logits.float() in the
+ * forward. PEFT has no default target modules for it. llama.cpp: olmo2. */
+const vx_family vx_fam_olmo2 = {
+    .id = VX_FAM_OLMO2, .name = "olmo2", .norm = VX_NORM_RMS, .act = VX_ACT_SILU, .gated = 1, .rotary = 1,
+    .qk_norm = VX_QKN_FULL, .placement = VX_PLACE_POST_SUB,
+    .n_norm = {"post_attention_layernorm", "post_feedforward_layernorm"}, .peft_targets = "", .gguf = "olmo2",
 };
