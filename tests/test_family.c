@@ -408,3 +408,42 @@ Test(family_olmo2, checkpoint_names)
     };
     names_read_as(nr, sizeof nr / sizeof *nr);
 }
+
+/* ---- StarCoder2 ---- */
+
+Test(family_starcoder2, count_cache_and_training)
+{
+    zoo_exact("zoo-params-starcoder2-7b");
+    /* 32 layers x 4 KV heads x 128 x bf16, K and V; transformers keeps every
+     * token (the window is a mask) */
+    uint64_t per_token = 2ull * 32 * 4 * 128 * 2;
+    cr_assert_eq(kv_bytes("starcoder2-7b", "pytorch", 1, 2048), 2048 * per_token);
+    cr_assert_eq(kv_bytes("starcoder2-7b", "pytorch", 2, 8192), 2 * 8192 * per_token);
+    trains("starcoder2-7b");
+}
+
+Test(family_starcoder2, layout_biases_window_and_dropout)
+{
+    vramest_model *m = preset("starcoder2-7b");
+    const vx_layers *L = &m->layers;
+    cr_assert_eq(L->n_kinds, 1);
+    cr_assert_eq(L->kind[0].span, VX_SPAN_SLIDING, "every layer slides (vLLM keeps the window)");
+    cr_assert_eq(L->kind[0].window, 4096);
+    cr_assert(m->shape.attn_bias && m->shape.mlp_bias && m->shape.tied);
+    cr_assert_eq(m->shape.norm_kind, VX_NORM_LAYER);
+    cr_assert_float_eq(m->shape.hidden_dropout, 0.1, 1e-12, "residual_dropout");
+    int c_fc = 0, c_proj = 0;
+    for (size_t i = 0; i < m->n_inv; i++) {
+        c_fc += !strcmp(m->inv[i].name, "c_fc") && m->inv[i].role == VX_ROLE_MLP_UP;
+        c_proj += !strcmp(m->inv[i].name, "c_proj") && m->inv[i].role == VX_ROLE_MLP_DOWN;
+    }
+    cr_assert(c_fc == 2 && c_proj == 2, "c_fc and c_proj with their biases");
+    vramest_model_free(m);
+    static const named_role nr[] = {
+        {"model.layers.5.mlp.c_fc.weight", VX_ROLE_MLP_UP, "c_fc"},
+        {"model.layers.5.mlp.c_proj.bias", VX_ROLE_MLP_DOWN, "c_proj"},
+        {"model.layers.5.self_attn.o_proj.bias", VX_ROLE_ATTN_O, "o_proj"},
+        {"model.layers.5.input_layernorm.bias", VX_ROLE_NORM, "input_layernorm"},
+    };
+    names_read_as(nr, sizeof nr / sizeof *nr);
+}

@@ -297,6 +297,12 @@ static const vx_preset presets[] = {
      "\"intermediate_size\":11008,\"max_position_embeddings\":4096,\"model_type\":\"olmo2\","
      "\"num_attention_heads\":32,\"num_hidden_layers\":32,\"num_key_value_heads\":32,"
      "\"tie_word_embeddings\":false,\"torch_dtype\":\"float32\",\"vocab_size\":100352}"},
+    {"starcoder2-7b", "bigcode/starcoder2-7b",
+     "{\"architectures\":[\"Starcoder2ForCausalLM\"],\"attention_dropout\":0.1,\"embedding_dropout\":0.1,"
+     "\"hidden_act\":\"gelu_pytorch_tanh\",\"hidden_size\":4608,\"intermediate_size\":18432,"
+     "\"max_position_embeddings\":16384,\"model_type\":\"starcoder2\",\"num_attention_heads\":36,"
+     "\"num_hidden_layers\":32,\"num_key_value_heads\":4,\"residual_dropout\":0.1,\"sliding_window\":4096,"
+     "\"torch_dtype\":\"bfloat16\",\"use_bias\":true,\"vocab_size\":49152}"},
 };
 
 VRAMEST_API uint32_t vramest_preset_count(void)

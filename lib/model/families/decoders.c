@@ -1,6 +1,6 @@
 /* Llama and the decoders that differ from it only in values the generic
  * builder reads (inventory.c): Mistral, Qwen 2/3, Gemma 1/2/3, Phi-3,
- * OLMo 2.
+ * OLMo 2, StarCoder2.
  * Sources: transformers' models/<family>/{configuration,modeling}_*.py. */
 #include "model/families/groups.h"
 #include "model/model.h"
@@ -75,4 +75,24 @@ const vx_family vx_fam_olmo2 = {
     .id = VX_FAM_OLMO2, .name = "olmo2", .norm = VX_NORM_RMS, .act = VX_ACT_SILU, .gated = 1, .rotary = 1,
     .qk_norm = VX_QKN_FULL, .placement = VX_PLACE_POST_SUB,
     .n_norm = {"post_attention_layernorm", "post_feedforward_layernorm"}, .peft_targets = "", .gguf = "olmo2",
+};
+
+/* StarCoder2 (Starcoder2Config, transformers >= 4.39): LayerNorms with a
+ * bias, biases on every linear (`use_bias`), a plain GELU MLP c_fc / c_proj,
+ * a sliding window on every layer (a mask in DynamicCache), tied head;
+ * dropout on the embeddings, the attention weights and each sublayer's
+ * output (`residual_dropout`, the one counted for the stream). Its eager
+ * attention is Mistral's plus that residual dropout, with logits.float()
+ * in the forward (4.39-4.44). PEFT has no default target modules for it.
+ * llama.cpp: starcoder2. */
+static const vx_attn_impl attn_starcoder2 = {.v_copy = 1, .scale_op = 1, .mask_op = VX_MOP_ADD,
+                                             .softmax = VX_SM_UPCAST, .post_drop = 1, .mask = VX_MASK_4D};
+
+const vx_family vx_fam_starcoder2 = {
+    .id = VX_FAM_STARCODER2, .name = "starcoder2", .norm = VX_NORM_LAYER, .tied = 1, .attn_bias = 1, .mlp_bias = 1,
+    .act = VX_ACT_GELU_TANH, .rotary = 1, .mlp = VX_MLPL_PLAIN, .n_up = "c_fc", .n_down = "c_proj",
+    .window = VX_WIN_ALL, .attn = &attn_starcoder2, .embed_dropout = 1, .logits_float = 1, .megatron_gpt = 1,
+    .peft_targets = "", .gguf = "starcoder2",
+    .keys = {{"use_bias", VX_CK_BOOL_PAIR, {VRAMEST_MODEL_ATTENTION_BIAS, VRAMEST_MODEL_MLP_BIAS}},
+             {"residual_dropout", VX_CK_F64_SOFT, {VRAMEST_MODEL_HIDDEN_DROPOUT, 0}}},
 };
