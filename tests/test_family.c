@@ -447,3 +447,56 @@ Test(family_starcoder2, layout_biases_window_and_dropout)
     };
     names_read_as(nr, sizeof nr / sizeof *nr);
 }
+
+/* ---- Cohere ---- */
+
+Test(family_cohere, count_cache_and_training)
+{
+    zoo_exact("zoo-params-aya-23-8b");
+    /* 32 layers x 8 KV heads x 128 x fp16/bf16, K and V */
+    uint64_t per_token = 2ull * 32 * 8 * 128 * 2;
+    cr_assert_eq(kv_bytes("aya-23-8b", "pytorch", 1, 1024), 1024 * per_token);
+    cr_assert_eq(kv_bytes("aya-23-8b", "pytorch", 3, 8192), 3 * 8192 * per_token);
+    trains("aya-23-8b");
+}
+
+Test(family_cohere, one_norm_per_layer_parallel_block_scaled_logits)
+{
+    vramest_model *m = preset("aya-23-8b");
+    cr_assert_eq(m->shape.placement, VX_PLACE_PARALLEL);
+    cr_assert(m->shape.tied && !m->shape.qk_norm);
+    int norms = 0;
+    for (size_t i = 0; i < m->n_inv; i++)
+        if (m->inv[i].kind == VX_TK_NORM) {
+            norms++;
+            cr_assert_eq(m->inv[i].rows, 4096, "weight-only LayerNorms of hidden_size");
+        }
+    cr_assert_eq(norms, 2, "input_layernorm (per layer) and the final norm, no biases");
+    /* use_qk_norm adds (heads + kv_heads) x head_dim per layer */
+    uint64_t base, with;
+    cr_assert_eq(vramest_model_param_count(m, &base, NULL), VRAMEST_OK);
+    static const char qk[] = "{\"use_qk_norm\":true}";
+    cr_assert_eq(vx_parse_hf_config(m, qk, sizeof qk - 1), VRAMEST_OK, "%s", vramest_last_error_message());
+    cr_assert_eq(vramest_model_param_count(m, &with, NULL), VRAMEST_OK);
+    cr_assert_eq(with - base, 32ull * (32 + 8) * 128);
+    vramest_model_free(m);
+
+    /* the scaled logits: one more logits-sized copy at inference in fp32 */
+    char spec[256];
+    uint64_t lg[2];
+    static const char *const models[] = {"aya-23-8b", "llama-3-8b"};
+    for (int i = 0; i < 2; i++) {
+        snprintf(spec, sizeof spec,
+                 "{\"model\":\"%s\",\"precision\":\"fp32\",\"workload\":{\"mode\":\"infer\",\"batch_size\":1,"
+                 "\"prompt_len\":512,\"gen_len\":1}}",
+                 models[i]);
+        vramest_result *r = estimate(spec);
+        lg[i] = category(r, VRAMEST_CAT_LOGITS);
+        vramest_result_free(r);
+    }
+    /* fp32 logits are not upcast: Cohere holds the logits and their scaled
+     * copy; the rest (the final norm's output, generate()'s two fp32 scores
+     * per sequence) is the same formula */
+    uint64_t one_aya = 512ull * 256000 * 4, one_llama = 512ull * 128256 * 4;
+    cr_assert_eq(lg[0] - 2 * one_aya - 2ull * 256000 * 4, lg[1] - one_llama - 2ull * 128256 * 4);
+}

@@ -303,6 +303,12 @@ static const vx_preset presets[] = {
      "\"max_position_embeddings\":16384,\"model_type\":\"starcoder2\",\"num_attention_heads\":36,"
      "\"num_hidden_layers\":32,\"num_key_value_heads\":4,\"residual_dropout\":0.1,\"sliding_window\":4096,"
      "\"torch_dtype\":\"bfloat16\",\"use_bias\":true,\"vocab_size\":49152}"},
+    {"aya-23-8b", "CohereForAI/aya-23-8B,CohereLabs/aya-23-8B",
+     "{\"architectures\":[\"CohereForCausalLM\"],\"attention_bias\":false,\"hidden_act\":\"silu\","
+     "\"hidden_size\":4096,\"intermediate_size\":14336,\"logit_scale\":0.0625,"
+     "\"max_position_embeddings\":8192,\"model_type\":\"cohere\",\"num_attention_heads\":32,"
+     "\"num_hidden_layers\":32,\"num_key_value_heads\":8,\"torch_dtype\":\"float16\",\"use_qk_norm\":false,"
+     "\"vocab_size\":256000}"},
 };
 
 VRAMEST_API uint32_t vramest_preset_count(void)

@@ -1,6 +1,6 @@
 /* Llama and the decoders that differ from it only in values the generic
  * builder reads (inventory.c): Mistral, Qwen 2/3, Gemma 1/2/3, Phi-3,
- * OLMo 2, StarCoder2.
+ * OLMo 2, StarCoder2, Cohere.
  * Sources: transformers' models/<family>/{configuration,modeling}_*.py. */
 #include "model/families/groups.h"
 #include "model/model.h"
@@ -95,4 +95,19 @@ const vx_family vx_fam_starcoder2 = {
     .peft_targets = "", .gguf = "starcoder2",
     .keys = {{"use_bias", VX_CK_BOOL_PAIR, {VRAMEST_MODEL_ATTENTION_BIAS, VRAMEST_MODEL_MLP_BIAS}},
              {"residual_dropout", VX_CK_F64_SOFT, {VRAMEST_MODEL_HIDDEN_DROPOUT, 0}}},
+};
+
+/* Cohere (Command-R, Aya; CohereConfig, transformers >= 4.40): one
+ * LayerNorm without a bias per layer, attention and MLP in parallel on its
+ * output; with `use_qk_norm` q/k LayerNorms over (heads, head_dim) and
+ * (kv_heads, head_dim); a tied head whose logits are multiplied by
+ * `logit_scale`, then .float() (4.40-4.44). CohereLayerNorm normalises in
+ * fp32, which the training programs run as Llama's RMSNorm (one fp32 copy
+ * fewer). Eager attention: Llama's. PEFT has no default target modules for
+ * it. llama.cpp: command-r. */
+const vx_family vx_fam_cohere = {
+    .id = VX_FAM_COHERE, .name = "cohere", .norm = VX_NORM_LN_WEIGHT, .tied = 1, .act = VX_ACT_SILU, .gated = 1,
+    .rotary = 1, .qk_norm = VX_QKN_FULL, .qk_norm_flag = 1, .placement = VX_PLACE_PARALLEL,
+    .n_norm = {"input_layernorm"}, .logits_float = 1, .logits_scaled = 1, .peft_targets = "", .gguf = "command-r",
+    .keys = {{"use_qk_norm", VX_CK_BOOL_PAIR, {VRAMEST_MODEL_QK_LAYERNORM, 0}}},
 };
