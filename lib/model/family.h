@@ -285,5 +285,10 @@ const vx_family *const *vx_families(size_t *n) VX_HIDDEN;
 
 /* The attention module most families share (families/registry.c). */
 extern const vx_attn_impl vx_attn_llama VX_HIDDEN;
+/* A family's attention module (its row's, else Llama's). */
+static inline const vx_attn_impl *vx_family_attn(const vx_family *f)
+{
+    return f->attn ? f->attn : &vx_attn_llama;
+}
 
 #endif

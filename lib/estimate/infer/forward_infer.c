@@ -30,12 +30,6 @@
 #include "estimate/graph/block.h"
 #include "estimate/infer/infer.h"
 
-/* The family's attention module (model/family.h). */
-static const vx_attn_impl *attn_of(const vx_shape *s)
-{
-    return s->fam->attn ? s->fam->attn : &vx_attn_llama;
-}
-
 int vx_hf_legacy_cache(const vx_shape *s)
 {
     return s->fam->legacy_cache;
@@ -120,7 +114,7 @@ static uint64_t attn_term(const vx_ctx *x, const vx_shard *sh, const fwd_dims *f
         dv = (uint64_t)(s->v_head_dim > 0 ? s->v_head_dim : s->head_dim);
         kvh = heads; /* transformers decompresses MLA into full heads */
     }
-    const vx_attn_impl *ai = attn_of(s);
+    const vx_attn_impl *ai = vx_family_attn(s->fam);
     uint64_t attn = m4(N, heads, d, A);
     if (kvh < heads && x->cv->attention != VX_ATTN_FLASH)
         attn = vx_sat_add(attn, m4(2 * b, heads, S, vx_sat_mul(d, A)));

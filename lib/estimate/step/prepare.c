@@ -40,7 +40,7 @@ void vx_train_cfg(const vx_ctx *x, const vx_shard *sh, const vx_train_model *tm,
     c->moe = s->experts > 0;
     const vx_family *f = s->fam;
     c->place = s->placement;
-    c->ai = f->attn ? *f->attn : vx_attn_llama;
+    c->ai = *vx_family_attn(f);
     c->megatron = x->rt.megatron_layer && f->megatron_gpt;
     if (c->megatron) c->norm = VX_NS_FUSED;
     else if (f->norm_impl == VX_NI_RMS_T5) c->norm = VX_NS_RMS_T5;
