@@ -83,13 +83,26 @@ typedef struct vx_layers {
     vx_layer_run run[VX_MAX_RUNS];
 } vx_layers;
 
-/* Per kind, in a range of a stack's layers: how many, and where the first
- * and the last are (-1 when none). */
+/* Per kind (the first n_kinds entries), in a range of a stack's layers:
+ * how many, and where the first and the last are (-1 when none). */
 typedef struct vx_tally {
     int64_t count[VX_MAX_KINDS], first[VX_MAX_KINDS], last[VX_MAX_KINDS];
 } vx_tally;
 /* Tally layers [first, first + n) of `stack` (clipped to the stack). */
-void vx_layers_tally(const vx_layers *L, int stack, int64_t first, int64_t n, vx_tally *t) VX_HIDDEN;
+void vx_layers_tally_runs(const vx_layers *L, int stack, int64_t first, int64_t n, vx_tally *t) VX_HIDDEN;
+static inline void vx_layers_tally(const vx_layers *L, int stack, int64_t first, int64_t n, vx_tally *t)
+{
+    const vx_layer_stack *st = &L->stack[stack];
+    if (L->n_kinds != 1 || st->nrun != 1) {
+        vx_layers_tally_runs(L, stack, first, n, t);
+        return;
+    }
+    /* one kind (most models): the range itself */
+    int64_t a = first < 0 ? 0 : first, b = n > st->layers - a ? st->layers : a + n;
+    t->count[0] = b > a ? b - a : 0;
+    t->first[0] = b > a ? a : -1;
+    t->last[0] = b > a ? b - 1 : -1;
+}
 
 /* ---- how the family's Hugging Face class runs (forward facts) ---------- */
 

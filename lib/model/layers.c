@@ -15,12 +15,17 @@ static int64_t below(int64_t x, int64_t P, int64_t off, int64_t c)
     return x / P * c + (in < 0 ? 0 : in > c ? c : in);
 }
 
-void vx_layers_tally(const vx_layers *L, int stack, int64_t first, int64_t n, vx_tally *t)
+void vx_layers_tally_runs(const vx_layers *L, int stack, int64_t first, int64_t n, vx_tally *t)
 {
-    for (int k = 0; k < VX_MAX_KINDS; k++) t->count[k] = 0, t->first[k] = t->last[k] = -1;
+    for (int k = 0; k < L->n_kinds; k++) t->count[k] = 0, t->first[k] = t->last[k] = -1;
     const vx_layer_stack *st = &L->stack[stack];
     int64_t a = first < 0 ? 0 : first, b = n > st->layers - a ? st->layers : a + n;
     if (st->period <= 0 || b <= a) return;
+    if (st->nrun == 1) { /* one kind: the whole range */
+        int k = L->run[st->run0].kind;
+        t->count[k] = b - a, t->first[k] = a, t->last[k] = b - 1;
+        return;
+    }
     int64_t P = st->period, off = 0;
     for (int j = st->run0; j < st->run0 + st->nrun; j++) {
         const vx_layer_run *r = &L->run[j];

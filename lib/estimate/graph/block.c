@@ -42,6 +42,15 @@ static const vx_bop sandwich[] = {N(1, 0), AT(2, 1), D(1), N(3, 2), D(2), ADD(4,
 static const vx_bop post_sub[] = {AT(1, 0), N(2, 1), D(1),     ADD(3, 0, 2), D(2), M(4, 3),
                                   N(5, 4),  D(4),    ADD(6, 3, 5), D(3),    D(5), END};
 
+/* What each list holds at its sublayers, walked once per list here and
+ * checked against the walk (vx_block_walk) by tests/test_family.c: the
+ * inference forward asks for it per layer kind and per pass. */
+static const uint8_t held_of[][2][2] = {
+    [VX_PLACE_PRE] = {{1, 2}, {2, 2}}, [VX_PLACE_POST] = {{0, 1}, {0, 1}},
+    [VX_PLACE_PARALLEL] = {{1, 2}, {1, 2}}, [VX_PLACE_PARALLEL2] = {{1, 2}, {1, 2}},
+    [VX_PLACE_SANDWICH] = {{1, 2}, {1, 2}}, [VX_PLACE_POST_SUB] = {{0, 1}, {0, 1}},
+};
+
 const vx_bop *vx_block_ops(int place, int cross)
 {
     switch (place) {
@@ -54,18 +63,24 @@ const vx_bop *vx_block_ops(int place, int cross)
     }
 }
 
-void vx_block_held(const vx_bop *ops, int *attn_held, int *mlp_held)
+void vx_block_held(int place, int cross, int *attn_held, int *mlp_held)
 {
-    unsigned alive = 1; /* slot 0, the input */
+    unsigned p = place >= 0 && place < (int)VX_ARRAY_LEN(held_of) ? (unsigned)place : VX_PLACE_PRE;
+    *attn_held = held_of[p][cross != 0][0];
+    *mlp_held = held_of[p][cross != 0][1];
+}
+
+void vx_block_walk(const vx_bop *ops, int *attn_held, int *mlp_held)
+{
+    int held = 0; /* live slots besides the input (every op writes a free slot) */
     *attn_held = *mlp_held = 0;
     for (const vx_bop *o = ops; o->op != VX_BOP_END; o++) {
         if (o->op == VX_BOP_DROP) {
-            alive &= ~(1u << o->a);
+            held--;
             continue;
         }
-        int held = __builtin_popcount(alive & ~1u);
-        if (o->op == VX_BOP_ATTN || o->op == VX_BOP_XATTN) *attn_held = held > *attn_held ? held : *attn_held;
-        if (o->op == VX_BOP_MLP) *mlp_held = held > *mlp_held ? held : *mlp_held;
-        alive |= 1u << o->dst;
+        if ((o->op == VX_BOP_ATTN || o->op == VX_BOP_XATTN) && held > *attn_held) *attn_held = held;
+        if (o->op == VX_BOP_MLP && held > *mlp_held) *mlp_held = held;
+        held++;
     }
 }

@@ -30,9 +30,12 @@ typedef struct vx_bop {
  * `cross`, a cross-attention sublayer after self-attention. */
 const vx_bop *vx_block_ops(int place, int cross) VX_HIDDEN;
 
-/* Hidden-sized tensors the block holds besides its input while its token
+/* Hidden-sized tensors a block holds besides its input while its token
  * mixer runs (the mixer's input among them) and while its MLP runs: the
- * most over the block's attention ops and over its MLP ops. */
-void vx_block_held(const vx_bop *ops, int *attn_held, int *mlp_held) VX_HIDDEN;
+ * most over its attention ops and over its MLP ops. vx_block_walk walks
+ * an op list for them; vx_block_held gives them for the list of
+ * (place, cross) from a table the walk is checked against. */
+void vx_block_walk(const vx_bop *ops, int *attn_held, int *mlp_held) VX_HIDDEN;
+void vx_block_held(int place, int cross, int *attn_held, int *mlp_held) VX_HIDDEN;
 
 #endif

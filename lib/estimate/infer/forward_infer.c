@@ -186,7 +186,7 @@ void vx_fwd_infer_terms(const vx_ctx *x, const vx_shard *sh, const vx_fwd_args *
          * while its attention and its MLP run: the normed input, the
          * residual, a parallel block's attention output. */
         int ha, hm;
-        vx_block_held(vx_block_ops(s->placement, kk->cross), &ha, &hm);
+        vx_block_held(s->placement, kk->cross, &ha, &hm);
         if (kk->mixer == VX_MIX_ATTN || kk->mixer == VX_MIX_MLA)
             attn = vx_max_u64(attn, vx_sat_add(vx_sat_mul((uint64_t)ha, NhA), attn_term(x, sh, &f, kk)));
         if (kk->mlp != VX_MLPK_NONE) mlp = vx_max_u64(mlp, vx_sat_add(vx_sat_mul((uint64_t)hm, NhA), mlp_term(s, &f, kk)));

@@ -22,6 +22,9 @@
  *   blocks; transformers' QuantizedCache (int8/int4) adds one scale and one
  *   zero point per group of 64 in the compute dtype and keeps a residual of
  *   up to 128 recent tokens unquantized. */
+#include <stddef.h>
+#include <string.h>
+
 #include "estimate/infer/infer.h"
 
 /* transformers QuantizedCacheConfig defaults. */
@@ -104,7 +107,7 @@ static int check_dtype(const vx_ctx *x, int fw, int *dtype, int *hf_quant)
 int vx_kv_layout_resolve(const vx_ctx *x, const vx_shard *sh, vx_kv_layout *out)
 {
     const vx_shape *s = x->pol.s;
-    *out = (vx_kv_layout){0};
+    memset(out, 0, offsetof(vx_kv_layout, grp)); /* groups are written as they are found */
     out->engine = x->rt.engine;
     int d = x->pol.rp.kv_dtype;
     /* llama.cpp's default cache type is f16 whatever the weights are. */
