@@ -612,3 +612,36 @@ Test(pieces, embeddings_option)
     cr_assert_eq(bytes_of(&f, &e), 32000ull * 4096 / 256 * 144, "token_embd keeps q4_k in Q4_K_M");
     teardown(&f);
 }
+
+/* Issue #20 item 1: what a job runs when its precision says nothing. */
+Test(precision, job_defaults_fill_only_what_the_user_left)
+{
+    struct vramest_precision p;
+    vx_precision_init(&p);
+    vx_precision_values out;
+    cr_assert_eq(vx_precision_job_defaults(&p.v, VX_JOB_MIXED_AMP, &out), VX_JOB_MIXED_AMP);
+    cr_assert_eq(out.weights, VRAMEST_DTYPE_FP32);
+    cr_assert_eq(out.compute, VRAMEST_DTYPE_BF16);
+    cr_assert_eq(out.amp, 1);
+    cr_assert_eq(vx_precision_job_defaults(&p.v, VX_JOB_MIXED_MASTER, &out), VX_JOB_MIXED_MASTER);
+    cr_assert_eq(out.weights, VRAMEST_DTYPE_BF16);
+    cr_assert_eq(out.master_weights, VRAMEST_DTYPE_FP32);
+    cr_assert_eq(out.optimizer_states, VRAMEST_DTYPE_FP32);
+    cr_assert_eq(vx_precision_job_defaults(&p.v, VX_JOB_QLORA, &out), VX_JOB_QLORA);
+    cr_assert_eq(out.weights, VRAMEST_DTYPE_NF4);
+    cr_assert_eq(out.double_quant, 1);
+    cr_assert_eq(vx_precision_job_defaults(&p.v, VX_JOB_AS_GIVEN, &out), VX_JOB_AS_GIVEN);
+    cr_assert_eq(out.weights, VRAMEST_DTYPE_AUTO);
+    /* Anything the user said about training dtypes stands. */
+    p.v.gradients = VRAMEST_DTYPE_FP32;
+    cr_assert_eq(vx_precision_job_defaults(&p.v, VX_JOB_MIXED_AMP, &out), VX_JOB_AS_GIVEN);
+    cr_assert_eq(out.gradients, VRAMEST_DTYPE_FP32);
+    cr_assert_eq(out.weights, VRAMEST_DTYPE_AUTO);
+    /* QLoRA needs only the weights left open; a compute dtype given is kept. */
+    vx_precision_init(&p);
+    p.v.compute = VRAMEST_DTYPE_FP16;
+    cr_assert_eq(vx_precision_job_defaults(&p.v, VX_JOB_QLORA, &out), VX_JOB_QLORA);
+    cr_assert_eq(out.compute, VRAMEST_DTYPE_FP16);
+    p.v.weights = VRAMEST_DTYPE_INT8;
+    cr_assert_eq(vx_precision_job_defaults(&p.v, VX_JOB_QLORA, &out), VX_JOB_AS_GIVEN);
+}

@@ -141,6 +141,35 @@ VRAMEST_API int vramest_precision_new_preset(const char *name, vramest_precision
     return VRAMEST_OK;
 }
 
+int vx_precision_job_defaults(const vx_precision_values *in, int job, vx_precision_values *out)
+{
+    *out = *in;
+    int weights_free = in->weights == A && in->quant_method == VX_QM_AUTO;
+    int says_nothing = weights_free && in->compute == A && !in->amp && in->master_weights == A &&
+                       in->gradients == A && in->optimizer_states == A;
+    const preset *p = NULL;
+    switch (job) {
+    /* QLoRA is a 4-bit base: the paper's NF4 + double quantization, bf16
+     * compute, unless a precision says otherwise. */
+    case VX_JOB_QLORA: p = weights_free ? find_preset("qlora") : NULL; break;
+    /* A full training step people run: torch.autocast over fp32 weights
+     * (accelerate mixed_precision=bf16, the Trainer's bf16=True on an fp32
+     * model), or 16-bit weights with fp32 master weights and states under
+     * DeepSpeed / Megatron, never pure fp16 with fp16 AdamW states. */
+    case VX_JOB_MIXED_AMP: p = says_nothing ? find_preset("amp_bf16") : NULL; break;
+    case VX_JOB_MIXED_MASTER: p = says_nothing ? find_preset("mixed_bf16") : NULL; break;
+    default: break;
+    }
+    if (!p) return VX_JOB_AS_GIVEN;
+    out->weights = p->weights;
+    if (out->compute == A) out->compute = p->compute;
+    out->amp = p->amp;
+    if (p->master) out->master_weights = p->master;
+    if (p->states) out->optimizer_states = p->states;
+    if (p->double_quant) out->double_quant = 1;
+    return job;
+}
+
 VRAMEST_API int vramest_precision_apply_preset(vramest_precision *prec, const char *name)
 {
     int rc = check(prec, "vramest_precision_apply_preset");

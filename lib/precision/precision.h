@@ -43,6 +43,13 @@ typedef struct vx_resolved_precision {
     int double_quant;
 } vx_resolved_precision;
 
+/* What a job runs when its precision says nothing about training (issue
+ * #20 item 1): `job` is VX_JOB_* (the caller maps mode, fine-tuning method
+ * and framework to it). Writes the precision to estimate with into `out`
+ * and returns the VX_JOB_* applied, or 0 when `in` stands as given. */
+enum { VX_JOB_AS_GIVEN = 0, VX_JOB_MIXED_AMP = 1, VX_JOB_MIXED_MASTER = 2, VX_JOB_QLORA = 3 };
+int vx_precision_job_defaults(const vx_precision_values *in, int job, vx_precision_values *out) VX_HIDDEN;
+
 /* Resolve the precision policy for a model (auto -> concrete dtypes). */
 int vx_precision_resolve(const vx_precision_values *pv, const vx_shape *s, int mode,
                          vx_resolved_precision *out) VX_HIDDEN;

@@ -3,9 +3,9 @@
  * the categories that take the memory, and the cheapest change that makes
  * it fit, in one sentence, e.g.
  *
- *   needs 101.37 GiB (band 96.60-162.59) of 80.00 GiB: activations 46.85 GiB,
- *   optimizer_states 25.10 GiB, allocator 13.42 GiB; gradient_checkpointing=full
- *   brings it to 64.24 GiB (band up to 103.04): fits only at the low end
+ *   needs 166.90 GiB (band 158.89-267.88) of 80.00 GiB: activations 68.85 GiB,
+ *   optimizer_states 50.21 GiB, weights 25.10 GiB; finetune=lora brings it to
+ *   69.30 GiB (band up to 111.23): fits only at the low end
  *
  * The verdict itself is the plan's "verdict"; the sentence follows it on
  * the CLI's verdict line and in the example schedulers' rejections, so every

@@ -24,11 +24,12 @@ static const vx_runtime rows[VX_FW_COUNT_] = {
     [VX_FW_HF_TRAINER] = {.framework = VX_FW_HF_TRAINER, .opt_decay_groups = 1},
     /* FusedAdam / DeepSpeedCPUAdam; without ZeRO, gradients are reduced
      * by buffered_allreduce_fallback. */
-    [VX_FW_DEEPSPEED] = {.framework = VX_FW_DEEPSPEED, .opt_fused = 1, .ddp = VX_DDP_DEEPSPEED},
+    [VX_FW_DEEPSPEED] = {.framework = VX_FW_DEEPSPEED, .opt_fused = 1, .ddp = VX_DDP_DEEPSPEED, .mixed_master = 1},
     /* Megatron-Core: its own transformer layer, apex/TE fused Adam, fp32
      * main-grad buffers reduced in place, the distributed optimizer
      * instead of DeepSpeed's ZeRO, vocabulary padded to 128 x tp. */
     [VX_FW_MEGATRON] = {.framework = VX_FW_MEGATRON, .opt_fused = 1, .megatron_layer = 1, .fp32_main_grads = 1,
+                        .mixed_master = 1,
                         .contiguous_grads = 1, .zero = VX_ZERO_MEGATRON, .ddp = VX_DDP_MEGATRON, .vocab_pad = 128},
     /* vLLM: its own engine; vocabulary padded to 64 x tp; expert
      * parallelism replaces tensor parallelism inside the experts. */

@@ -73,6 +73,9 @@ typedef struct vx_runtime {
                                 temporaries */
     int opt_decay_groups;    /* the optimizer gets two parameter groups, with and without weight
                                 decay (HF Trainer); foreach temporaries are per group */
+    int mixed_master;        /* its bf16 training keeps 16-bit weights with fp32 master weights and
+                                states (DeepSpeed, Megatron), not autocast over fp32 weights: the
+                                precision a training step runs when its own says nothing */
 
     /* the parallel engine */
     int megatron_layer;      /* Megatron-Core transformer layers (fused norms and projections) */

@@ -5,19 +5,47 @@
 
 #include "estimate/context/context.h"
 
+/* The defaults a job implies, said aloud in the plan (issue #20 item 1). */
+static const vx_precision_values *job_precision(vx_ctx *x, const vx_precision_values *pv, const vx_config_values *cv)
+{
+    int job = VX_JOB_AS_GIVEN;
+    if (cv->mode == VX_MODE_TRAIN && cv->finetune == VX_FT_QLORA)
+        job = VX_JOB_QLORA;
+    else if (cv->mode == VX_MODE_TRAIN && (cv->finetune == VX_FT_FULL || cv->finetune == VX_FT_FREEZE))
+        job = x->rt.mixed_master ? VX_JOB_MIXED_MASTER : VX_JOB_MIXED_AMP;
+    switch (vx_precision_job_defaults(pv, job, &x->job_pv)) {
+    case VX_JOB_MIXED_AMP:
+        vx_result_warn(x->r, "no precision given: training assumed in mixed precision, bf16 autocast over fp32 "
+                             "weights with fp32 gradients and AdamW states (accelerate mixed_precision=bf16); set "
+                             "precision to match the job");
+        return &x->job_pv;
+    case VX_JOB_MIXED_MASTER:
+        vx_result_warn(x->r, "no precision given: training assumed in mixed precision, bf16 weights with fp32 "
+                             "master weights and AdamW states (DeepSpeed / Megatron bf16); set precision to match "
+                             "the job");
+        return &x->job_pv;
+    case VX_JOB_QLORA:
+        vx_result_warn(x->r, "finetune qlora without weights: the base assumed 4-bit NF4 with double quantization "
+                             "and bf16 compute (the QLoRA recipe); set precision to change it");
+        return &x->job_pv;
+    default: return pv;
+    }
+}
+
 int vx_ctx_init(vx_ctx *x, const struct vramest_model *m, const vx_precision_values *pv,
                 const struct vramest_config *cfg, struct vramest_result *r)
 {
     const vx_config_values *cv = &cfg->v;
+    x->cv = cv;
+    x->r = r;
+    vx_runtime buf;
+    memcpy(&x->rt, vx_config_runtime(cfg, &buf), sizeof x->rt);
+    pv = job_precision(x, pv, cv);
     x->pol.m = m;
     x->pol.s = &m->shape;
     x->pol.pv = pv;
     x->pol.head = cv->head;
     x->pol.num_labels = cv->num_labels;
-    x->cv = cv;
-    x->r = r;
-    vx_runtime buf;
-    memcpy(&x->rt, vx_config_runtime(cfg, &buf), sizeof x->rt);
     return vx_precision_resolve(pv, &m->shape, (int)cv->mode, &x->pol.rp);
 }
 

@@ -15,6 +15,7 @@ typedef struct vx_ctx {
     const vx_config_values *cv;
     vx_runtime rt; /* the software stack, resolved from the config once per estimate */
     struct vramest_result *r;
+    vx_precision_values job_pv; /* the precision a job runs when its own says nothing (pol.pv points here) */
 } vx_ctx;
 
 /* The categories a training step counts its transient bytes in (the tape,
