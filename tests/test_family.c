@@ -489,14 +489,15 @@ Test(family_cohere, one_norm_per_layer_parallel_block_scaled_logits)
     cr_assert_eq(with - base, 32ull * (32 + 8) * 128);
     vramest_model_free(m);
 
-    /* the scaled logits: one more logits-sized copy at inference in fp32 */
+    /* the scaled logits: one more logits-sized copy at inference in fp32
+     * (transformers 4.44: every prompt position's logits) */
     char spec[256];
     uint64_t lg[2];
     static const char *const models[] = {"aya-23-8b", "llama-3-8b"};
     for (int i = 0; i < 2; i++) {
         snprintf(spec, sizeof spec,
                  "{\"model\":\"%s\",\"precision\":\"fp32\",\"workload\":{\"mode\":\"infer\",\"batch_size\":1,"
-                 "\"prompt_len\":512,\"gen_len\":1}}",
+                 "\"prompt_len\":512,\"gen_len\":1},\"runtime\":{\"transformers_version\":\"4.44\"}}",
                  models[i]);
         vramest_result *r = estimate(spec);
         lg[i] = category(r, VRAMEST_CAT_LOGITS);

@@ -183,8 +183,9 @@ Test(kv, deepseek_v2_lite_mla_by_framework)
 Test(kv, t5_cross_attention_holds_the_encoder_length)
 {
     fx f;
+    /* transformers 4.44: T5 still returned legacy tuple caches */
     ok(&f, "{\"model\":\"t5-base\",\"precision\":\"fp32\",\"workload\":{\"mode\":\"infer\",\"prompt_len\":100,"
-           "\"gen_len\":50}}");
+           "\"gen_len\":50},\"runtime\":{\"transformers_version\":\"4.44\"}}");
     vx_kv_layout kl = layout(&f);
     cr_assert_eq(kl.layers, 12);
     cr_assert_eq(kl.xk_elems, 768);
@@ -302,13 +303,14 @@ Test(bad_input, checkpointing_with_infer_is_rejected)
 Test(generate, eager_long_prompt_peaks_in_prefill_sdpa_long_generation_in_decode)
 {
     fx f;
+    /* the HF OPT docs' stack (transformers 4.45.dev, OPT's pre-Cache code paths) */
     ok(&f, "{\"model\":\"opt-350m\",\"precision\":\"fp16\",\"workload\":{\"mode\":\"infer\",\"batch_size\":8,"
-           "\"prompt_len\":1024,\"gen_len\":100,\"attention\":\"eager\"}}");
+           "\"prompt_len\":1024,\"gen_len\":100,\"attention\":\"eager\"},\"runtime\":{\"transformers_version\":\"4.44\"}}");
     cr_assert_eq(f.r->val[VRAMEST_VAL_PEAK_PHASE], VRAMEST_PHASE_PREFILL);
     uint64_t eager = f.r->val[VRAMEST_VAL_PEAK_ALLOCATED];
     done(&f);
     ok(&f, "{\"model\":\"opt-350m\",\"precision\":\"fp16\",\"workload\":{\"mode\":\"infer\",\"batch_size\":8,"
-           "\"prompt_len\":1024,\"gen_len\":100,\"attention\":\"sdpa\"}}");
+           "\"prompt_len\":1024,\"gen_len\":100,\"attention\":\"sdpa\"},\"runtime\":{\"transformers_version\":\"4.44\"}}");
     cr_assert_eq(f.r->val[VRAMEST_VAL_PEAK_PHASE], VRAMEST_PHASE_DECODE);
     uint64_t sdpa = f.r->val[VRAMEST_VAL_PEAK_ALLOCATED];
     /* OPT returned legacy tuple caches: the old cache is alive while the new
@@ -322,20 +324,48 @@ Test(generate, eager_long_prompt_peaks_in_prefill_sdpa_long_generation_in_decode
     cr_assert_gt(eager, sdpa + 100 * MIB);
 }
 
-Test(generate, llama_family_upcasts_all_prompt_logits_with_a_band_for_logits_to_keep)
+Test(generate, llama_family_upcasts_all_prompt_logits_until_4_44)
 {
     fx f;
     ok(&f, "{\"model\":\"llama-3-8b\",\"precision\":\"bf16\",\"workload\":{\"mode\":\"infer\",\"batch_size\":4,"
-           "\"prompt_len\":4096,\"gen_len\":16,\"attention\":\"sdpa\"}}");
+           "\"prompt_len\":4096,\"gen_len\":16,\"attention\":\"sdpa\"},\"runtime\":{\"transformers_version\":\"4.44\"}}");
     cr_assert_eq(f.r->val[VRAMEST_VAL_PEAK_PHASE], VRAMEST_PHASE_PREFILL);
     uint64_t lg = cat(&f, VRAMEST_DEV_GPU, VRAMEST_CAT_LOGITS);
     uint64_t full = 4ull * 4096 * 128256 * (2 + 4);
     uint64_t norm = 4ull * 4096 * 4096 * 2; /* the final norm's output */
     cr_assert_geq(lg, full + norm);
     cr_assert_lt(lg, full + norm + 16 * MIB);
-    /* transformers >= 4.45: the last position only, no upcast */
+    /* the band's low end: the last position only, no upcast */
     cr_assert_eq(f.r->cat_low[VRAMEST_DEV_GPU][VRAMEST_CAT_LOGITS], 4ull * 128256 * 6);
     done(&f);
+}
+
+Test(generate, current_transformers_keeps_only_the_last_position_logits)
+{
+    /* 4.45 passes num_logits_to_keep = 1 and still upcasts in the model;
+     * later releases keep the head's dtype (the default: the current release) */
+    static const struct {
+        const char *ver;
+        uint64_t per_vocab; /* bytes per sequence x vocab of the head's output */
+    } cases[] = {{"4.45", 2 + 4}, {"", 2}, {"5.0", 2}};
+    for (size_t i = 0; i < VX_ARRAY_LEN(cases); i++) {
+        char spec[512];
+        snprintf(spec, sizeof spec,
+                 "{\"model\":\"llama-3-8b\",\"precision\":\"bf16\",\"workload\":{\"mode\":\"infer\","
+                 "\"batch_size\":4,\"prompt_len\":4096,\"gen_len\":16,\"attention\":\"sdpa\"},"
+                 "\"runtime\":{\"transformers_version\":\"%s\"}}",
+                 cases[i].ver);
+        fx f;
+        ok(&f, spec);
+        cr_assert(vx_gen_keeps_last_logits(&f.x), "%s", cases[i].ver);
+        vx_fwd_args a = {.seqs = 4, .q = 4096, .kv = 4096, .all_logits = 0, .beams = 1};
+        vx_fwd_terms t;
+        vx_fwd_infer_terms(&f.x, &f.sh, &a, &t);
+        uint64_t norm = 4ull * 4096 * 4096 * 2, step = 2ull * 4 * 128256 * 4;
+        cr_assert_eq(t.logits, norm + 4ull * 128256 * cases[i].per_vocab + step, "transformers '%s': %llu",
+                     cases[i].ver, (unsigned long long)t.logits);
+        done(&f);
+    }
 }
 
 Test(generate, dynamic_cache_update_holds_one_layer_twice)
@@ -591,7 +621,7 @@ Test(monotone, larger_batch_prompt_or_generation_never_needs_less)
         }
 }
 
-/* ---- the CPU harness (exact tensor bytes, torch 1.13) ---- */
+/* ---- the CPU harness (exact tensor bytes, torch 1.13, transformers 4.44 code paths) ---- */
 
 static int64_t jint(json_object *o, const char *k)
 {
@@ -647,7 +677,8 @@ static void harness_case(const char *file)
              "\"num_attention_heads\":%lld,\"num_key_value_heads\":%lld,\"intermediate_size\":%lld,"
              "\"vocab_size\":%lld,\"max_position_embeddings\":%lld,\"tie_word_embeddings\":%s}},"
              "\"precision\":\"%s\",\"workload\":{\"mode\":\"infer\",\"batch_size\":%lld,\"prompt_len\":%lld,"
-             "\"gen_len\":2,\"attention\":\"eager\"}}",
+             "\"gen_len\":2,\"attention\":\"eager\"},"
+             "\"runtime\":{\"torch_version\":\"1.13\",\"transformers_version\":\"4.44\"}}",
              arch, (long long)hidden, (long long)layers, (long long)heads, (long long)kvh, (long long)inter,
              (long long)vocab, (long long)max_pos, gpt2 ? "true" : "false", dt, (long long)batch, (long long)kv_len);
     fx f;

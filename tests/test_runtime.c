@@ -2,9 +2,11 @@
  * the rules apply by version, and the config keeps the runtime of its
  * framework current, so estimates copy what the table resolves. */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "estimate/estimate.h"
+#include "runtime/version.h"
 
 Test(runtime, every_framework_name_has_its_row)
 {
@@ -45,20 +47,48 @@ Test(runtime, rows_differ_where_the_frameworks_do)
 
 Test(runtime, version_rules_apply_in_their_ranges)
 {
-    vx_runtime d, old, new48, t113;
+    vx_runtime d, v444, v445, v448, v449, t113;
     vx_runtime_resolve(VX_FW_PYTORCH, NULL, &d);
-    cr_assert_eq(d.torch, VX_DEFAULT_TORCH);
-    cr_assert_eq(d.transformers, VX_DEFAULT_TRANSFORMERS);
-    /* the defaults keep the code paths the estimator was checked against */
-    cr_assert(d.hf_legacy && d.model_logits_upcast && d.shift_copy && d.repeat_kv && !d.torch1_mean);
-    vx_runtime_resolve(VX_FW_PYTORCH, &(vx_runtime_versions){.transformers = 445}, &old);
-    cr_assert(!old.hf_legacy && !old.model_logits_upcast && !old.shift_copy, "4.45 is past the <= 4.44 paths");
-    cr_assert(old.repeat_kv, "repeat_kv lasts until 4.47");
-    vx_runtime_resolve(VX_FW_PYTORCH, &(vx_runtime_versions){.transformers = 448}, &new48);
-    cr_assert(!new48.repeat_kv);
-    vx_runtime_resolve(VX_FW_HF_TRAINER, &(vx_runtime_versions){.torch = 113}, &t113);
+    cr_assert_eq(d.torch, vx_torch_versions.current);
+    cr_assert_eq(d.transformers, vx_transformers_versions.current);
+    cr_assert_eq(d.defaulted, VX_RTV_TORCH | VX_RTV_TRANSFORMERS, "pytorch has no version of its own");
+    /* the defaults are current releases: none of the old code paths */
+    cr_assert(!d.hf_legacy && !d.model_logits_upcast && !d.shift_copy && !d.repeat_kv && !d.torch1_mean &&
+              !d.tuple_cache && d.gen_logits_to_keep);
+    vx_runtime_resolve(VX_FW_PYTORCH, &(vx_runtime_versions){.transformers = VX_VER(4, 44, 2)}, &v444);
+    cr_assert(v444.hf_legacy && v444.model_logits_upcast && v444.shift_copy && v444.repeat_kv && v444.tuple_cache &&
+              !v444.gen_logits_to_keep);
+    cr_assert_eq(v444.defaulted, VX_RTV_TORCH);
+    vx_runtime_resolve(VX_FW_PYTORCH, &(vx_runtime_versions){.transformers = VX_VER(4, 45, 0)}, &v445);
+    cr_assert(!v445.hf_legacy && v445.model_logits_upcast && v445.shift_copy && v445.gen_logits_to_keep,
+              "4.45 still upcast in LlamaForCausalLM and copied the shifted logits");
+    vx_runtime_resolve(VX_FW_PYTORCH, &(vx_runtime_versions){.transformers = VX_VER(4, 48, 1)}, &v448);
+    cr_assert(!v448.model_logits_upcast && v448.shift_copy && !v448.repeat_kv);
+    vx_runtime_resolve(VX_FW_PYTORCH, &(vx_runtime_versions){.transformers = VX_VER(4, 49, 0)}, &v449);
+    cr_assert(!v449.shift_copy, "4.49 pads and shifts the labels instead");
+    vx_runtime_resolve(VX_FW_HF_TRAINER, &(vx_runtime_versions){.torch = VX_VER(1, 13, 0)}, &t113);
     cr_assert(t113.torch1_mean && t113.opt_decay_groups, "a version rule keeps the framework's row");
-    cr_assert_eq(t113.torch, 113);
+    cr_assert_eq(t113.torch, VX_VER(1, 13, 0));
+}
+
+Test(runtime, frameworks_name_their_versions)
+{
+    for (int f = 0; f < VX_FW_COUNT_; f++) {
+        const vx_version_info *vi = vx_framework_versions(f);
+        cr_assert(vi && vi->name, "framework %d has version info", f);
+        if (!vi->forms) {
+            cr_assert(vi->own, "%s says which option versions it", vi->name);
+            continue;
+        }
+        cr_assert(vi->oldest > 0 && vi->oldest <= vi->newest && vi->current == vi->newest && vi->since,
+                  "%s: a range and a current release", vi->name);
+        vx_runtime rt;
+        vx_runtime_resolve(f, NULL, &rt);
+        cr_assert_eq(rt.framework_version, vi->current);
+        cr_assert(rt.defaulted & VX_RTV_FRAMEWORK);
+    }
+    cr_assert_null(vx_framework_versions(VX_FW_COUNT_));
+    cr_assert_null(vx_framework_versions(-1));
 }
 
 Test(runtime, the_config_keeps_its_runtime_current)
@@ -81,4 +111,218 @@ Test(runtime, the_config_keeps_its_runtime_current)
     cr_assert_eq(rt, &buf);
     cr_assert(rt->opt_fused && rt->framework == VX_FW_DEEPSPEED);
     vramest_config_free(c);
+}
+
+/* ---- versions (issue #17): forms, ranges, bad input ---- */
+
+Test(versions, forms_parse_to_comparable_values)
+{
+    static const struct {
+        const char *s;
+        int forms, want; /* want 0: refused */
+    } cases[] = {
+        {"2.9", VX_VS_RELEASE, VX_VER(2, 9, 0)},
+        {"4.44.2", VX_VS_RELEASE, VX_VER(4, 44, 2)},
+        {"v0.6.1", VX_VS_RELEASE, VX_VER(0, 6, 1)},
+        {"1.13.0a0", VX_VS_RELEASE, VX_VER(1, 13, 0)},
+        {"2.5.0.dev20240907", VX_VS_RELEASE, VX_VER(2, 5, 0)},
+        {"4.46.0.dev0", VX_VS_RELEASE, VX_VER(4, 46, 0)},
+        {"2.4.0+cu121", VX_VS_RELEASE, VX_VER(2, 4, 0)},
+        {"0.19.0rc1", VX_VS_RELEASE, VX_VER(0, 19, 0)},
+        {"2026.8.19", VX_VS_RELEASE | VX_VS_DATE, VX_VER(2026, 8, 19)},
+        {"2026-08", VX_VS_RELEASE | VX_VS_DATE, VX_VER(2026, 8, 0)},
+        {"2024-06-30", VX_VS_DATE, VX_VER(2024, 6, 30)},
+        {"b4823", VX_VS_BUILD, 4823},
+        {"b10488", VX_VS_BUILD, 10488},
+        /* refused */
+        {"", VX_VS_RELEASE, 0},
+        {"2", VX_VS_RELEASE, 0},
+        {"2.", VX_VS_RELEASE, 0},
+        {".9", VX_VS_RELEASE, 0},
+        {"-2.4", VX_VS_RELEASE, 0},
+        {"2.4.5.6", VX_VS_RELEASE, 0},
+        {"2.4 ", VX_VS_RELEASE, 0},
+        {"2.4;rm", VX_VS_RELEASE, 0},
+        {"2.1000", VX_VS_RELEASE, 0},
+        {"99999999999999999999.1", VX_VS_RELEASE, 0},
+        {"latest", VX_VS_RELEASE | VX_VS_BUILD | VX_VS_DATE, 0},
+        {"b4823", VX_VS_RELEASE, 0},
+        {"4823", VX_VS_BUILD, 0},
+        {"b", VX_VS_BUILD, 0},
+        {"b12x", VX_VS_BUILD, 0},
+        {"2.9", VX_VS_BUILD, 0},
+        {"2024-13", VX_VS_DATE, 0},
+        {"2024-6", VX_VS_DATE, 0},
+        {"2024-06-32", VX_VS_DATE, 0},
+        {"24-06", VX_VS_DATE, 0},
+    };
+    for (size_t i = 0; i < VX_ARRAY_LEN(cases); i++) {
+        int v = -1;
+        int rc = vx_version_parse(cases[i].s, cases[i].forms, &v, NULL);
+        if (cases[i].want)
+            cr_assert(!rc && v == cases[i].want, "'%s' -> %d (want %d)", cases[i].s, v, cases[i].want);
+        else
+            cr_assert(rc, "'%s' must be refused (got %d)", cases[i].s, v);
+    }
+    cr_assert(vx_version_parse(NULL, VX_VS_RELEASE, &(int){0}, NULL));
+    char buf[24];
+    vx_version_format(VX_VER(2, 13, 0), VX_VS_RELEASE, buf, sizeof buf);
+    cr_assert_str_eq(buf, "2.13");
+    vx_version_format(VX_VER(0, 19, 5), VX_VS_RELEASE, buf, sizeof buf);
+    cr_assert_str_eq(buf, "0.19.5");
+    vx_version_format(10488, VX_VS_BUILD, buf, sizeof buf);
+    cr_assert_str_eq(buf, "b10488");
+    vx_version_format(VX_VER(2026, 8, 0), VX_VS_DATE, buf, sizeof buf);
+    cr_assert_str_eq(buf, "2026-08");
+}
+
+static void expect_set(vramest_config *c, vramest_option key, const char *value, int want, const char *msg)
+{
+    int rc = vramest_config_set_str(c, key, value);
+    cr_assert_eq(rc, want, "'%s': rc %d, want %d (%s)", value, rc, want, vramest_last_error_message());
+    if (msg) cr_assert(strstr(vramest_last_error_message(), msg), "'%s': %s", value, vramest_last_error_message());
+}
+
+Test(versions, torch_and_transformers_are_checked_when_set)
+{
+    vramest_config *c = NULL;
+    cr_assert_eq(vramest_config_new(&c), VRAMEST_OK);
+    expect_set(c, VRAMEST_CFG_TORCH_VERSION, "two.four", VRAMEST_E_PARSE, "1.8 to 2.13");
+    expect_set(c, VRAMEST_CFG_TORCH_VERSION, "1.4", VRAMEST_E_RANGE, "older than the modelled range 1.8 to 2.13");
+    expect_set(c, VRAMEST_CFG_TRANSFORMERS_VERSION, "3.5", VRAMEST_E_RANGE, "4.0 to 5.15");
+    expect_set(c, VRAMEST_CFG_TRANSFORMERS_VERSION, "b4823", VRAMEST_E_PARSE, "transformers");
+    /* a refused value leaves the old one */
+    const char *got;
+    cr_assert_eq(vramest_config_get_str(c, VRAMEST_CFG_TORCH_VERSION, &got), VRAMEST_OK);
+    cr_assert_str_eq(got, "");
+    expect_set(c, VRAMEST_CFG_TORCH_VERSION, "1.13.0a0", VRAMEST_OK, NULL);
+    expect_set(c, VRAMEST_CFG_TRANSFORMERS_VERSION, "4.44", VRAMEST_OK, NULL);
+    vx_runtime buf;
+    const vx_runtime *rt = vx_config_runtime(c, &buf);
+    cr_assert_eq(rt, &c->rt, "the setters keep the runtime current");
+    cr_assert(rt->torch1_mean && rt->shift_copy && rt->torch == VX_VER(1, 13, 0));
+    cr_assert_eq(rt->defaulted, 0);
+    cr_assert_eq(vramest_config_reset(c, VRAMEST_CFG_TRANSFORMERS_VERSION), VRAMEST_OK);
+    rt = vx_config_runtime(c, &buf);
+    cr_assert_eq(rt, &c->rt);
+    cr_assert(!rt->shift_copy && rt->transformers == vx_transformers_versions.current);
+    cr_assert_eq(rt->defaulted, VX_RTV_TRANSFORMERS);
+    /* values written directly are resolved afresh */
+    strcpy(c->v.transformers_version, "4.40");
+    c->v.transformers_v = VX_VER(4, 40, 0);
+    rt = vx_config_runtime(c, &buf);
+    cr_assert(rt == &buf && rt->shift_copy);
+    vramest_config_free(c);
+}
+
+/* Estimate a spec; returns the rc and leaves the result in *out (or NULL). */
+static int estimate_spec(const char *spec, vramest_result **out)
+{
+    vramest_model *m = NULL;
+    vramest_precision *p = NULL;
+    vramest_config *c = NULL;
+    *out = NULL;
+    int rc = vramest_spec_parse(spec, strlen(spec), &m, &p, &c);
+    if (!rc) rc = vramest_estimate(m, p, c, out);
+    vramest_model_free(m);
+    vramest_precision_free(p);
+    vramest_config_free(c);
+    return rc;
+}
+
+static int has_warning(const vramest_result *r, const char *needle)
+{
+    for (uint32_t i = 0; i < r->n_warn; i++)
+        if (strstr(r->warn[i], needle)) return 1;
+    return 0;
+}
+
+Test(versions, framework_version_follows_the_framework)
+{
+    static const struct {
+        const char *fw, *ver;
+        int want;
+        const char *msg;
+    } cases[] = {
+        {"llama.cpp", "b4823", VRAMEST_OK, NULL},
+        {"deepspeed", "0.14.4", VRAMEST_OK, NULL},
+        {"megatron", "v0.12.0", VRAMEST_OK, NULL},
+        {"vllm", "0.6.3.post1", VRAMEST_OK, NULL},
+        {"llama.cpp", "0.2", VRAMEST_E_PARSE, "a build such as b4823"},
+        {"deepspeed", "b4823", VRAMEST_E_PARSE, "DeepSpeed"},
+        {"deepspeed", "0.3.0", VRAMEST_E_RANGE, "0.6 to 0.19.5"},
+        {"pytorch", "2.4", VRAMEST_E_CONFLICT, "set torch_version"},
+        {"hf_trainer", "4.44", VRAMEST_E_CONFLICT, "set transformers_version"},
+    };
+    for (size_t i = 0; i < VX_ARRAY_LEN(cases); i++) {
+        char spec[512];
+        /* framework_version first: the check waits for the framework */
+        snprintf(spec, sizeof spec,
+                 "{\"model\":\"llama-2-7b\",\"precision\":\"%s\",\"workload\":{\"mode\":\"load\"},"
+                 "\"runtime\":{\"framework_version\":\"%s\",\"framework\":\"%s\"}}",
+                 strcmp(cases[i].fw, "llama.cpp") ? "fp16" : "q4_0", cases[i].ver, cases[i].fw);
+        vramest_result *r;
+        int rc = estimate_spec(spec, &r);
+        cr_assert_eq(rc, cases[i].want, "%s %s: rc %d (%s)", cases[i].fw, cases[i].ver, rc,
+                     vramest_last_error_message());
+        if (cases[i].msg)
+            cr_assert(strstr(vramest_last_error_message(), cases[i].msg), "%s", vramest_last_error_message());
+        vramest_result_free(r);
+    }
+    /* not a version in any form: refused when set */
+    vramest_config *c = NULL;
+    cr_assert_eq(vramest_config_new(&c), VRAMEST_OK);
+    expect_set(c, VRAMEST_CFG_FRAMEWORK_VERSION, "nightly", VRAMEST_E_PARSE, "not a version");
+    vramest_config_free(c);
+}
+
+Test(versions, newer_than_known_is_estimated_with_the_newest_rules_and_a_warning)
+{
+    vramest_result *r, *base;
+    cr_assert_eq(estimate_spec("{\"model\":\"llama-2-7b\",\"precision\":\"bf16\",\"workload\":{\"mode\":\"infer\"},"
+                               "\"runtime\":{\"torch_version\":\"2.20\",\"transformers_version\":\"6.1\"}}",
+                               &r),
+                 VRAMEST_OK);
+    cr_assert_eq(estimate_spec("{\"model\":\"llama-2-7b\",\"precision\":\"bf16\",\"workload\":{\"mode\":\"infer\"}}",
+                               &base),
+                 VRAMEST_OK);
+    cr_assert(has_warning(r, "torch 2.20 is newer than the newest release libvramest knows (2.13"));
+    cr_assert(has_warning(r, "transformers 6.1 is newer"));
+    cr_assert(!has_warning(base, "newer"), "the defaults are known releases");
+    cr_assert_eq(r->val[VRAMEST_VAL_PEAK_ALLOCATED], base->val[VRAMEST_VAL_PEAK_ALLOCATED]);
+    vramest_result_free(r);
+    vramest_result_free(base);
+    cr_assert_eq(estimate_spec("{\"model\":\"llama-2-7b\",\"precision\":\"q4_0\",\"workload\":{\"mode\":\"load\"},"
+                               "\"runtime\":{\"framework\":\"llama.cpp\",\"framework_version\":\"b99999\"}}",
+                               &r),
+                 VRAMEST_OK);
+    cr_assert(has_warning(r, "llama.cpp b99999 is newer"));
+    vramest_result_free(r);
+}
+
+Test(versions, the_version_moves_the_estimate_and_the_caches_keep_them_apart)
+{
+    /* one model handle, so the compiled-program cache is shared */
+    vramest_model *m = NULL;
+    cr_assert_eq(vramest_model_new_preset("llama-3-8b", &m), VRAMEST_OK);
+    uint64_t peak[2][2];
+    for (int pass = 0; pass < 2; pass++)
+        for (int old = 0; old < 2; old++) {
+            vramest_config *c = NULL;
+            vramest_result *r = NULL;
+            cr_assert_eq(vramest_config_new(&c), VRAMEST_OK);
+            cr_assert_eq(vramest_config_set_str(c, VRAMEST_CFG_MODE, "train"), VRAMEST_OK);
+            /* forward + backward only: the peak is at the loss */
+            cr_assert_eq(vramest_config_set_str(c, VRAMEST_CFG_OPTIMIZER, "none"), VRAMEST_OK);
+            cr_assert_eq(vramest_config_set_str(c, VRAMEST_CFG_TRANSFORMERS_VERSION, old ? "4.44" : ""), VRAMEST_OK);
+            cr_assert_eq(vramest_estimate(m, NULL, c, &r), VRAMEST_OK);
+            peak[pass][old] = r->val[VRAMEST_VAL_PEAK_ALLOCATED];
+            vramest_result_free(r);
+            vramest_config_free(c);
+        }
+    /* transformers 4.44: fp32 logits in the model and their shifted copy */
+    cr_assert_gt(peak[0][1], peak[0][0]);
+    cr_assert_eq(peak[1][0], peak[0][0]);
+    cr_assert_eq(peak[1][1], peak[0][1]);
+    vramest_model_free(m);
 }

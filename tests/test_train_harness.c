@@ -3,20 +3,26 @@
  * transformers ~4.38-4.44 eager code paths) for small Llama- and GPT-2-style
  * models - full and LoRA fine-tuning, checkpointing, fp32 / bf16 / autocast.
  *
- * Each fixture is estimated with the runtime (lib/runtime/runtime.h) that
- * describes that run instead of the defaults (PyTorch 2.x on CUDA):
- *   torch 1.13      torch 1.13's mean() saves its input (RMSNorm +4 B/elem)
+ * Each fixture is a public job spec with the stack the harness ran:
+ *   torch_version 1.13         torch 1.13's mean() saves its input (RMSNorm +4 B/elem)
+ *   transformers_version 4.44  the code paths the harness mirrors (per-layer RoPE
+ *                              tables, Llama logits.float() in the model, the
+ *                              shifted-logits copy); 4.49 for --loss-impl new
+ *                              (labels padded and shifted, no logits copy)
+ *   framework hf_trainer       the loop drops the returned logits before backward
+ *                              and zeroes gradients with set_to_none=True, as
+ *                              Trainer.training_step does (the harness: `del
+ *                              logits`, opt.zero_grad(set_to_none=True))
+ * and two settings of the harness itself stay internal (runtime.h):
  *   cpu 1           tensors on the CPU: no CUDA-only terms (cuBLAS workspaces,
  *                   512-B rounding, allocator reserve, CUDA context - the
  *                   context is not in peak_allocated anyway), CPU autocast op
  *                   lists, AdamW's `step` counters counted, the checkpoint's
- *                   CPU RNG state per layer
- *   transformers 4.44  the code paths the harness mirrors (per-layer RoPE
- *                   tables, Llama logits.float() in the model, shifted
- *                   logits copy unless --loss-impl new)
- *   logits_held 0   the harness deletes the returned logits before backward
- *   adapter_bytes   the harness builds LoRA matrices in the base dtype
- *   mask_bytes      bool masks (native dropout) unless --dropout-impl composite
+ *                   CPU RNG state per layer; with --dropout-impl composite the
+ *                   CPU F.dropout path keeps its mask in the activation dtype
+ *   adapter_bytes   the harness's own LoRA module (models.py) builds its
+ *                   matrices in the base weight's dtype, where PEFT upcasts
+ *                   them to fp32
  * and compared on the steady-state peak (step 2) of tensor bytes, minus the
  * module buffers that are not parameters (GPT-2's causal `bias` buffers of
  * max_pos^2 bytes per layer, which current transformers no longer registers,
@@ -97,10 +103,11 @@ static void spec_of(json_object *cfg, char *buf, size_t cap)
              "\"precision\":\"%s\","
              "\"workload\":{\"mode\":\"train\",\"batch_size\":%lld,\"seq_len\":%lld,\"optimizer\":\"%s\","
              "\"optimizer_impl\":\"single_tensor\",\"gradient_checkpointing\":\"%s\",\"attention\":\"eager\"%s},"
-             "\"runtime\":{\"framework\":\"pytorch\"}}",
+             "\"runtime\":{\"framework\":\"hf_trainer\",\"torch_version\":\"1.13\",\"transformers_version\":\"%s\"}}",
              llama ? "llama" : "gpt2", (long long)h, (long long)L, (long long)H, (long long)kv, (long long)I,
              (long long)V, tie ? "true" : "false", act, p, p, prec, (long long)geti(cfg, "batch", 2),
-             (long long)geti(cfg, "seq", 128), opt, ckpt ? "full" : "none", lt);
+             (long long)geti(cfg, "seq", 128), opt, ckpt ? "full" : "none", lt,
+             strcmp(gets(cfg, "loss_impl", "legacy"), "new") ? "4.44" : "4.49");
 }
 
 typedef struct run {
@@ -120,26 +127,20 @@ static int estimate(json_object *rec, run *out)
     int rc = vramest_spec_parse(spec, strlen(spec), &m, &p, &c);
     cr_assert_eq(rc, VRAMEST_OK, "spec refused: %s\n%s", vramest_last_error_message(), spec);
 
-    /* The stack the harness ran: torch 1.13 and transformers 4.44 are
-     * versions of the runtime table; the rest is how the harness drives it. */
-    vx_runtime rt;
-    vx_runtime_versions ver = {.torch = 113, .transformers = 444};
-    vx_runtime_resolve(VX_FW_PYTORCH, &ver, &rt);
-    rt.cpu = 1;
-    rt.shift_copy = strcmp(gets(cfg, "loss_impl", "legacy"), "new") ? 1 : 0;
-    rt.logits_held = 0;
-    json_object *amp_o;
-    int amp = json_object_object_get_ex(cfg, "amp", &amp_o) && json_object_get_boolean(amp_o);
-    int bf16 = !strcmp(gets(cfg, "dtype", "fp32"), "bf16") && !amp;
-    rt.adapter_bytes = bf16 ? 2 : 4;
-    rt.mask_bytes = !strcmp(gets(cfg, "dropout_impl", "native"), "composite") ? (bf16 || amp ? 2 : 4) : 1;
-
     struct vramest_result *r = calloc(1, sizeof *r);
     cr_assert(r);
     r->magic = VX_MAGIC_RESULT;
     vx_ctx x;
     cr_assert_eq(vx_ctx_init(&x, m, &p->v, c, r), VRAMEST_OK);
-    x.rt = rt;
+    /* The spec's versions, resolved by the config (not a table of the test). */
+    cr_assert(x.rt.torch1_mean && x.rt.framework == VX_FW_HF_TRAINER && !x.rt.logits_held);
+    /* The harness's own settings (the header). */
+    json_object *amp_o;
+    int amp = json_object_object_get_ex(cfg, "amp", &amp_o) && json_object_get_boolean(amp_o);
+    int bf16 = !strcmp(gets(cfg, "dtype", "fp32"), "bf16") && !amp;
+    x.rt.cpu = 1;
+    x.rt.adapter_bytes = bf16 ? 2 : 4;
+    x.rt.mask_bytes = !strcmp(gets(cfg, "dropout_impl", "native"), "composite") ? (bf16 || amp ? 2 : 4) : 1;
     rc = vx_estimate_train(&x);
     cr_assert_eq(rc, VRAMEST_OK, "estimate failed: %s", vramest_last_error_message());
     vx_result_finish(r);

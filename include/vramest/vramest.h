@@ -361,6 +361,9 @@ typedef enum vramest_option {
     VRAMEST_CFG_N_CTX = 3309,                  /**< "n_ctx" (llama.cpp; 0 = the model's) */
     VRAMEST_CFG_N_BATCH = 3310,                /**< "n_batch" (llama.cpp) */
     VRAMEST_CFG_N_UBATCH = 3311,               /**< "n_ubatch" (llama.cpp) */
+    VRAMEST_CFG_TORCH_VERSION = 3312,          /**< "torch_version" (string: a PyTorch release such as "2.4"; "" = the current release) @since 1.0 */
+    VRAMEST_CFG_TRANSFORMERS_VERSION = 3313,   /**< "transformers_version" (string: such as "4.44"; "" = the current release) @since 1.0 */
+    VRAMEST_CFG_FRAMEWORK_VERSION = 3314,      /**< "framework_version" (string: a release, a llama.cpp build "b4823" or a date "2024-06"; "" = the framework's current release) @since 1.0 */
 
     VRAMEST_OPTION_MAX_ = 0x7FFFFFFF
 } vramest_option;

@@ -21,7 +21,7 @@ typedef struct vx_hole {
 typedef struct vx_layout {
     size_t size;
     int n;
-    vx_hole h[6];
+    vx_hole h[10];
 } vx_layout;
 
 /* Holes of a layout, written next to the struct they describe

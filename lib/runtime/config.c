@@ -7,24 +7,33 @@
 
 #define H VRAMEST_HANDLE_CONFIG
 
+#define VERSION_HOLES                                                                                         \
+    VX_LAYOUT_STR(vx_config_values, torch_version), VX_LAYOUT_STR(vx_config_values, transformers_version),     \
+        VX_LAYOUT_STR(vx_config_values, framework_version)
 const vx_layout vx_config_layout = {sizeof(vx_config_values),
-                                    3,
+                                    6,
                                     {VX_LAYOUT_STR(vx_config_values, lora_targets),
                                      VX_LAYOUT_STR(vx_config_values, device),
-                                     VX_LAYOUT_STR(vx_config_values, max_memory)}};
+                                     VX_LAYOUT_STR(vx_config_values, max_memory), VERSION_HOLES}};
 
 /* Holes go in increasing offset order. */
 _Static_assert(offsetof(vx_config_values, batch_size) < offsetof(vx_config_values, seq_len) &&
                    offsetof(vx_config_values, seq_len) < offsetof(vx_config_values, lora_targets) &&
                    offsetof(vx_config_values, lora_targets) < offsetof(vx_config_values, device) &&
-                   offsetof(vx_config_values, device) < offsetof(vx_config_values, max_memory),
+                   offsetof(vx_config_values, device) < offsetof(vx_config_values, max_memory) &&
+                   offsetof(vx_config_values, max_memory) < offsetof(vx_config_values, torch_version) &&
+                   offsetof(vx_config_values, torch_version) < offsetof(vx_config_values, transformers_version) &&
+                   offsetof(vx_config_values, transformers_version) <
+                       offsetof(vx_config_values, framework_version),
                "vx_config_layout lists its holes by offset");
 const vx_layout vx_config_key_layout = {
     sizeof(vx_config_values),
-    5,
+    8,
     {VX_LAYOUT_SKIP(vx_config_values, batch_size), VX_LAYOUT_SKIP(vx_config_values, seq_len),
      VX_LAYOUT_STR(vx_config_values, lora_targets), VX_LAYOUT_STR(vx_config_values, device),
-     VX_LAYOUT_STR(vx_config_values, max_memory)}};
+     VX_LAYOUT_STR(vx_config_values, max_memory), VERSION_HOLES}};
+
+static void keep_runtime(vramest_config *c);
 
 void vx_config_init(struct vramest_config *c)
 {
@@ -32,21 +41,63 @@ void vx_config_init(struct vramest_config *c)
     c->magic = VX_MAGIC_CONFIG;
     vx_opt_defaults(&c->v, c->set_bits, H);
     c->v.gpu_index = -1;
-    vx_runtime_resolve((int)c->v.framework, NULL, &c->rt);
+    keep_runtime(c);
+}
+
+/* The versions the values ask for (0 where the default decides). */
+static vx_runtime_versions asked(const vx_config_values *v)
+{
+    return (vx_runtime_versions){(int)v->torch_v, (int)v->transformers_v, v->framework_v > 0 ? (int)v->framework_v : 0};
+}
+
+/* The runtime the values ask for, at the versions they name. */
+static void resolve_runtime(const vx_config_values *v, vx_runtime *rt)
+{
+    vx_runtime_versions ver = asked(v);
+    vx_runtime_resolve((int)v->framework, &ver, rt);
+}
+
+static void keep_runtime(vramest_config *c)
+{
+    c->rt_asked = asked(&c->v);
+    resolve_runtime(&c->v, &c->rt);
 }
 
 const vx_runtime *vx_config_runtime(const struct vramest_config *c, vx_runtime *buf)
 {
-    if (c->rt.framework == c->v.framework) return &c->rt;
-    vx_runtime_resolve((int)c->v.framework, NULL, buf);
+    vx_runtime_versions a = asked(&c->v);
+    if (c->rt.framework == c->v.framework && !memcmp(&a, &c->rt_asked, sizeof a)) return &c->rt;
+    resolve_runtime(&c->v, buf);
     return buf;
+}
+
+void vx_config_resolve_versions(vx_config_values *v)
+{
+    int t = 0, tf = 0, fw = 0;
+    /* Set-time checks reject what does not parse; values written directly
+     * may still be anything. */
+    v->torch_v = vx_version_parse(v->torch_version, vx_torch_versions.forms, &t, NULL) ? 0 : t;
+    v->transformers_v =
+        vx_version_parse(v->transformers_version, vx_transformers_versions.forms, &tf, NULL) ? 0 : tf;
+    const vx_version_info *fi = vx_framework_versions((int)v->framework);
+    if (!v->framework_version[0])
+        v->framework_v = 0;
+    else
+        v->framework_v = fi && fi->forms && !vx_version_parse(v->framework_version, fi->forms, &fw, NULL) &&
+                                 fw >= fi->oldest
+                             ? fw
+                             : -1;
 }
 
 /* Keep what the config derives from its values current after `key` changed. */
 static void derive(vramest_config *cfg, vramest_option key)
 {
     if (key == VRAMEST_CFG_DEVICE) vx_config_resolve_device(&cfg->v);
-    if (key == VRAMEST_CFG_FRAMEWORK) vx_runtime_resolve((int)cfg->v.framework, NULL, &cfg->rt);
+    if (key == VRAMEST_CFG_FRAMEWORK || key == VRAMEST_CFG_TORCH_VERSION || key == VRAMEST_CFG_TRANSFORMERS_VERSION ||
+        key == VRAMEST_CFG_FRAMEWORK_VERSION) {
+        vx_config_resolve_versions(&cfg->v);
+        keep_runtime(cfg);
+    }
 }
 
 void vx_config_resolve_device(vx_config_values *v)
@@ -119,11 +170,31 @@ static int check_device(const char *name)
     return name[0] ? vx_gpu_lookup(name, &g) : VRAMEST_OK;
 }
 
+/* torch_version and transformers_version are checked when set (their
+ * forms never change); framework_version depends on the framework, which
+ * a spec may set after it: it is checked by vx_config_check. */
+static int check_version(vramest_option key, const char *value)
+{
+    int v;
+    if (key == VRAMEST_CFG_TORCH_VERSION)
+        return vx_runtime_check_version(&vx_torch_versions, "torch_version", value, &v);
+    if (key == VRAMEST_CFG_TRANSFORMERS_VERSION)
+        return vx_runtime_check_version(&vx_transformers_versions, "transformers_version", value, &v);
+    if (key == VRAMEST_CFG_FRAMEWORK_VERSION && value[0] &&
+        vx_version_parse(value, VX_VS_RELEASE | VX_VS_BUILD | VX_VS_DATE, &v, NULL))
+        return vx_fail(VRAMEST_E_PARSE,
+                       "framework_version: '%.40s' is not a version (a release such as 0.6.1, a build such as b4823, "
+                       "or a date such as 2024-06)",
+                       value);
+    return VRAMEST_OK;
+}
+
 VRAMEST_API int vramest_config_set_str(vramest_config *cfg, vramest_option key, const char *value)
 {
     int rc = check(cfg, "vramest_config_set_str");
     if (rc) return rc;
     if (key == VRAMEST_CFG_DEVICE && value && (rc = check_device(value))) return rc;
+    if (value && (rc = check_version(key, value))) return rc;
     if ((rc = vx_opt_set_str(&cfg->v, cfg->set_bits, H, key, value))) return rc;
     derive(cfg, key);
     return VRAMEST_OK;

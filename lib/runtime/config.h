@@ -55,6 +55,14 @@ typedef struct vx_config_values {
     int64_t optimizer_in_backward;
     /* device, appended (issue #20) */
     double headroom_gib, headroom_fraction;
+    /* runtime, appended (issue #17): the stack's versions ("" = current release) */
+    char torch_version[VX_STR_MAX];
+    char transformers_version[VX_STR_MAX];
+    char framework_version[VX_STR_MAX];
+    /* Not options: the versions above as VX_VER values (0 = the default),
+     * parsed when set; framework_v is -1 while the text is no version of
+     * the framework (vx_config_check says why). */
+    int64_t torch_v, transformers_v, framework_v;
     /* Not an option: the GPU preset `device` names (index into vx_gpus, -1
      * none), resolved when `device` is set so estimates never search names. */
     int64_t gpu_index;
@@ -64,10 +72,11 @@ struct vramest_config {
     uint32_t magic;
     uint64_t set_bits[VX_SET_WORDS];
     vx_config_values v;
-    /* Not an option: the runtime v.framework (and, later, the versions)
-     * resolve to, kept current by the setters so that an estimate copies
-     * it instead of applying the runtime table's rules. */
+    /* Not an option: the runtime v.framework and the versions resolve to,
+     * kept current by the setters so that an estimate copies it instead of
+     * applying the runtime table's rules. */
     vx_runtime rt;
+    vx_runtime_versions rt_asked; /* the versions rt was resolved at (0: the default) */
 };
 
 /* Its layout for copies and comparisons by meaning (common/values.h), and
@@ -82,6 +91,9 @@ int vx_config_check(const struct vramest_config *c) VX_HIDDEN;
 void vx_config_resolve_device(vx_config_values *v) VX_HIDDEN;
 /* The config's runtime: c->rt when it matches the values, else resolved
  * afresh into `buf` (a config whose values were written directly). */
+/* Re-parse the versions (after framework or a version changed); sets no
+ * error: an invalid framework_version leaves framework_v -1. */
+void vx_config_resolve_versions(vx_config_values *v) VX_HIDDEN;
 const vx_runtime *vx_config_runtime(const struct vramest_config *c, vx_runtime *buf) VX_HIDDEN;
 
 #endif

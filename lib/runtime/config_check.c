@@ -19,6 +19,14 @@ int vx_config_check(const struct vramest_config *c)
     /* A name that resolved to no preset would read as "no device". */
     if (v->device[0] && v->gpu_index < 0)
         return vx_fail(VRAMEST_E_UNKNOWN_NAME, "device '%s' names no GPU preset (see `vramest gpus`)", v->device);
+    /* framework_version was only checked to be some version when set: the
+     * framework that reads it may have been set after it. */
+    if (v->framework_v < 0 || (v->framework_version[0] && !v->framework_v)) {
+        int fw;
+        const vx_version_info *fi = vx_framework_versions((int)v->framework);
+        if (!fi) return vx_fail(VRAMEST_E_INTERNAL, "framework %lld has no row", (long long)v->framework);
+        return vx_runtime_check_version(fi, "framework_version", v->framework_version, &fw);
+    }
     if (v->mode != VX_MODE_TRAIN && v->gradient_checkpointing != VX_GC_NONE)
         return vx_fail(VRAMEST_E_CONFLICT, "gradient_checkpointing is '%s' but mode is not train",
                        v->gradient_checkpointing == VX_GC_FULL ? "full" : "selective");

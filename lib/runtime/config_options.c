@@ -184,5 +184,15 @@ const vx_option_def vx_config_options[] = {
     I64(VRAMEST_CFG_N_BATCH, "n_batch", "runtime", 1, 1073741824, 2048, n_batch, true, "llama.cpp: logical batch"),
     I64(VRAMEST_CFG_N_UBATCH, "n_ubatch", "runtime", 1, 1073741824, 512, n_ubatch, true,
         "llama.cpp: physical batch (sizes the compute buffer)"),
+    STR(VRAMEST_CFG_TORCH_VERSION, "torch_version", "runtime", "", torch_version, true,
+        "PyTorch release the job runs, e.g. \"2.4\" or \"1.13\" (\"\" = 2.13, the newest seen by 2026-08; known "
+        "1.8 to 2.13, newer ones use the rules of 2.13)"),
+    STR(VRAMEST_CFG_TRANSFORMERS_VERSION, "transformers_version", "runtime", "", transformers_version, true,
+        "Hugging Face transformers release, e.g. \"4.44\" or \"5.0\" (\"\" = 5.15, the newest seen by 2026-08; "
+        "known 4.0 to 5.15, newer ones use the rules of 5.15)"),
+    STR(VRAMEST_CFG_FRAMEWORK_VERSION, "framework_version", "runtime", "", framework_version, true,
+        "version of the framework named by `framework`: a release (\"0.19.5\"), a llama.cpp build (\"b4823\") or "
+        "a date (\"2024-06\") as the framework takes (\"\" = its current release; pytorch and hf_trainer take "
+        "torch_version and transformers_version instead)"),
 };
 const size_t vx_config_option_count = VX_ARRAY_LEN(vx_config_options);

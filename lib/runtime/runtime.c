@@ -14,34 +14,81 @@ const vx_enum_name vx_framework_enum[VX_FW_COUNT_ + 1] = {{VX_FW_PYTORCH, "pytor
 
 /* A row names where its framework differs from 0 in each field (a plain
  * PyTorch process on CUDA, transformers' model code, torch DDP, DeepSpeed's
- * ZeRO); version-dependent fields are left to the rules below. */
-static const vx_runtime rows[VX_FW_COUNT_] = {
+ * ZeRO), and its own versions; version-dependent fields are left to the
+ * rules below. Current releases: research/measure/versions.md (snapshot of
+ * 2026-08-22). */
+typedef struct row {
+    vx_runtime rt;
+    vx_version_info ver;
+    int hf_code; /* runs transformers' model classes: the transformers rules apply */
+} row;
+
+static const row rows[VX_FW_COUNT_] = {
     /* A plain training loop keeps `outputs` (the logits) alive until the
-     * step ends. */
-    [VX_FW_PYTORCH] = {.framework = VX_FW_PYTORCH, .logits_held = 1},
+     * step ends. Versioned by torch_version. */
+    [VX_FW_PYTORCH] = {.rt = {.framework = VX_FW_PYTORCH, .logits_held = 1},
+                       .ver = {.name = "pytorch", .own = "torch_version"},
+                       .hf_code = 1},
     /* Trainer.compute_loss drops the outputs before backward; its
-     * optimizer gets two parameter groups (weight decay or not). */
-    [VX_FW_HF_TRAINER] = {.framework = VX_FW_HF_TRAINER, .opt_decay_groups = 1},
+     * optimizer gets two parameter groups (weight decay or not). The
+     * Trainer ships in transformers: versioned by transformers_version. */
+    [VX_FW_HF_TRAINER] = {.rt = {.framework = VX_FW_HF_TRAINER, .opt_decay_groups = 1},
+                          .ver = {.name = "hf_trainer", .own = "transformers_version"},
+                          .hf_code = 1},
     /* FusedAdam / DeepSpeedCPUAdam; without ZeRO, gradients are reduced
      * by buffered_allreduce_fallback. */
-    [VX_FW_DEEPSPEED] = {.framework = VX_FW_DEEPSPEED, .opt_fused = 1, .ddp = VX_DDP_DEEPSPEED, .mixed_master = 1},
+    [VX_FW_DEEPSPEED] = {.rt = {.framework = VX_FW_DEEPSPEED, .opt_fused = 1, .ddp = VX_DDP_DEEPSPEED, .mixed_master = 1},
+                         .ver = {.name = "DeepSpeed", .forms = VX_VS_RELEASE, .form = VX_VS_RELEASE,
+                                 .oldest = VX_VER(0, 6, 0), .newest = VX_VER(0, 19, 5),
+                                 .current = VX_VER(0, 19, 5), .since = "2026-08"},
+                         .hf_code = 1},
     /* Megatron-Core: its own transformer layer, apex/TE fused Adam, fp32
      * main-grad buffers reduced in place, the distributed optimizer
-     * instead of DeepSpeed's ZeRO, vocabulary padded to 128 x tp. */
-    [VX_FW_MEGATRON] = {.framework = VX_FW_MEGATRON, .opt_fused = 1, .megatron_layer = 1, .fp32_main_grads = 1,
-                        .mixed_master = 1,
-                        .contiguous_grads = 1, .zero = VX_ZERO_MEGATRON, .ddp = VX_DDP_MEGATRON, .vocab_pad = 128},
+     * instead of DeepSpeed's ZeRO, vocabulary padded to 128 x tp. Its own
+     * model code (no transformers rules): bf16 logits upcast inside
+     * vocab_parallel_cross_entropy, labels shifted by the data loader.
+     * Versions are Megatron-Core's (tags core_v0.19.0). */
+    [VX_FW_MEGATRON] = {.rt = {.framework = VX_FW_MEGATRON, .opt_fused = 1, .megatron_layer = 1,
+                               .fp32_main_grads = 1, .contiguous_grads = 1, .zero = VX_ZERO_MEGATRON,
+                               .ddp = VX_DDP_MEGATRON, .vocab_pad = 128, .mixed_master = 1},
+                        .ver = {.name = "Megatron-Core", .forms = VX_VS_RELEASE, .form = VX_VS_RELEASE,
+                                .oldest = VX_VER(0, 4, 0), .newest = VX_VER(0, 19, 0),
+                                .current = VX_VER(0, 19, 0), .since = "2026-08"}},
     /* vLLM: its own engine; vocabulary padded to 64 x tp; expert
      * parallelism replaces tensor parallelism inside the experts. */
-    [VX_FW_VLLM] = {.framework = VX_FW_VLLM, .engine = VX_ENGINE_VLLM, .vocab_pad = 64, .ep_replaces_tp = 1},
+    [VX_FW_VLLM] = {.rt = {.framework = VX_FW_VLLM, .engine = VX_ENGINE_VLLM, .vocab_pad = 64, .ep_replaces_tp = 1},
+                    .ver = {.name = "vLLM", .forms = VX_VS_RELEASE, .form = VX_VS_RELEASE,
+                            .oldest = VX_VER(0, 2, 0), .newest = VX_VER(0, 27, 1), .current = VX_VER(0, 27, 1),
+                            .since = "2026-08"}},
     /* llama.cpp: its own engine, ggml buffers of exact size. */
-    [VX_FW_LLAMA_CPP] = {.framework = VX_FW_LLAMA_CPP, .engine = VX_ENGINE_LLAMACPP, .ggml_alloc = 1},
+    [VX_FW_LLAMA_CPP] = {.rt = {.framework = VX_FW_LLAMA_CPP, .engine = VX_ENGINE_LLAMACPP, .ggml_alloc = 1},
+                         .ver = {.name = "llama.cpp", .forms = VX_VS_BUILD, .form = VX_VS_BUILD, .oldest = 1,
+                                 .newest = 10488, .current = 10488, .since = "2026-08"}},
 };
+
+/* torch: 1.x autograd and zero_grad behaviours back to 1.8 (2021-03);
+ * 2.13 is the newest stable release seen (pytorch/ao@36027d82d CI pin). */
+const vx_version_info vx_torch_versions = {.name = "torch", .forms = VX_VS_RELEASE, .form = VX_VS_RELEASE,
+                                           .oldest = VX_VER(1, 8, 0), .newest = VX_VER(2, 13, 0),
+                                           .current = VX_VER(2, 13, 0), .since = "2026-07"};
+/* transformers: the 4.x code paths back to 4.0 (2020-11); 5.15 is the
+ * newest pinned release seen (OpenRLHF@3c3be623 requirements.txt). */
+const vx_version_info vx_transformers_versions = {.name = "transformers", .forms = VX_VS_RELEASE,
+                                                  .form = VX_VS_RELEASE, .oldest = VX_VER(4, 0, 0),
+                                                  .newest = VX_VER(5, 15, 0), .current = VX_VER(5, 15, 0),
+                                                  .since = "2026-08"};
+
+const vx_version_info *vx_framework_versions(int framework)
+{
+    return framework >= 0 && (size_t)framework < VX_ARRAY_LEN(rows) ? &rows[framework].ver : NULL;
+}
+
 _Static_assert(sizeof(vx_runtime) % sizeof(int) == 0 && _Alignof(vx_runtime) == _Alignof(int),
                "vx_runtime is ints only: caches compare it byte for byte");
 
 /* A rule: for `framework` (VX_FW_ANY: every one), while the version of
- * `component` lies in [lo, hi], `field` takes `value`. Later rules win. */
+ * `component` lies in [lo, hi] (VX_VER values), `field` takes `value`.
+ * Later rules win. */
 enum { VX_RTC_TORCH = 0, VX_RTC_TRANSFORMERS = 1, VX_RTC_FRAMEWORK = 2 };
 #define VX_FW_ANY (-1)
 typedef struct rule {
@@ -51,32 +98,77 @@ typedef struct rule {
 } rule;
 #define FIELD(f) offsetof(vx_runtime, f)
 
+/* The last release before a change, as the upper end of a range. */
+#define UPTO(maj, min) VX_VER(maj, min, 999)
+
 static const rule rules[] = {
     /* torch 1.x autograd: mean() saved its input. */
-    {VX_FW_ANY, VX_RTC_TORCH, 0, 199, FIELD(torch1_mean), 1},
-    /* transformers <= 4.44 (LlamaRotaryEmbedding per layer, logits.float()
-     * in LlamaForCausalLM.forward, the loss's shift_logits.contiguous()). */
-    {VX_FW_ANY, VX_RTC_TRANSFORMERS, 0, 444, FIELD(hf_legacy), 1},
-    {VX_FW_ANY, VX_RTC_TRANSFORMERS, 0, 444, FIELD(model_logits_upcast), 1},
-    {VX_FW_ANY, VX_RTC_TRANSFORMERS, 0, 444, FIELD(shift_copy), 1},
+    {VX_FW_ANY, VX_RTC_TORCH, 0, UPTO(1, 999), FIELD(torch1_mean), 1},
+    /* transformers <= 4.44: LlamaRotaryEmbedding per layer, the loss
+     * computed on the logits as the model returns them. */
+    {VX_FW_ANY, VX_RTC_TRANSFORMERS, 0, UPTO(4, 44), FIELD(hf_legacy), 1},
+    /* LlamaForCausalLM.forward's logits.float() ("TODO: remove the float()
+     * operation in v4.46"), over every position unless generate() passes
+     * num_logits_to_keep. */
+    {VX_FW_ANY, VX_RTC_TRANSFORMERS, 0, UPTO(4, 45), FIELD(model_logits_upcast), 1},
+    /* shift_logits = logits[..., :-1, :].contiguous(), in each model until
+     * 4.45 and in ForCausalLMLoss until labels were padded and shifted
+     * instead (huggingface/transformers#35646, 4.49). */
+    {VX_FW_ANY, VX_RTC_TRANSFORMERS, 0, UPTO(4, 48), FIELD(shift_copy), 1},
     /* transformers < 4.48: repeat_kv before SDPA (later: enable_gqa). */
-    {VX_FW_ANY, VX_RTC_TRANSFORMERS, 0, 447, FIELD(repeat_kv), 1},
+    {VX_FW_ANY, VX_RTC_TRANSFORMERS, 0, UPTO(4, 47), FIELD(repeat_kv), 1},
+    /* generate() passes num_logits_to_keep = 1 to the classes whose forward
+     * takes it (huggingface/transformers#31292, 4.45). */
+    {VX_FW_ANY, VX_RTC_TRANSFORMERS, VX_VER(4, 45, 0), VX_VER_MAX, FIELD(gen_logits_to_keep), 1},
+    /* Every decoder class's forward takes logits_to_keep by then (GPT-2's
+     * did in 2025-10, huggingface/transformers#41660; when each older
+     * class gained it between 4.45 and 4.57 is not pinned down). */
+    {VX_FW_ANY, VX_RTC_TRANSFORMERS, VX_VER(4, 57, 0), VX_VER_MAX, FIELD(gen_logits_to_keep_all), 1},
+    /* Tuple past_key_values in the older classes' generate() (later
+     * releases convert every class to Cache objects). */
+    {VX_FW_ANY, VX_RTC_TRANSFORMERS, 0, UPTO(4, 44), FIELD(tuple_cache), 1},
 };
 
 void vx_runtime_resolve(int framework, const vx_runtime_versions *v, vx_runtime *out)
 {
     if (framework < 0 || (size_t)framework >= VX_ARRAY_LEN(rows)) framework = VX_FW_PYTORCH;
-    memcpy(out, &rows[framework], sizeof *out);
-    out->torch = v && v->torch ? v->torch : VX_DEFAULT_TORCH;
-    out->transformers = v && v->transformers ? v->transformers : VX_DEFAULT_TRANSFORMERS;
-    /* A row's framework_version is its default release (0: none known). */
-    if (v && v->framework) out->framework_version = v->framework;
+    const row *rw = &rows[framework];
+    memcpy(out, &rw->rt, sizeof *out);
+    int given[3] = {v ? v->torch : 0, v ? v->transformers : 0, v ? v->framework : 0};
+    out->torch = given[0] > 0 ? given[0] : vx_torch_versions.current;
+    out->transformers = given[1] > 0 ? given[1] : vx_transformers_versions.current;
+    out->framework_version = given[2] > 0 ? given[2] : rw->ver.current;
+    out->defaulted = (given[0] > 0 ? 0 : VX_RTV_TORCH) | (given[1] > 0 ? 0 : VX_RTV_TRANSFORMERS) |
+                     (given[2] > 0 || !rw->ver.forms ? 0 : VX_RTV_FRAMEWORK);
+    if (!rw->hf_code) out->defaulted &= ~VX_RTV_TRANSFORMERS;
     const int version[] = {out->torch, out->transformers, out->framework_version};
     for (size_t i = 0; i < VX_ARRAY_LEN(rules); i++) {
         const rule *r = &rules[i];
         if (r->framework != VX_FW_ANY && r->framework != framework) continue;
+        if (r->component == VX_RTC_TRANSFORMERS && !rw->hf_code) continue;
         int ver = version[r->component];
         if (ver < r->lo || ver > r->hi) continue;
         memcpy((char *)out + r->field, &r->value, sizeof r->value);
     }
+}
+
+int vx_runtime_check_version(const vx_version_info *vi, const char *option, const char *text, int *out)
+{
+    *out = 0;
+    if (!text[0]) return VRAMEST_OK; /* the current release */
+    if (!vi->forms)
+        return vx_fail(VRAMEST_E_CONFLICT, "%s: framework %s has no version of its own: set %s", option, vi->name,
+                       vi->own ? vi->own : "the framework");
+    int v, form;
+    char lo[24], hi[24];
+    vx_version_format(vi->oldest, vi->form, lo, sizeof lo);
+    vx_version_format(vi->newest, vi->form, hi, sizeof hi);
+    if (vx_version_parse(text, vi->forms, &v, &form))
+        return vx_fail(VRAMEST_E_PARSE, "%s: '%.40s' is not a %s version (expected %s; modelled: %s to %s)", option,
+                       text, vi->name, vx_version_forms(vi->forms), lo, hi);
+    if (v < vi->oldest)
+        return vx_fail(VRAMEST_E_RANGE, "%s: %s %.40s is older than the modelled range %s to %s", option, vi->name,
+                       text, lo, hi);
+    *out = v;
+    return VRAMEST_OK;
 }

@@ -9,6 +9,7 @@
 #define VX_RUNTIME_H
 
 #include "common/options.h"
+#include "runtime/version.h"
 
 /* Values of the `framework` option. Append-only (pinned option values). */
 enum { VX_FW_PYTORCH = 0, VX_FW_HF_TRAINER = 1, VX_FW_DEEPSPEED = 2, VX_FW_MEGATRON = 3,
@@ -25,26 +26,45 @@ enum { VX_DDP_TORCH = 0, VX_DDP_DEEPSPEED = 1, VX_DDP_MEGATRON = 2 };
  * or the framework's own sharding in place (Megatron's distributed optimizer). */
 enum { VX_ZERO_DEEPSPEED = 0, VX_ZERO_MEGATRON = 1 };
 
-/* Versions as major * 100 + minor ("2.4" = 204, "4.44" = 444). */
+/* The versions an estimate runs at, as VX_VER values (version.h); 0 = the
+ * default, the component's current release. */
 typedef struct vx_runtime_versions {
-    int torch;        /* 0 = the default (VX_DEFAULT_TORCH) */
-    int transformers; /* 0 = the default (VX_DEFAULT_TRANSFORMERS) */
-    int framework;    /* of the framework named by `framework`; 0 = its current release */
+    int torch;
+    int transformers;
+    int framework; /* of the framework named by `framework` */
 } vx_runtime_versions;
 
-/* The stack estimated when none is named: the one the estimator's rules
- * were checked against (torch 2.x on CUDA, transformers 4.38-4.44 code
- * paths). Issue #17 makes the versions options and moves these to the
- * current releases. */
-#define VX_DEFAULT_TORCH 204
-#define VX_DEFAULT_TRANSFORMERS 444
+/* What the table knows of one component's versions: the forms it takes,
+ * the range whose behaviour is modelled, and its current release (the
+ * default), newest as of the research snapshot of 2026-08-22
+ * (docs/methodology.md, "Versions"). An older version than `oldest` is an
+ * error; a newer one than `newest` is estimated with the newest rules and
+ * a warning. */
+typedef struct vx_version_info {
+    const char *name;   /* "torch", "transformers", "DeepSpeed" */
+    int forms;          /* VX_VS_* accepted; 0: no version of its own */
+    int form;           /* the form `oldest`, `newest` and `current` are written in */
+    int oldest, newest; /* the modelled range */
+    int current;        /* the default */
+    const char *since;  /* when `current` was the newest release seen */
+    const char *own;    /* forms 0: the option that versions it instead */
+} vx_version_info;
+
+extern const vx_version_info vx_torch_versions VX_HIDDEN;
+extern const vx_version_info vx_transformers_versions VX_HIDDEN;
+/* The version info of a framework's row (NULL for an unknown framework). */
+const vx_version_info *vx_framework_versions(int framework) VX_HIDDEN;
+
+/* Bits of vx_runtime.defaulted: which versions no one gave. */
+enum { VX_RTV_TORCH = 1, VX_RTV_TRANSFORMERS = 2, VX_RTV_FRAMEWORK = 4 };
 
 /* A resolved runtime. Every field is an int so that the struct has no
  * padding: caches compare it byte for byte. 0 is the common case of every
  * field, so a row names only where its framework differs. */
 typedef struct vx_runtime {
     int framework;    /* VX_FW_* of the row */
-    int torch, transformers, framework_version; /* as resolved (major * 100 + minor) */
+    int torch, transformers, framework_version; /* as resolved (VX_VER; 0: the framework has none) */
+    int defaulted;    /* VX_RTV_* of the versions that are defaults, not given */
 
     /* the process */
     int engine;       /* VX_ENGINE_*: what runs inference */
@@ -58,9 +78,14 @@ typedef struct vx_runtime {
     int torch1_mean;         /* torch 1.x: mean() saves its input (RMSNorm +4 B x N x h) */
     int hf_legacy;           /* transformers <= 4.44: per-layer RoPE tables, the loss upcasting
                                 outside the cross-entropy */
-    int model_logits_upcast; /* Llama-family classes call logits.float() inside the model (<= 4.44) */
-    int shift_copy;          /* the loss copies the shifted logits (.contiguous(), <= 4.44) */
+    int model_logits_upcast; /* Llama-family classes call logits.float() inside the model (<= 4.45) */
+    int shift_copy;          /* the loss copies the shifted logits (.contiguous(), <= 4.48) */
     int repeat_kv;           /* GQA K/V expanded to every head before SDPA (< 4.48) */
+    int gen_logits_to_keep;  /* generate() asks the Llama-style heads (those that upcast in the model)
+                                for the last position's logits only (num_logits_to_keep = 1, >= 4.45) */
+    int gen_logits_to_keep_all; /* ... and every decoder class takes it (>= 4.57) */
+    int tuple_cache;         /* generate() keeps legacy tuple KV caches where the family's class
+                                used them (<= 4.44; later releases use Cache objects) */
     int mask_bytes;          /* bytes per dropout-mask element; 0 = 1 (the CUDA fused kernel's bool);
                                 the CPU F.dropout path keeps one in the activation dtype */
 
@@ -91,7 +116,15 @@ typedef struct vx_runtime {
 
 /* Resolve the runtime of `framework` at the versions `v` (NULL = all
  * defaults): the framework's row, then every rule whose version range
- * holds. Cheap (a copy and a short scan): done once per estimate. */
+ * holds. Cheap (a copy and a short scan): the config does it when a
+ * setting it depends on changes (config.c). Versions are not checked
+ * here (vx_runtime_check_version does that when they are set). */
 void vx_runtime_resolve(int framework, const vx_runtime_versions *v, vx_runtime *out) VX_HIDDEN;
+
+/* Parse `text` as a version of `vi` (VRAMEST_OK and *out > 0), or fail
+ * with a message naming `option`: VRAMEST_E_PARSE for text in none of its
+ * forms, VRAMEST_E_RANGE for a version older than the modelled range,
+ * VRAMEST_E_CONFLICT for a component without versions of its own. */
+int vx_runtime_check_version(const vx_version_info *vi, const char *option, const char *text, int *out) VX_HIDDEN;
 
 #endif

@@ -96,3 +96,21 @@ void vx_runtime_terms(vx_ctx *x)
     vx_result_add(r, VRAMEST_DEV_GPU, VRAMEST_CAT_FRAMEWORK, ctx, given ? ctx : 300 * VX_MIB,
                   given ? ctx : ctx + 400 * VX_MIB, VRAMEST_PROV_EMPIRICAL);
 }
+
+static void newer_note(vx_ctx *x, const vx_version_info *vi, int v, const char *option)
+{
+    if (!vi || !vi->forms || v <= vi->newest) return;
+    char got[24], hi[24];
+    vx_version_format(v, vi->form, got, sizeof got);
+    vx_version_format(vi->newest, vi->form, hi, sizeof hi);
+    vx_result_warn(x->r, "%s: %s %s is newer than the newest release libvramest knows (%s, %s): estimated with the rules of %s",
+                   option, vi->name, got, hi, vi->since, hi);
+}
+
+void vx_runtime_version_notes(vx_ctx *x)
+{
+    const vx_runtime *rt = &x->rt;
+    newer_note(x, &vx_torch_versions, rt->torch, "torch_version");
+    newer_note(x, &vx_transformers_versions, rt->transformers, "transformers_version");
+    newer_note(x, vx_framework_versions(rt->framework), rt->framework_version, "framework_version");
+}

@@ -43,6 +43,10 @@ uint64_t vx_cuda_context_bytes(const vx_ctx *x) VX_HIDDEN;
 /* The device preset of the config, or NULL. */
 const vx_gpu *vx_ctx_gpu(const vx_ctx *x) VX_HIDDEN;
 
+/* Warn, on the result, of every version newer than the newest the runtime
+ * table knows: the estimate uses that newest release's rules. */
+void vx_runtime_version_notes(vx_ctx *x) VX_HIDDEN;
+
 /* Runtime terms shared by every mode: CUDA context (framework category),
  * cuBLAS workspaces, allocator model. */
 void vx_runtime_terms(vx_ctx *x) VX_HIDDEN;

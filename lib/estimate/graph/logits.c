@@ -219,8 +219,9 @@ static int head_prog(vx_ab *a, int X, const vx_train_model *tm, int upcast, int 
     } else {
         lg = vx_op_view(a, logits, vx_op_elems(a, logits));
     }
-    /* ForCausalLMLoss (transformers >= 4.46) upcasts inside the loss. */
-    int loss = cross_entropy(a, lg, !c->legacy);
+    /* ForCausalLMLoss (transformers >= 4.46) upcasts inside the loss; the
+     * seq2seq and masked-LM classes keep their own CrossEntropyLoss. */
+    int loss = cross_entropy(a, lg, !c->legacy && tm->head == VX_HEAD_CAUSAL_LM);
     DROP(lg);
     if (held)
         *held_id = logits;

@@ -30,6 +30,11 @@
 #include "estimate/graph/block.h"
 #include "estimate/infer/infer.h"
 
+int vx_gen_keeps_last_logits(const vx_ctx *x)
+{
+    return x->rt.gen_logits_to_keep_all || (x->rt.gen_logits_to_keep && x->pol.s->fam->logits_float);
+}
+
 int vx_hf_legacy_cache(const vx_shape *s)
 {
     return s->fam->legacy_cache;
@@ -205,7 +210,7 @@ void vx_fwd_infer_terms(const vx_ctx *x, const vx_shard *sh, const vx_fwd_args *
     case VX_HEAD_CAUSAL_LM:
     case VX_HEAD_SEQ2SEQ_LM: {
         /* .float() of fp32 logits returns them as they are */
-        out->upcast_logits = s->fam->logits_float && A != 4;
+        out->upcast_logits = s->fam->logits_float && x->rt.model_logits_upcast && A != 4;
         uint64_t one = m3(nout, V, A);
         lg = vx_sat_add(lg, one);
         if (out->upcast_logits) lg = vx_sat_add(lg, m3(nout, V, 4));

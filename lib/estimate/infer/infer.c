@@ -195,7 +195,7 @@ static int hf_generate(vx_ctx *x, const vx_shard *sh)
             dec.act = vx_sat_add(dec.act, enc_out);
             if (use_cache) {
                 dec.cache = vx_kv_cache_bytes(&kl, seqs, S, P, 1);
-                if (vx_hf_legacy_cache(s))
+                if ((x->rt.tuple_cache && vx_hf_legacy_cache(s)))
                     dec.cache = vx_sat_add(dec.cache, vx_kv_cache_bytes(&kl, seqs, S - 1, 0, 1));
                 else
                     dec.cache = vx_sat_add(dec.cache, vx_kv_layer_tensor_bytes(&kl, seqs, S - 1));
@@ -206,15 +206,20 @@ static int hf_generate(vx_ctx *x, const vx_shard *sh)
         /* Decoder-only. Without a cache every step re-runs the whole
          * sequence: the longest one is the last. */
         uint64_t q0 = use_cache ? P : ctx_len;
-        vx_fwd_args a = {
-            .seqs = seqs, .q = q0, .kv = q0 + pfx, .all_logits = 1, .beams = (int)beams, .dequant = dequant};
+        vx_fwd_args a = {.seqs = seqs,
+                         .q = q0,
+                         .kv = q0 + pfx,
+                         .all_logits = !vx_gen_keeps_last_logits(x),
+                         .beams = (int)beams,
+                         .dequant = dequant};
         vx_fwd_infer_terms(x, sh, &a, &f);
         stage_peak(&f, &pre);
         if (use_cache)
             pre.cache = kl.static_cache ? vx_kv_cache_bytes(&kl, seqs, P + G + pfx, 0, 1)
                         : pfx           ? vx_kv_cache_bytes(&kl, seqs, P + pfx, 0, 1)
                                         : prefill_cache(x, sh, &kl, seqs, P);
-        /* transformers >= 4.45: logits of the last position only, no upcast. */
+        /* logits of the last position only, no upcast (transformers >= 4.46
+         * with logits_to_keep): the band's low end when the runtime keeps all. */
         uint64_t V = (uint64_t)s->vocab / (uint64_t)(sh->tp > 0 ? sh->tp : 1);
         pre.logits_low = pre.logits ? vx_sat_mul(vx_sat_mul(seqs, V), A + 4u) : 0;
         if (use_cache && G >= 2) {
@@ -226,7 +231,7 @@ static int hf_generate(vx_ctx *x, const vx_shard *sh)
             dec.logits_low = dec.logits;
             if (kl.static_cache)
                 dec.cache = vx_kv_cache_bytes(&kl, seqs, P + G + pfx, 0, 1);
-            else if (vx_hf_legacy_cache(s))
+            else if ((x->rt.tuple_cache && vx_hf_legacy_cache(s)))
                 dec.cache =
                     vx_sat_add(vx_kv_cache_bytes(&kl, seqs, S, 0, 1), vx_kv_cache_bytes(&kl, seqs, S - 1, 0, 1));
             else

@@ -69,13 +69,13 @@ typedef struct vx_fwd_terms {
     uint64_t mlp;      /* MLP / MoE of one layer */
     uint64_t logits;   /* LM head output (+ fp32 upcast) and generate's per-step processing */
     uint64_t resident; /* alive through the whole pass: residual stream, rotary tables */
-    int upcast_logits; /* the head upcasts its logits to fp32 (transformers 4.38-4.44 Llama family) */
+    int upcast_logits; /* the head upcasts its logits to fp32 (transformers <= 4.45 Llama family) */
 } vx_fwd_terms;
 
 /* Options of one forward pass. */
 typedef struct vx_fwd_args {
     uint64_t seqs, q, kv;
-    int all_logits;   /* logits for every query position (plain forward, pre-4.45 generate) */
+    int all_logits;   /* logits for every query position (a plain forward; generate() without logits_to_keep) */
     int encoder;      /* an encoder pass (bidirectional, no LM head) */
     int beams;        /* beam search: its scorer keeps seqs x vocab fp32 scores */
     uint64_t dequant; /* bitsandbytes 4-bit: bytes of the largest matrix dequantized for a matmul
@@ -83,6 +83,10 @@ typedef struct vx_fwd_args {
 } vx_fwd_args;
 
 void vx_fwd_infer_terms(const vx_ctx *x, const vx_shard *sh, const vx_fwd_args *a, vx_fwd_terms *out) VX_HIDDEN;
+
+/* generate() computes only the last position's logits (logits_to_keep = 1):
+ * the transformers release passes it and the family's class takes it. */
+int vx_gen_keeps_last_logits(const vx_ctx *x) VX_HIDDEN;
 
 /* Causal-mask buffers transformers registers on some families (GPT-2, GPT-J,
  * CodeGen/MOSS: max_pos^2 bools per layer; GPT-BigCode: one), moved to the
