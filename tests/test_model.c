@@ -415,7 +415,7 @@ Test(model_bad_input, malformed_json)
     char *buf = vt_read_data("models/llama-2-7b.json", &len);
     cr_assert_eq(vramest_model_new(&m), VRAMEST_OK);
     rc = vx_parse_hf_config(m, buf, len / 2);
-    expect_error(rc, VRAMEST_E_PARSE, "end of data");
+    expect_error(rc, VRAMEST_E_PARSE, "end of JSON");
     cr_expect_eq(vramest_model_validate(m), VRAMEST_E_INCOMPLETE_MODEL, "a failed parse leaves the model unchanged");
     free(buf);
     vramest_model_free(m);

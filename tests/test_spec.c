@@ -588,7 +588,7 @@ Test(spec, values_out_of_range_or_unknown)
         {"\"workload\": {\"batch_size\": -99999999999999999999}", VRAMEST_E_RANGE, "batch_size"},
         {"\"workload\": {\"batch_size\": 1e400}", VRAMEST_E_TYPE, "batch_size"},
         {"\"runtime\": {\"gpu_memory_utilization\": 1e400}", VRAMEST_E_RANGE, "gpu_memory_utilization"},
-        {"\"runtime\": {\"gpu_memory_utilization\": NaN}", VRAMEST_E_PARSE, "byte"},
+        {"\"runtime\": {\"gpu_memory_utilization\": NaN}", VRAMEST_E_RANGE, "gpu_memory_utilization"},
         {"\"runtime\": {\"gpu_memory_utilization\": 1.5}", VRAMEST_E_RANGE, "gpu_memory_utilization"},
         {"\"parallel\": {\"zero_stage\": 4}", VRAMEST_E_RANGE, "zero_stage"},
         {"\"workload\": {\"optimizer\": \"adamx\"}", VRAMEST_E_UNKNOWN_NAME, "adamx"},

@@ -21,24 +21,61 @@ static const vx_table tables[] = {
 
 const vx_option_def *vx_option_find(vramest_option key, size_t *slot)
 {
-    for (size_t t = 0; t < VX_ARRAY_LEN(tables); t++)
-        for (size_t i = 0; i < *tables[t].count; i++)
-            if (tables[t].rows[i].key == key) {
-                if (slot) *slot = i;
-                return &tables[t].rows[i];
-            }
+    for (size_t t = 0; t < VX_ARRAY_LEN(tables); t++) {
+        const vx_optkeys *k = &vx_optkeys_of[t];
+        uint32_t off = (uint32_t)((int64_t)key - k->base);
+        if (off >= k->count) continue;
+        int row = k->rows[off];
+        if (row < 0) return NULL;
+        if (slot) *slot = (size_t)row;
+        return &tables[t].rows[row];
+    }
+    return NULL;
+}
+
+const vx_optname *vx_option_spelling(const char *name, size_t len, bool *exact)
+{
+    uint32_t h = vx_opthash_raw(name, len);
+    uint32_t b = vx_opthash_mix(h, 0) % vx_optname_buckets;
+    unsigned e = vx_optname_slot[vx_opthash_mix(h, vx_optname_seed[b]) & vx_optname_mask];
+    if (!e) return NULL;
+    const vx_optname *nm = &vx_optnames[e - 1];
+    if (nm->len != len) return NULL;
+    bool same = true;
+    for (size_t i = 0; i < len; i++) {
+        unsigned c = (unsigned char)name[i];
+        if (c == (unsigned char)nm->name[i]) continue;
+        same = false;
+        if (c - 'A' >= 26u || c + ('a' - 'A') != (unsigned char)nm->name[i]) return NULL;
+    }
+    if (exact) *exact = same;
+    return nm;
+}
+
+const vx_option_def *vx_optref_def(vx_optref r)
+{
+    return &tables[r.table].rows[r.row];
+}
+
+const vx_option_def *vx_option_named(int handle, const char *name, size_t len, int which, size_t *slot)
+{
+    bool exact;
+    const vx_optname *nm = vx_option_spelling(name, len, &exact);
+    if (!nm) return NULL;
+    for (unsigned i = 0; i < nm->n_refs; i++) {
+        vx_optref r = nm->refs[i];
+        /* A canonical name is spelled exactly; an alias in any case. */
+        if (r.alias ? which == VX_NAME_CANONICAL : (which == VX_NAME_ALIAS || !exact)) continue;
+        if (handle && r.table != handle - 1) continue;
+        if (slot) *slot = r.row;
+        return &tables[r.table].rows[r.row];
+    }
     return NULL;
 }
 
 const vx_option_def *vx_option_find_name(const char *name)
 {
-    for (size_t t = 0; t < VX_ARRAY_LEN(tables); t++)
-        for (size_t i = 0; i < *tables[t].count; i++)
-            if (strcmp(tables[t].rows[i].name, name) == 0) return &tables[t].rows[i];
-    for (size_t t = 0; t < VX_ARRAY_LEN(tables); t++)
-        for (size_t i = 0; i < *tables[t].count; i++)
-            if (vx_in_list(tables[t].rows[i].aliases, name)) return &tables[t].rows[i];
-    return NULL;
+    return vx_option_named(0, name, strlen(name), VX_NAME_ANY, NULL);
 }
 
 const char *vx_enum_name_of(const vx_enum_name *list, int64_t value)
@@ -334,13 +371,11 @@ VRAMEST_API int vramest_option_lookup(int handle, const char *name, vramest_opti
     if (!name || !out) return vx_fail(VRAMEST_E_INVALID_ARG, "vramest_option_lookup: NULL argument");
     if (handle < VRAMEST_HANDLE_MODEL || handle > VRAMEST_HANDLE_CONFIG)
         return vx_fail(VRAMEST_E_INVALID_ARG, "vramest_option_lookup: unknown handle kind %d", handle);
-    const vx_table *t = &tables[handle - 1];
-    for (int pass = 0; pass < 2; pass++)
-        for (size_t i = 0; i < *t->count; i++)
-            if (pass ? vx_in_list(t->rows[i].aliases, name) : !strcmp(t->rows[i].name, name)) {
-                *out = t->rows[i].key;
-                return VRAMEST_OK;
-            }
+    const vx_option_def *d = vx_option_named(handle, name, strlen(name), VX_NAME_ANY, NULL);
+    if (d) {
+        *out = d->key;
+        return VRAMEST_OK;
+    }
     static const char *kinds[] = {"?", "model", "precision", "config"};
     return vx_fail(VRAMEST_E_UNKNOWN_OPTION, "no %s option is named '%s'", kinds[handle], name);
 }

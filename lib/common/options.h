@@ -5,6 +5,7 @@
 #define VX_OPTIONS_H
 
 #include "common/internal.h"
+#include "common/option_index.h"
 
 typedef struct vx_enum_name {
     int64_t value;
@@ -42,6 +43,18 @@ extern const size_t vx_config_option_count VX_HIDDEN;
  * table, used for the handle's "is set" bitmap. */
 const vx_option_def *vx_option_find(vramest_option key, size_t *slot) VX_HIDDEN;
 const vx_option_def *vx_option_find_name(const char *name) VX_HIDDEN;
+
+/* By name through the generated index (option_index.h): the first row of
+ * `handle`'s table (0: any table) that `name[0..len)` names, canonical
+ * names before aliases, or only one kind (VX_NAME_CANONICAL, _ALIAS).
+ * `slot` (may be NULL) receives the row's index in its table. */
+enum { VX_NAME_ANY = 0, VX_NAME_CANONICAL = 1, VX_NAME_ALIAS = 2 };
+const vx_option_def *vx_option_named(int handle, const char *name, size_t len, int which, size_t *slot) VX_HIDDEN;
+/* The index entry of a spelling (NULL if none) and whether it is spelled
+ * exactly (else it differs in case, which only an alias forgives). */
+const vx_optname *vx_option_spelling(const char *name, size_t len, bool *exact) VX_HIDDEN;
+/* The row an index reference names. */
+const vx_option_def *vx_optref_def(vx_optref r) VX_HIDDEN;
 
 /* Generic typed access to a handle's storage. `base` is the handle's value
  * struct, `set_bits` its bitmap (may be NULL). Each validates type and bounds

@@ -8,10 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <json-c/json.h>
-
+#include "common/json_reader.h"
 #include "model/hf_config.h"
-#include "common/jsonlimit.h"
 
 #define H_MODEL VRAMEST_HANDLE_MODEL
 #define MAX_CONFIG_BYTES VX_MAX_SPEC_BYTES /* a config.json is a few KiB */
@@ -22,25 +20,27 @@ typedef struct vx_cfgmap {
     vx_arch a;
     uint64_t bits[VX_SET_WORDS];
     bool assigned[64 * VX_SET_WORDS]; /* options this file gave, by table slot */
-    json_object *root;
+    const vx_jdoc *doc;
+    const vx_jv *root;
     const char *model_type;           /* as the file spells it ("" if absent) */
 } pstate;
 
-static const char *json_type_label(json_object *v)
+static const char *json_type_label(const vx_jv *v)
 {
-    switch (json_object_get_type(v)) {
-    case json_type_null: return "null";
-    case json_type_boolean: return "bool";
-    case json_type_double: return "number";
-    case json_type_int: return "integer";
-    case json_type_object: return "object";
-    case json_type_array: return "array";
-    case json_type_string: return "string";
+    switch (v->type) {
+    case VX_J_NULL: return "null";
+    case VX_J_TRUE:
+    case VX_J_FALSE: return "bool";
+    case VX_J_NUM: return "number";
+    case VX_J_INT: return "integer";
+    case VX_J_OBJ: return "object";
+    case VX_J_ARR: return "array";
+    case VX_J_STR: return "string";
     default: return "?";
     }
 }
 
-static int type_error(const char *key, const char *expected, json_object *v)
+static int type_error(const char *key, const char *expected, const vx_jv *v)
 {
     return vx_fail(VRAMEST_E_TYPE, "config.json: key '%s': expected %s, got %s", key, expected, json_type_label(v));
 }
@@ -52,6 +52,45 @@ static int keyed(int rc, const char *key)
     char prefix[128];
     snprintf(prefix, sizeof prefix, "config.json: key '%.80s': ", key);
     return vx_fail_prefix(rc, prefix);
+}
+
+/* A string value as a C string: one holding U+0000 is refused, never cut. */
+static int str_of(const pstate *p, const char *key, const vx_jv *v, const char **out)
+{
+    char where[128];
+    snprintf(where, sizeof where, "config.json: key '%.80s'", key);
+    return vx_jcstr(p->doc, v, where, out);
+}
+
+/* An integer value (numbers parsed once: json_reader.h says which are). */
+static int int_of(const pstate *p, const char *key, const vx_jv *v, int64_t *out)
+{
+    char lit[48];
+    switch (vx_jnum_i64(v, out)) {
+    case VRAMEST_OK: return VRAMEST_OK;
+    case VX_JN_NOT_NUMBER: return type_error(key, "integer", v);
+    case VX_JN_TOO_BIG:
+        vx_jliteral(p->doc, v, lit, sizeof lit);
+        return vx_fail(VRAMEST_E_RANGE, "config.json: key '%s': %s is beyond the integers this reader takes exactly",
+                       key, lit);
+    default:
+        vx_jliteral(p->doc, v, lit, sizeof lit);
+        return vx_fail(VRAMEST_E_TYPE, "config.json: key '%s': expected integer, got %s", key, lit);
+    }
+}
+
+/* A finite number; NaN and the infinities Python writes are refused here,
+ * where the value would be used. */
+static int num_of(const pstate *p, const char *key, const vx_jv *v, double *out)
+{
+    char lit[48];
+    int rc = vx_jnum_f64(v, out);
+    if (rc == VX_JN_NOT_NUMBER) return type_error(key, "number", v);
+    if (rc) {
+        vx_jliteral(p->doc, v, lit, sizeof lit);
+        return vx_fail(VRAMEST_E_RANGE, "config.json: key '%s': %s is not a finite number", key, lit);
+    }
+    return VRAMEST_OK;
 }
 
 static bool is_set(const pstate *p, vramest_option k)
@@ -72,59 +111,61 @@ static int set_i64(pstate *p, vramest_option k, int64_t v, const char *key)
 }
 
 /* Store one JSON value into option `d` (slot `slot`). */
-static int apply(pstate *p, const vx_option_def *d, size_t slot, const char *key, json_object *v)
+static int apply(pstate *p, const vx_option_def *d, size_t slot, const char *key, const vx_jv *v)
 {
     vramest_option k = d->key;
-    enum json_type t = json_object_get_type(v);
+    int t = v->type, rc;
+    int64_t i;
+    double f;
+    const char *s;
     p->assigned[slot] = true;
-    if (t == json_type_null) return keyed(vx_opt_reset(&p->a, p->bits, H_MODEL, k), key);
+    if (t == VX_J_NULL) return keyed(vx_opt_reset(&p->a, p->bits, H_MODEL, k), key);
 
     switch (d->type) {
     case VRAMEST_TYPE_I64:
         /* "sliding_window": false means no window in some configs. */
-        if (t == json_type_boolean && k == VRAMEST_MODEL_SLIDING_WINDOW && !json_object_get_boolean(v))
+        if (t == VX_J_FALSE && k == VRAMEST_MODEL_SLIDING_WINDOW)
             return keyed(vx_opt_reset(&p->a, p->bits, H_MODEL, k), key);
-        if (t == json_type_int) return set_i64(p, k, json_object_get_int64(v), key);
-        if (t == json_type_double)
-            return keyed(vx_opt_set_f64(&p->a, p->bits, H_MODEL, k, json_object_get_double(v)), key);
-        return type_error(key, "integer", v);
+        if ((rc = int_of(p, key, v, &i))) return rc;
+        return set_i64(p, k, i, key);
     case VRAMEST_TYPE_BOOL:
-        if (t == json_type_boolean) return set_i64(p, k, json_object_get_boolean(v) ? 1 : 0, key);
-        if (t == json_type_int) return set_i64(p, k, json_object_get_int64(v), key);
+        if (t == VX_J_TRUE || t == VX_J_FALSE) return set_i64(p, k, t == VX_J_TRUE, key);
+        if (t == VX_J_INT) return set_i64(p, k, v->u.i, key);
         return type_error(key, "true or false", v);
     case VRAMEST_TYPE_F64:
-        if (t == json_type_int || t == json_type_double)
-            return keyed(vx_opt_set_f64(&p->a, p->bits, H_MODEL, k, json_object_get_double(v)), key);
-        return type_error(key, "number", v);
+        if ((rc = num_of(p, key, v, &f))) return rc;
+        return keyed(vx_opt_set_f64(&p->a, p->bits, H_MODEL, k, f), key);
     case VRAMEST_TYPE_ENUM: {
-        if (t != json_type_string) return type_error(key, "string", v);
-        const char *s = json_object_get_string(v);
-        int rc = vx_opt_set_str(&p->a, p->bits, H_MODEL, k, s);
+        if (t != VX_J_STR) return type_error(key, "string", v);
+        if ((rc = str_of(p, key, v, &s))) return rc;
+        rc = vx_opt_set_str(&p->a, p->bits, H_MODEL, k, s);
         /* An activation we do not know by name changes no tensor: keep the
          * family's rather than refuse a real checkpoint's config. */
         if (rc == VRAMEST_E_UNKNOWN_NAME && k == VRAMEST_MODEL_HIDDEN_ACT) return VRAMEST_OK;
         return keyed(rc, key);
     }
     case VRAMEST_TYPE_STRING:
-        if (k == VRAMEST_MODEL_ARCHITECTURES && t == json_type_array) {
-            if (json_object_array_length(v) == 0) return keyed(vx_opt_reset(&p->a, p->bits, H_MODEL, k), key);
-            json_object *first = json_object_array_get_idx(v, 0);
-            if (json_object_get_type(first) != json_type_string) return type_error(key, "array of strings", v);
-            return keyed(vx_opt_set_str(&p->a, p->bits, H_MODEL, k, json_object_get_string(first)), key);
+        if (k == VRAMEST_MODEL_ARCHITECTURES && t == VX_J_ARR) {
+            if (v->u.c.count == 0) return keyed(vx_opt_reset(&p->a, p->bits, H_MODEL, k), key);
+            const vx_jv *first = vx_jfirst(v);
+            if (first->type != VX_J_STR) return type_error(key, "array of strings", v);
+            if ((rc = str_of(p, key, first, &s))) return rc;
+            return keyed(vx_opt_set_str(&p->a, p->bits, H_MODEL, k, s), key);
         }
-        if (t != json_type_string) return type_error(key, "string", v);
-        return keyed(vx_opt_set_str(&p->a, p->bits, H_MODEL, k, json_object_get_string(v)), key);
+        if (t != VX_J_STR) return type_error(key, "string", v);
+        if ((rc = str_of(p, key, v, &s))) return rc;
+        return keyed(vx_opt_set_str(&p->a, p->bits, H_MODEL, k, s), key);
     default: return vx_fail(VRAMEST_E_INTERNAL, "config.json: key '%s': option of unknown type", key);
     }
 }
 
 /* Keys whose meaning depends on the family, or that set several options. */
-static int apply_bool_pair(pstate *p, json_object *root, const char *key, vramest_option k1, vramest_option k2)
+static int apply_bool_pair(pstate *p, const vx_jv *root, const char *key, vramest_option k1, vramest_option k2)
 {
-    json_object *v;
-    if (!json_object_object_get_ex(root, key, &v) || json_object_get_type(v) == json_type_null) return VRAMEST_OK;
-    if (json_object_get_type(v) != json_type_boolean) return type_error(key, "true or false", v);
-    int b = json_object_get_boolean(v) ? 1 : 0;
+    const vx_jv *v = vx_jget(p->doc, root, key);
+    if (!v || v->type == VX_J_NULL) return VRAMEST_OK;
+    if (v->type != VX_J_TRUE && v->type != VX_J_FALSE) return type_error(key, "true or false", v);
+    int b = v->type == VX_J_TRUE;
     int rc = VRAMEST_OK;
     if (k1 && !given(p, k1)) rc = set_i64(p, k1, b, key);
     if (!rc && k2 && !given(p, k2)) rc = set_i64(p, k2, b, key);
@@ -132,29 +173,29 @@ static int apply_bool_pair(pstate *p, json_object *root, const char *key, vrames
 }
 
 /* A family's own key (vx_cfg_key in its row). */
-static int apply_family_key(pstate *p, json_object *root, const vx_cfg_key *k)
+static int apply_family_key(pstate *p, const vx_jv *root, const vx_cfg_key *k)
 {
-    json_object *v;
     if (k->how == VX_CK_BOOL_PAIR) return apply_bool_pair(p, root, k->key, k->opt[0], k->opt[1]);
-    if (!json_object_object_get_ex(root, k->key, &v) || json_object_get_type(v) == json_type_null) return VRAMEST_OK;
+    const vx_jv *v = vx_jget(p->doc, root, k->key);
+    if (!v || v->type == VX_J_NULL) return VRAMEST_OK;
     if (k->how == VX_CK_INT_FORCE) {
-        if (json_object_get_type(v) != json_type_int) return VRAMEST_OK;
-        return set_i64(p, k->opt[0], json_object_get_int64(v), k->key);
+        if (v->type != VX_J_INT) return VRAMEST_OK;
+        return set_i64(p, k->opt[0], v->u.i, k->key);
     }
     if (given(p, k->opt[0])) return VRAMEST_OK;
-    enum json_type t = json_object_get_type(v);
     if (k->how == VX_CK_F64_SOFT) {
-        if (t != json_type_int && t != json_type_double) return type_error(k->key, "number", v);
-        return keyed(vx_opt_set_f64(&p->a, p->bits, H_MODEL, k->opt[0], json_object_get_double(v)), k->key);
+        double f;
+        int rc = num_of(p, k->key, v, &f);
+        return rc ? rc : keyed(vx_opt_set_f64(&p->a, p->bits, H_MODEL, k->opt[0], f), k->key);
     }
-    if (t != json_type_int) return type_error(k->key, "integer", v);
-    return set_i64(p, k->opt[0], json_object_get_int64(v), k->key);
+    if (v->type != VX_J_INT) return type_error(k->key, "integer", v);
+    return set_i64(p, k->opt[0], v->u.i, k->key);
 }
 
-static int family_keys(pstate *p, json_object *root)
+static int family_keys(pstate *p, const vx_jv *root)
 {
     int rc = VRAMEST_OK;
-    json_object *v;
+    const vx_jv *v;
     const vx_family *f = vx_family_of(p->a.model_type);
     if (f) {
         for (size_t i = 0; i < VX_FAMILY_KEYS && f->keys[i].key; i++)
@@ -162,23 +203,25 @@ static int family_keys(pstate *p, json_object *root)
         if (f->config && (rc = f->config(p))) return rc;
     }
     /* Partial rotary (Phi, GPT-NeoX, StableLM) as a fraction of the head. */
-    const char *rk = json_object_object_get_ex(root, "partial_rotary_factor", &v) ? "partial_rotary_factor"
-                     : json_object_object_get_ex(root, "rotary_pct", &v)          ? "rotary_pct"
-                                                                                  : NULL;
-    if (rk && !given(p, VRAMEST_MODEL_ROTARY_DIM) &&
-        (json_object_get_type(v) == json_type_double || json_object_get_type(v) == json_type_int)) {
-        double fr = json_object_get_double(v);
+    const char *rk = (v = vx_jget(p->doc, root, "partial_rotary_factor")) ? "partial_rotary_factor"
+                     : (v = vx_jget(p->doc, root, "rotary_pct"))          ? "rotary_pct"
+                                                                          : NULL;
+    if (rk && !given(p, VRAMEST_MODEL_ROTARY_DIM) && (v->type == VX_J_NUM || v->type == VX_J_INT)) {
+        double fr = 0;
         const vx_arch *a = &p->a;
         int64_t hd = a->head_dim > 0 ? a->head_dim
                      : (a->num_attention_heads > 0 ? a->hidden_size / a->num_attention_heads : 0);
-        if (!(fr > 0.0 && fr <= 1.0))
-            return vx_fail(VRAMEST_E_RANGE, "config.json: key '%s': %g is not in (0, 1]", rk, fr);
+        if (vx_jnum_f64(v, &fr) || !(fr > 0.0 && fr <= 1.0)) {
+            char lit[48];
+            vx_jliteral(p->doc, v, lit, sizeof lit);
+            return vx_fail(VRAMEST_E_RANGE, "config.json: key '%s': %s is not in (0, 1]", rk, lit);
+        }
         if (hd > 0 && (rc = set_i64(p, VRAMEST_MODEL_ROTARY_DIM, (int64_t)(fr * (double)hd), rk))) return rc;
     }
     /* transformers saves the label map, not num_labels. */
-    if (!given(p, VRAMEST_MODEL_NUM_LABELS) && json_object_object_get_ex(root, "id2label", &v) &&
-        json_object_get_type(v) == json_type_object && json_object_object_length(v) > 0)
-        if ((rc = set_i64(p, VRAMEST_MODEL_NUM_LABELS, json_object_object_length(v), "id2label"))) return rc;
+    if (!given(p, VRAMEST_MODEL_NUM_LABELS) && (v = vx_jget(p->doc, root, "id2label")) && v->type == VX_J_OBJ &&
+        v->u.c.count > 0)
+        if ((rc = set_i64(p, VRAMEST_MODEL_NUM_LABELS, v->u.c.count, "id2label"))) return rc;
     return rc;
 }
 
@@ -196,12 +239,11 @@ bool vx_cfgmap_given(const struct vx_cfgmap *m, vramest_option k)
 
 int vx_cfgmap_string(struct vx_cfgmap *m, const char *key, const char **out)
 {
-    json_object *v;
+    const vx_jv *v = vx_jget(m->doc, m->root, key);
     *out = NULL;
-    if (!json_object_object_get_ex(m->root, key, &v) || json_object_get_type(v) == json_type_null) return VRAMEST_OK;
-    if (json_object_get_type(v) != json_type_string) return type_error(key, "string", v);
-    *out = json_object_get_string(v);
-    return VRAMEST_OK;
+    if (!v || v->type == VX_J_NULL) return VRAMEST_OK;
+    if (v->type != VX_J_STR) return type_error(key, "string", v);
+    return str_of(m, key, v, out);
 }
 
 int vx_cfgmap_set_i64(struct vx_cfgmap *m, vramest_option k, int64_t v, const char *key)
@@ -217,20 +259,6 @@ int vx_cfgmap_set_name(struct vx_cfgmap *m, vramest_option k, const char *name, 
     return keyed(rc, key);
 }
 
-/* Find the model option a config.json key names: by canonical name (pass 0)
- * or by alias (pass 1). */
-static const vx_option_def *find_key(const char *key, int pass, size_t *slot)
-{
-    for (size_t i = 0; i < vx_model_option_count; i++) {
-        const vx_option_def *d = &vx_model_options[i];
-        if (pass == 0 ? !strcmp(d->name, key) : vx_in_list(d->aliases, key)) {
-            *slot = i;
-            return d;
-        }
-    }
-    return NULL;
-}
-
 static int unknown_model_type(const char *name)
 {
     char list[600];
@@ -243,20 +271,66 @@ static int unknown_model_type(const char *name)
                    name, list);
 }
 
-static int map_config(pstate *p, json_object *root)
+/* A member of the file and the model options its key names: as an option's
+ * own name and as another's alias. Looked up once, used by three passes. */
+typedef struct member {
+    const vx_jv *key;
+    const vx_option_def *canon, *alias;
+    size_t cslot, aslot;
+} member;
+
+static void resolve(const vx_jdoc *doc, const vx_jv *k, member *m)
 {
-    json_object *v;
+    bool exact;
+    const vx_optname *nm = vx_option_spelling(vx_jstr(doc, k), k->u.s.len, &exact);
+    *m = (member){k, NULL, NULL, 0, 0};
+    for (unsigned i = 0; nm && i < nm->n_refs; i++) {
+        vx_optref r = nm->refs[i];
+        if (r.table != H_MODEL - 1) continue;
+        if (!r.alias && exact && !m->canon) m->canon = vx_optref_def(r), m->cslot = r.row;
+        if (r.alias && !m->alias) m->alias = vx_optref_def(r), m->aslot = r.row;
+    }
+}
+
+static int map_members(pstate *p, const vx_jv *root, member *ms)
+{
+    const vx_jdoc *doc = p->doc;
+    size_t n = 0;
+    int rc;
+    for (const vx_jv *k = vx_jfirst(root); k < vx_jend(root); k = vx_jskip(k + 1)) resolve(doc, k, &ms[n++]);
+    /* Canonical names first, so that where a file gives both (Gemma's
+     * hidden_act and hidden_activation) the option's own name wins; nulls
+     * last, so that a null alias ("max_sequence_length": null next to
+     * "n_positions": 8192) does not unset what another key gives. */
+    for (int pass = 0; pass < 3; pass++) {
+        for (size_t i = 0; i < n; i++) {
+            const member *m = &ms[i];
+            const vx_option_def *d = pass == 1 ? m->alias : m->canon;
+            size_t slot = pass == 1 ? m->aslot : m->cslot;
+            if (!d && pass == 2) d = m->alias, slot = m->aslot;
+            if (!d || d->key == VRAMEST_MODEL_MODEL_TYPE || p->assigned[slot]) continue;
+            const vx_jv *val = m->key + 1;
+            if ((val->type == VX_J_NULL) != (pass == 2)) continue;
+            if ((rc = apply(p, d, slot, vx_jstr(doc, m->key), val))) return rc;
+        }
+    }
+    return VRAMEST_OK;
+}
+
+static int map_config(pstate *p, const vx_jv *root)
+{
+    const vx_jv *v;
     const char *model_type = "";
     int rc;
     p->root = root;
     p->model_type = "";
 
-    if (json_object_object_get_ex(root, "vision_config", &v) && json_object_get_type(v) == json_type_object)
+    if ((v = vx_jget(p->doc, root, "vision_config")) && v->type == VX_J_OBJ)
         return vx_fail(VRAMEST_E_UNSUPPORTED,
                        "config.json: a multimodal model (key 'vision_config'); only text models are supported");
-    if (json_object_object_get_ex(root, "model_type", &v) && json_object_get_type(v) != json_type_null) {
-        if (json_object_get_type(v) != json_type_string) return type_error("model_type", "string", v);
-        model_type = json_object_get_string(v);
+    if ((v = vx_jget(p->doc, root, "model_type")) && v->type != VX_J_NULL) {
+        if (v->type != VX_J_STR) return type_error("model_type", "string", v);
+        if ((rc = str_of(p, "model_type", v, &model_type))) return rc;
         p->model_type = model_type;
         rc = vx_opt_set_str(&p->a, p->bits, H_MODEL, VRAMEST_MODEL_MODEL_TYPE, model_type);
         if (rc == VRAMEST_E_UNKNOWN_NAME) return unknown_model_type(model_type);
@@ -266,82 +340,26 @@ static int map_config(pstate *p, json_object *root)
         return vx_fail(VRAMEST_E_INCOMPLETE_MODEL, "config.json: key 'model_type' is missing");
     }
 
-    /* Canonical names first, so that where a file gives both (Gemma's
-     * hidden_act and hidden_activation) the option's own name wins; nulls
-     * last, so that a null alias ("max_sequence_length": null next to
-     * "n_positions": 8192) does not unset what another key gives. */
-    for (int pass = 0; pass < 3; pass++) {
-        json_object_object_foreach(root, key, val)
-        {
-            size_t slot;
-            const vx_option_def *d = find_key(key, pass == 1, &slot);
-            if (!d && pass == 2) d = find_key(key, 1, &slot);
-            if (!d || d->key == VRAMEST_MODEL_MODEL_TYPE || p->assigned[slot]) continue;
-            if ((json_object_get_type(val) == json_type_null) != (pass == 2)) continue;
-            if ((rc = apply(p, d, slot, key, val))) return rc;
-        }
-    }
+    member local[128];
+    uint32_t count = root->u.c.count;
+    member *ms = count <= VX_ARRAY_LEN(local) ? local : malloc(count * sizeof *ms);
+    if (!ms) return vx_fail(VRAMEST_E_NOMEM, "config.json: out of memory");
+    rc = map_members(p, root, ms);
+    if (ms != local) free(ms);
+    if (rc) return rc;
     return family_keys(p, root);
-}
-
-static int parse_root(const char *buf, size_t len, json_object **out)
-{
-    *out = NULL;
-    if (len > MAX_CONFIG_BYTES)
-        return vx_fail(VRAMEST_E_LIMIT, "config.json: %zu bytes is more than the %u accepted", len,
-                       (unsigned)MAX_CONFIG_BYTES);
-    size_t start = 0;
-    while (start < len && (buf[start] == ' ' || buf[start] == '\t' || buf[start] == '\n' || buf[start] == '\r'))
-        start++;
-    if (start == len) return vx_fail(VRAMEST_E_PARSE, "config.json: empty input");
-    if (buf[start] != '{')
-        return vx_fail(VRAMEST_E_PARSE, "config.json: byte %zu: the top-level value must be an object", start);
-    int lrc = vx_json_check_size(buf, len, "config.json");
-    if (lrc) return lrc;
-
-    json_tokener *tok = json_tokener_new_ex(VX_MAX_JSON_DEPTH);
-    if (!tok) return vx_fail(VRAMEST_E_NOMEM, "config.json: out of memory");
-    json_object *root = json_tokener_parse_ex(tok, buf, (int)len);
-    enum json_tokener_error err = json_tokener_get_error(tok);
-    size_t end = json_tokener_get_parse_end(tok);
-    int rc = VRAMEST_OK;
-    if (!root) {
-        if (err == json_tokener_continue)
-            rc = vx_fail(VRAMEST_E_PARSE, "config.json: unexpected end of data at byte %zu (truncated file?)", len);
-        else if (err == json_tokener_error_depth)
-            rc = vx_fail(VRAMEST_E_LIMIT, "config.json: byte %zu: nesting deeper than %d levels", end,
-                         VX_MAX_JSON_DEPTH);
-        else
-            rc = vx_fail(VRAMEST_E_PARSE, "config.json: byte %zu: %s", end, json_tokener_error_desc(err));
-    } else {
-        for (size_t i = end; i < len && rc == VRAMEST_OK; i++)
-            if (buf[i] != ' ' && buf[i] != '\t' && buf[i] != '\n' && buf[i] != '\r' && buf[i] != '\0')
-                rc = vx_fail(VRAMEST_E_PARSE, "config.json: byte %zu: unexpected data after the top-level object", i);
-        if (rc == VRAMEST_OK && json_object_get_type(root) != json_type_object)
-            rc = vx_fail(VRAMEST_E_PARSE, "config.json: the top-level value must be an object");
-    }
-    json_tokener_free(tok);
-    if (rc) {
-        json_object_put(root);
-        return rc;
-    }
-    *out = root;
-    return VRAMEST_OK;
 }
 
 /* quantization_config.quant_method: every estimate says when the precision
  * does not store the weights that way (estimate/model_notes.c). Kept only
  * as a short name of [A-Za-z0-9_.-]. */
-static void declared_quant(json_object *root, char *out, size_t cap)
+static void declared_quant(const vx_jdoc *doc, const vx_jv *root, char *out, size_t cap)
 {
     out[0] = '\0';
-    json_object *q, *qm;
-    if (!json_object_object_get_ex(root, "quantization_config", &q) || json_object_is_type(q, json_type_null)) return;
-    const char *name = json_object_is_type(q, json_type_object) && json_object_object_get_ex(q, "quant_method", &qm) &&
-                               json_object_is_type(qm, json_type_string)
-                           ? json_object_get_string(qm)
-                           : "";
-    size_t n = strlen(name);
+    const vx_jv *q = vx_jget(doc, root, "quantization_config"), *qm;
+    if (!q || q->type == VX_J_NULL) return;
+    const char *name = (qm = vx_jget(doc, q, "quant_method")) && qm->type == VX_J_STR ? vx_jstr(doc, qm) : "";
+    size_t n = qm && qm->type == VX_J_STR ? qm->u.s.len : 0; /* a NUL inside is not [A-Za-z0-9_.-] */
     bool plain = n > 0 && n < cap;
     for (size_t i = 0; plain && i < n; i++)
         plain = (name[i] >= 'a' && name[i] <= 'z') || (name[i] >= 'A' && name[i] <= 'Z') ||
@@ -349,25 +367,21 @@ static void declared_quant(json_object *root, char *out, size_t cap)
     snprintf(out, cap, "%s", plain ? name : "(unnamed)");
 }
 
-int vx_parse_hf_config(struct vramest_model *m, const char *buf, size_t len)
+/* Apply a parsed config.json object to the model (hf_config.h). */
+int vx_hf_config_apply(struct vramest_model *m, const vx_jdoc *doc, const vx_jv *root)
 {
-    if (!m || (!buf && len)) return vx_fail(VRAMEST_E_INVALID_ARG, "vx_parse_hf_config: NULL argument");
-    json_object *root;
-    int rc = parse_root(buf ? buf : "", len, &root);
-    if (rc) return rc;
-
+    if (root->type != VX_J_OBJ)
+        return vx_fail(VRAMEST_E_PARSE, "config.json: the top-level value must be an object, got %s",
+                       vx_jkind(root));
     /* Work on a copy; the model changes only once everything resolved. */
     pstate *p = calloc(1, sizeof *p);
-    if (!p) {
-        json_object_put(root);
-        return vx_fail(VRAMEST_E_NOMEM, "config.json: out of memory");
-    }
+    if (!p) return vx_fail(VRAMEST_E_NOMEM, "config.json: out of memory");
     p->a = m->a;
+    p->doc = doc;
     memcpy(p->bits, m->set_bits, sizeof p->bits);
-    rc = map_config(p, root);
+    int rc = map_config(p, root);
     char quant[sizeof m->declared_quant];
-    declared_quant(root, quant, sizeof quant);
-    json_object_put(root);
+    declared_quant(doc, root, quant, sizeof quant);
 
     if (rc == VRAMEST_OK) {
         struct vramest_model tmp = *m;
@@ -380,7 +394,9 @@ int vx_parse_hf_config(struct vramest_model *m, const char *buf, size_t len)
     if (rc == VRAMEST_OK) {
         vx_arch old = m->a;
         uint64_t old_bits[VX_SET_WORDS];
+        char old_quant[sizeof m->declared_quant];
         memcpy(old_bits, m->set_bits, sizeof old_bits);
+        memcpy(old_quant, m->declared_quant, sizeof old_quant);
         m->a = p->a;
         memcpy(m->set_bits, p->bits, sizeof m->set_bits);
         memcpy(m->declared_quant, quant, sizeof quant);
@@ -390,10 +406,24 @@ int vx_parse_hf_config(struct vramest_model *m, const char *buf, size_t len)
             vx_strlcpy(msg, m->status_msg, sizeof msg);
             m->a = old;
             memcpy(m->set_bits, old_bits, sizeof m->set_bits);
+            memcpy(m->declared_quant, old_quant, sizeof old_quant);
             vx_model_rebuild(m);
             rc = vx_fail(rc, "config.json: %s", msg);
         }
     }
     free(p);
+    return rc;
+}
+
+int vx_parse_hf_config(struct vramest_model *m, const char *buf, size_t len)
+{
+    if (!m || (!buf && len)) return vx_fail(VRAMEST_E_INVALID_ARG, "vx_parse_hf_config: NULL argument");
+    if (len > MAX_CONFIG_BYTES)
+        return vx_fail(VRAMEST_E_LIMIT, "config.json: %zu bytes is more than the %u accepted", len,
+                       (unsigned)MAX_CONFIG_BYTES);
+    vx_jdoc doc;
+    int rc = vx_json_parse(&doc, buf ? buf : "", len, "config.json");
+    if (!rc) rc = vx_hf_config_apply(m, &doc, vx_jroot(&doc));
+    vx_json_free(&doc);
     return rc;
 }

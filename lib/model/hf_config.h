@@ -2,6 +2,7 @@
 #ifndef VX_HF_CONFIG_H
 #define VX_HF_CONFIG_H
 
+#include "common/json_reader.h"
 #include "model/model.h"
 
 /* Parse a config.json held in memory (need not be NUL-terminated) into the
@@ -14,6 +15,9 @@
  * nesting), _UNKNOWN_MODEL_TYPE (with the supported ones), _TYPE / _RANGE
  * (naming the key), _INCOMPLETE_MODEL / _INVALID_MODEL, _UNSUPPORTED. */
 int vx_parse_hf_config(struct vramest_model *m, const char *buf, size_t len) VX_HIDDEN;
+/* The same from an object already parsed (a job spec's inline "hf_config"):
+ * offsets in messages are then those of the spec. */
+int vx_hf_config_apply(struct vramest_model *m, const vx_jdoc *doc, const vx_jv *obj) VX_HIDDEN;
 
 /* For a family's `config` hook (model/family.h): the file being mapped.
  * Keys go through the option setters; a failure names the key. */
@@ -23,7 +27,8 @@ const char *vx_cfgmap_model_type(const struct vx_cfgmap *m) VX_HIDDEN;
 /* Whether the file gave option `k` (under any of its names). */
 bool vx_cfgmap_given(const struct vx_cfgmap *m, vramest_option k) VX_HIDDEN;
 /* A string key: *out = its value, NULL when absent or null; VRAMEST_E_TYPE
- * naming the key when it is not a string. */
+ * naming the key when it is not a string, VRAMEST_E_PARSE when it holds
+ * U+0000 (a C string would cut it). */
 int vx_cfgmap_string(struct vx_cfgmap *m, const char *key, const char **out) VX_HIDDEN;
 /* Set an option from key `key` (for messages). */
 int vx_cfgmap_set_i64(struct vx_cfgmap *m, vramest_option k, int64_t v, const char *key) VX_HIDDEN;

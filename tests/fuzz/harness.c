@@ -10,13 +10,13 @@
  *    valid JSON of the announced size. */
 #include "harness.h"
 
-#include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <vramest/vramest.h>
 
+#include "common/json_reader.h"
 #include "spec/spec.h"
 
 const char *const vf_target_names[VF_TARGET_COUNT] = {"hf_config", "safetensors", "st_index", "gguf", "spec"};
@@ -144,12 +144,13 @@ static void check_result(const vramest_result *r)
     size_t again = 0;
     if (CALL(vramest_result_json(r, buf, needed, &again)) || again != needed || strlen(buf) + 1 != needed)
         broken("vramest_result_json into the size it asked for", -1);
-    json_object *doc = json_tokener_parse(buf);
-    if (!doc || !json_object_is_type(doc, json_type_object)) {
-        fprintf(stderr, "%s\n", buf);
+    /* The library's own strict reader must take what its writer wrote. */
+    vx_jdoc doc;
+    if (vx_json_parse(&doc, buf, strlen(buf), "plan") || vx_jroot(&doc)->type != VX_J_OBJ) {
+        fprintf(stderr, "%s\n%s\n", buf, vramest_last_error_message());
         broken("the plan is not a JSON object", 0);
     }
-    json_object_put(doc);
+    vx_json_free(&doc);
     free(buf);
 }
 
