@@ -3,6 +3,8 @@
 #ifndef VX_JSON_WRITER_H
 #define VX_JSON_WRITER_H
 
+#include <string.h>
+
 #include "common/internal.h"
 
 typedef struct vx_jw {
@@ -10,14 +12,26 @@ typedef struct vx_jw {
     size_t cap, len;
 } vx_jw;
 
-void vx_jw_put(vx_jw *w, const char *s, size_t n) VX_HIDDEN;
+/* Inline: a plan is a few thousand short pieces. */
+static inline void vx_jw_put(vx_jw *w, const char *s, size_t n)
+{
+    if (w->len < w->cap) {
+        size_t room = w->cap - w->len;
+        memcpy(w->buf + w->len, s, n < room ? n : room);
+    }
+    w->len += n;
+}
 void vx_jw_puts(vx_jw *w, const char *s) VX_HIDDEN;
+/* printf into the text. %s %d %u %lld %llu %zu %% and %.17g are written
+ * without the C library's printf (the plan's hot path); any other
+ * conversion goes through vsnprintf, 255 bytes at most. */
 void vx_jw_printf(vx_jw *w, const char *fmt, ...) VX_PRINTF(2, 3) VX_HIDDEN;
 /* A JSON string literal with escapes. */
 void vx_jw_str(vx_jw *w, const char *s) VX_HIDDEN;
 /* `"k":` preceded by a comma unless *first (which it clears). */
 void vx_jw_key(vx_jw *w, const char *k, int *first) VX_HIDDEN;
 void vx_jw_u64(vx_jw *w, uint64_t v) VX_HIDDEN;
+void vx_jw_i64(vx_jw *w, int64_t v) VX_HIDDEN;
 /* NUL-terminate into the buffer and apply the buffer protocol of the public
  * *_json functions: VRAMEST_E_BUFFER_TOO_SMALL with *needed when it is short. */
 int vx_jw_finish(vx_jw *w, size_t *out_needed, const char *fn) VX_HIDDEN;
