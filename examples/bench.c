@@ -11,6 +11,13 @@
  *   solve max batch   vramest_solve_max(batch_size) for LoRA on an A100-80GB
  *   admission         one scheduler job: vramest_spec_parse (cached model) +
  *                     estimate + verdict, as examples/scheduler.c does
+ *   spec plan cached  vramest_spec_plan_cached, the model from a warm cache
+ *                     (a preset, then an inline config.json)
+ *   spec estimate cached  vramest_spec_estimate_cached (no JSON plan)
+ *   cold config.json + first train  a new model from config.json, then its
+ *                     first training estimate (what a scheduler pays for a
+ *                     model it has not seen)
+ *   option name       vramest_option_from_name of a name and of an alias
  *
  * Each figure is the median of several runs, each run timed with
  * CLOCK_MONOTONIC over enough iterations to take about 20 ms. */
@@ -34,6 +41,7 @@ static const char llama_config[] =
     "\"vocab_size\": 32000}";
 
 typedef struct bench_ctx {
+    vramest_cache *cache;
     vramest_model *model;
     vramest_precision *prec;
     vramest_config *cfg;
@@ -96,6 +104,41 @@ static int do_plan(bench_ctx *b)
     return vramest_spec_plan(b->spec, strlen(b->spec), b->plan, b->plan_cap, &needed);
 }
 
+static int do_plan_cached(bench_ctx *b)
+{
+    size_t needed = 0;
+    return vramest_spec_plan_cached(b->cache, b->spec, strlen(b->spec), b->plan, b->plan_cap, &needed);
+}
+
+static int do_estimate_cached(bench_ctx *b)
+{
+    vramest_result *r = NULL;
+    int rc = vramest_spec_estimate_cached(b->cache, b->spec, strlen(b->spec), &r);
+    vramest_result_free(r);
+    return rc;
+}
+
+static int do_cold_train(bench_ctx *b)
+{
+    vramest_model *m = NULL;
+    vramest_result *r = NULL;
+    int rc = vramest_model_new(&m);
+    if (!rc) rc = vramest_model_parse(m, VRAMEST_SRC_HF_CONFIG_JSON, llama_config, sizeof llama_config - 1, NULL);
+    if (!rc) rc = vramest_estimate(m, b->prec, b->cfg, &r);
+    vramest_result_free(r);
+    vramest_model_free(m);
+    return rc;
+}
+
+static int do_option_names(bench_ctx *b)
+{
+    (void)b;
+    vramest_option k1, k2;
+    int rc = vramest_option_from_name("num_key_value_heads", &k1);
+    if (!rc) rc = vramest_option_from_name("n_embd", &k2);
+    return rc;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -144,7 +187,7 @@ failed:
 
 int main(void)
 {
-    bench_ctx b = {NULL, NULL, NULL, NULL, NULL, 0};
+    bench_ctx b = {NULL, NULL, NULL, NULL, NULL, NULL, 0};
     const char *preset = "llama-2-7b";
     int rc = vramest_model_new_preset(preset, &b.model);
     if (rc && vramest_preset_count() > 0) {
@@ -174,6 +217,7 @@ int main(void)
     snprintf(label, sizeof label, "estimate %s train lora", preset);
     failed |= bench(label, do_estimate, &b);
     vramest_config_reset(b.cfg, VRAMEST_CFG_FINETUNE);
+    failed |= bench("cold config.json + first train", do_cold_train, &b);
 
     failed |= bench("parse llama config.json", do_parse, &b);
 
@@ -186,6 +230,20 @@ int main(void)
     b.plan_cap = 1 << 16;
     b.plan = malloc(b.plan_cap);
     if (b.plan) failed |= bench("spec plan (parse+estimate+json)", do_plan, &b);
+    if (b.plan && !vramest_cache_new(64, &b.cache)) {
+        failed |= bench("spec plan cached model", do_plan_cached, &b);
+        failed |= bench("spec estimate cached model", do_estimate_cached, &b);
+        static char inline_spec[2048];
+        snprintf(inline_spec, sizeof inline_spec,
+                 "{\"model\": {\"hf_config\": %s}, \"precision\": \"bf16\", \"workload\": {\"mode\": \"load\"}, "
+                 "\"device\": \"A100-80GB\"}",
+                 llama_config);
+        b.spec = inline_spec;
+        failed |= bench("spec plan (inline config.json)", do_plan, &b);
+        failed |= bench("spec plan cached (inline config.json)", do_plan_cached, &b);
+        b.spec = spec;
+    }
+    failed |= bench("option name lookup (x2)", do_option_names, &b);
 
     vramest_config_free(b.cfg);
     vramest_config_new(&b.cfg);
@@ -231,6 +289,7 @@ int main(void)
     }
 
     free(b.plan);
+    vramest_cache_free(b.cache);
     vramest_model_free(b.model);
     vramest_precision_free(b.prec);
     vramest_config_free(b.cfg);

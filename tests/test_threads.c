@@ -111,3 +111,69 @@ Test(threads, concurrent_estimates_match_serial)
     vramest_precision_free(p);
     vramest_config_free(c);
 }
+
+/* A model cache shared by every thread: jobs on a few models through a cache
+ * smaller than their number, so models are built, found, evicted while
+ * another thread estimates on them, and built again; every plan must be the
+ * serial one. */
+#define CACHE_SPECS 5
+static const char *const cache_specs[CACHE_SPECS] = {
+    "{\"model\": \"llama-2-7b\", \"workload\": {\"mode\": \"train\", \"batch_size\": 2, \"seq_len\": 512}}",
+    "{\"model\": \"gpt2\", \"workload\": {\"mode\": \"train\", \"finetune\": \"lora\"}, \"device\": \"A10\"}",
+    "{\"model\": \"mixtral-8x7b\", \"workload\": {\"mode\": \"infer\"}, \"parallel\": {\"gpus\": 2, \"tp\": 2}}",
+    "{\"model\": {\"arch\": {\"model_type\": \"gpt2\", \"n_embd\": 256, \"n_layer\": 2, \"n_head\": 4, "
+    "\"vocab_size\": 500, \"n_positions\": 512}}, \"workload\": {\"mode\": \"train\"}}",
+    "{\"model\": \"llama-2-7b\", \"workload\": {\"mode\": \"infer\", \"prompt_len\": 1024}}",
+};
+
+typedef struct cache_job {
+    vramest_cache *cache;
+    char *want[CACHE_SPECS];
+    int index, rc, mismatches;
+} cache_job;
+
+static void *cache_worker(void *arg)
+{
+    cache_job *j = arg;
+    static _Thread_local char buf[1 << 16];
+    for (int i = 0; i < ROUNDS; i++) {
+        int s = (i * 7 + j->index) % CACHE_SPECS;
+        size_t need = 0;
+        j->rc = vramest_spec_plan_cached(j->cache, cache_specs[s], strlen(cache_specs[s]), buf, sizeof buf, &need);
+        if (j->rc) return NULL;
+        if (strcmp(buf, j->want[s]) != 0) j->mismatches++;
+    }
+    return NULL;
+}
+
+Test(threads, shared_model_cache)
+{
+    cache_job jobs[THREADS];
+    pthread_t tid[THREADS];
+    static char want[CACHE_SPECS][1 << 16];
+    vramest_cache *cache = NULL;
+    cr_assert_eq(vramest_cache_new(2, &cache), VRAMEST_OK);
+    for (int s = 0; s < CACHE_SPECS; s++) {
+        size_t need = 0;
+        cr_assert_eq(vramest_spec_plan(cache_specs[s], strlen(cache_specs[s]), want[s], sizeof want[s], &need),
+                     VRAMEST_OK, "%s", vramest_last_error_message());
+    }
+    for (int i = 0; i < THREADS; i++) {
+        jobs[i].cache = cache;
+        for (int s = 0; s < CACHE_SPECS; s++) jobs[i].want[s] = want[s];
+        jobs[i].index = i, jobs[i].rc = 0, jobs[i].mismatches = 0;
+        cr_assert_eq(pthread_create(&tid[i], NULL, cache_worker, &jobs[i]), 0);
+    }
+    for (int i = 0; i < THREADS; i++) pthread_join(tid[i], NULL);
+    uint64_t hits = 0, misses = 0, models = 0;
+    cr_assert_eq(vramest_cache_stats(cache, &hits, &misses, &models), VRAMEST_OK);
+    for (int i = 0; i < THREADS; i++) {
+        cr_expect_eq(jobs[i].rc, VRAMEST_OK, "thread %d: status %d", i, jobs[i].rc);
+        cr_expect_eq(jobs[i].mismatches, 0, "thread %d saw %d plans different from the serial ones", i,
+                     jobs[i].mismatches);
+    }
+    cr_expect_eq(hits + misses, (uint64_t)THREADS * ROUNDS);
+    cr_expect_gt(misses, 4, "the small cache evicted");
+    cr_expect_eq(models, 2);
+    vramest_cache_free(cache);
+}

@@ -1558,6 +1558,114 @@ vramest_spec_parse(const char *json, size_t len, vramest_model **out_model,
 VRAMEST_API int
 vramest_spec_plan(const char *json, size_t len, char *buf, size_t cap, size_t *out_needed);
 
+/**
+ * @brief A model cache: models built from job specs' `"model"` members, kept
+ *        so that a repeated model costs a lookup instead of a parse and a
+ *        compile.
+ *
+ * Used by vramest_spec_plan_cached() and vramest_spec_estimate_cached(). A
+ * model is keyed by what it was built from:
+ * - a preset name, `"arch"` or `"hf_config"` object: its decoded JSON value
+ *   (the same names, values and key order; whitespace and escapes do not
+ *   matter);
+ * - a file source (`"path"`, `"hf_config_file"`, `"safetensors"`, `"gguf"`):
+ *   the path string and the file's device, inode, mode, size, modification
+ *   and change times, plus those of every entry of the directory a model
+ *   directory, an index or a `"path"` file is read from. Replacing or
+ *   editing a file therefore gives a new key: a stale model is never used.
+ *   Directories of more than 4096 entries, and paths that cannot be
+ *   stat()ed, are built each time, uncached.
+ * Models that fail to build are not kept.
+ *
+ * Bounds: at most `max_models` models, least recently used evicted first. A
+ * cached model keeps its compiled programs; `docs/performance.md` gives the
+ * measured bytes per model (tens of KiB for a preset after a training
+ * estimate). A model evicted while another thread estimates on it is freed
+ * when that estimate ends.
+ *
+ * Thread safety: unlike other handles, a cache may be used by any number
+ * of threads at once through every function here except
+ * vramest_cache_free(), which must not overlap any other call on the cache.
+ * The cache never hands out its models: no pointer into it escapes.
+ * @since 1.0
+ */
+typedef struct vramest_cache vramest_cache;
+
+/**
+ * @brief Create a model cache.
+ * @param[in] max_models the most models it keeps, 1 to 65536.
+ * @param[out] out the new cache; the caller frees it with vramest_cache_free().
+ * @retval VRAMEST_E_RANGE max_models out of range
+ * @retval VRAMEST_E_NOMEM out of memory
+ * @since 1.0
+ */
+VRAMEST_API int
+vramest_cache_new(uint32_t max_models, vramest_cache **out);
+
+/**
+ * @brief Free a cache and every model in it. NULL is a no-op.
+ *        Must not overlap any other call on the cache.
+ * @param[in] cache the cache.
+ * @since 1.0
+ */
+VRAMEST_API void
+vramest_cache_free(vramest_cache *cache);
+
+/**
+ * @brief Drop every model (calls running on one finish with it first).
+ * @param[in] cache the cache.
+ * @retval VRAMEST_E_INVALID_ARG not a cache
+ * @since 1.0
+ */
+VRAMEST_API int
+vramest_cache_clear(vramest_cache *cache);
+
+/**
+ * @brief Counters of a cache.
+ * @param[in] cache the cache.
+ * @param[out] out_hits lookups that found their model (may be NULL).
+ * @param[out] out_misses lookups that built it (may be NULL; uncacheable
+ *             models count neither).
+ * @param[out] out_models models held now (may be NULL).
+ * @retval VRAMEST_E_INVALID_ARG not a cache
+ * @since 1.0
+ */
+VRAMEST_API int
+vramest_cache_stats(const vramest_cache *cache, uint64_t *out_hits, uint64_t *out_misses, uint64_t *out_models);
+
+/**
+ * @brief vramest_spec_plan() with the model taken from (or put into) a cache.
+ *
+ * The plan is byte for byte the one vramest_spec_plan() writes, and so are
+ * the errors, in the same order (the model is read last).
+ * @param[in] cache the cache (thread-safe, see ::vramest_cache).
+ * @param[in] json the spec (UTF-8, need not be NUL-terminated).
+ * @param[in] len its length in bytes.
+ * @param[out] buf caller buffer; @param[in] cap its size; @param[out] out_needed bytes needed incl. NUL.
+ * @retval VRAMEST_E_BUFFER_TOO_SMALL grow the buffer to *out_needed and call again
+ * @retval VRAMEST_E_INVALID_ARG not a cache
+ * @since 1.0
+ */
+VRAMEST_API int
+vramest_spec_plan_cached(vramest_cache *cache, const char *json, size_t len, char *buf, size_t cap,
+                         size_t *out_needed);
+
+/**
+ * @brief Estimate a job spec with the model taken from (or put into) a cache.
+ *
+ * The result is vramest_estimate() of the spec's handles, for callers that
+ * read figures through the result getters rather than a JSON plan.
+ * @param[in] cache the cache (thread-safe, see ::vramest_cache).
+ * @param[in] json the spec (UTF-8, need not be NUL-terminated).
+ * @param[in] len its length in bytes.
+ * @param[out] out the new result; the caller frees it with vramest_result_free().
+ * @retval VRAMEST_E_UNSUPPORTED the spec has a `"solve"` member (use vramest_spec_plan_cached())
+ * @retval VRAMEST_E_INVALID_ARG not a cache
+ * @since 1.0
+ */
+VRAMEST_API int
+vramest_spec_estimate_cached(vramest_cache *cache, const char *json, size_t len, vramest_result **out);
+
 /** @} */
 
 #ifdef __cplusplus

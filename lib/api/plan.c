@@ -1,10 +1,13 @@
 /* The plan: a job (from handles, or a job spec) in, its JSON plan out, with
  * the answer to its question and, when it does not fit, the fix. Reading
  * the spec (spec/spec.c), answering (solve/) and estimating are separate
- * floors; these entry points put them together, so vramest_plan_json() and
- * vramest_spec_plan() write the same plan for the same job. */
+ * floors; these entry points put them together, so vramest_plan_json(),
+ * vramest_spec_plan() and vramest_spec_plan_cached() write the same plan for
+ * the same job. The _cached calls take the model from a cache handle
+ * (model_cache.c). */
 #include <stdlib.h>
 
+#include "api/model_cache.h"
 #include "solve/solve.h"
 #include "spec/spec.h"
 
@@ -131,6 +134,15 @@ VRAMEST_API int vramest_plan_json(const vramest_model *model, const vramest_prec
     return plan(model, prec, cfg, &q, buf, cap, out_needed);
 }
 
+/* A spec's "solve" question as the plan asks it. */
+static question question_of(const vx_spec_solve *solve)
+{
+    return (question){solve->kind == VX_SOLVE_ADVICE ? VRAMEST_ASK_ADVICE
+                      : solve->kind == VX_SOLVE_MAX  ? VRAMEST_ASK_MAX
+                                                     : VRAMEST_ASK_NONE,
+                      solve->key, solve->name};
+}
+
 VRAMEST_API int vramest_spec_plan(const char *json, size_t len, char *buf, size_t cap, size_t *out_needed)
 {
     if (!buf && cap) return vx_fail(VRAMEST_E_INVALID_ARG, "vramest_spec_plan: buf is NULL but cap is %zu", cap);
@@ -140,13 +152,73 @@ VRAMEST_API int vramest_spec_plan(const char *json, size_t len, char *buf, size_
     vx_spec_solve solve;
     int rc = vx_spec_read(json, len, &m, &p, &c, &solve);
     if (rc) return rc;
-    question q = {solve.kind == VX_SOLVE_ADVICE ? VRAMEST_ASK_ADVICE
-                  : solve.kind == VX_SOLVE_MAX  ? VRAMEST_ASK_MAX
-                                                : VRAMEST_ASK_NONE,
-                  solve.key, solve.name};
+    question q = question_of(&solve);
     rc = plan(m, p, c, &q, buf, cap, out_needed);
     vramest_model_free(m);
     vramest_precision_free(p);
     vramest_config_free(c);
+    return rc;
+}
+
+/* A spec read with its model from the cache: the handles and the lease are
+ * the caller's to release (release_cached) whatever this returns. */
+typedef struct cached_spec {
+    vx_jdoc doc;
+    vramest_precision *p;
+    vramest_config *c;
+    vx_spec_solve solve;
+    const vramest_model *m;
+    vx_lease *lease;
+} cached_spec;
+
+static int read_cached(vramest_cache *cache, const char *json, size_t len, cached_spec *s, const char *fn)
+{
+    s->p = NULL, s->c = NULL, s->m = NULL, s->lease = NULL;
+    int rc = vx_cache_check(cache, fn);
+    if (rc) {
+        s->doc.v = NULL, s->doc.str = NULL;
+        return rc;
+    }
+    /* The same reading, in the same order, as vx_spec_read: the model last. */
+    if ((rc = vx_spec_open(&s->doc, json, len))) return rc;
+    if ((rc = vx_spec_settings(&s->doc, &s->p, &s->c, &s->solve))) return rc;
+    return vx_cache_get(cache, &s->doc, vx_jget(&s->doc, vx_jroot(&s->doc), "model"), &s->m, &s->lease);
+}
+
+static void release_cached(vramest_cache *cache, cached_spec *s)
+{
+    vx_cache_put(cache, s->lease);
+    vramest_precision_free(s->p);
+    vramest_config_free(s->c);
+    vx_json_free(&s->doc);
+}
+
+VRAMEST_API int vramest_spec_plan_cached(vramest_cache *cache, const char *json, size_t len, char *buf, size_t cap,
+                                         size_t *out_needed)
+{
+    if (!buf && cap)
+        return vx_fail(VRAMEST_E_INVALID_ARG, "vramest_spec_plan_cached: buf is NULL but cap is %zu", cap);
+    cached_spec s;
+    int rc = read_cached(cache, json, len, &s, "vramest_spec_plan_cached");
+    if (!rc) {
+        question q = question_of(&s.solve);
+        rc = plan(s.m, s.p, s.c, &q, buf, cap, out_needed);
+    }
+    release_cached(cache, &s);
+    return rc;
+}
+
+VRAMEST_API int vramest_spec_estimate_cached(vramest_cache *cache, const char *json, size_t len,
+                                             vramest_result **out)
+{
+    if (!out) return vx_fail(VRAMEST_E_INVALID_ARG, "vramest_spec_estimate_cached: out is NULL");
+    *out = NULL;
+    cached_spec s;
+    int rc = read_cached(cache, json, len, &s, "vramest_spec_estimate_cached");
+    if (!rc && s.solve.kind != VX_SOLVE_NONE)
+        rc = vx_fail(VRAMEST_E_UNSUPPORTED, "vramest_spec_estimate_cached: the spec asks \"solve\"; its answer is a "
+                                            "plan member (vramest_spec_plan_cached)");
+    if (!rc) rc = vramest_estimate(s.m, s.p, s.c, out);
+    release_cached(cache, &s);
     return rc;
 }

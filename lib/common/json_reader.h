@@ -118,7 +118,7 @@ void vx_jliteral(const vx_jdoc *d, const vx_jv *v, char *buf, size_t cap) VX_HID
 
 /* Numbers as the options want them. An integer is an INT, or a NUM written
  * with a fraction or exponent whose value is integral and exactly
- * representable (|x| <= 2^53: "4.0", "1e3"). Return VRAMEST_OK, or
+ * representable (|x| < 2^53: "4.0", "1e3"). Return VRAMEST_OK, or
  * VX_JN_NOT_NUMBER, VX_JN_NOT_INTEGER (4.5), VX_JN_TOO_BIG (beyond int64,
  * or an inexact integral double), VX_JN_NONFINITE (NaN, +-Infinity, 1e400). */
 enum { VX_JN_NOT_NUMBER = 1, VX_JN_NOT_INTEGER, VX_JN_TOO_BIG, VX_JN_NONFINITE };

@@ -77,7 +77,7 @@ int vx_jnum_i64(const vx_jv *v, int64_t *out)
     if (v->flags & VX_JF_BIG) return VX_JN_TOO_BIG;
     if (d != floor(d)) return VX_JN_NOT_INTEGER;
     /* Integral, but a double this large stands for many integers. */
-    if (fabs(d) > 9007199254740992.0) return VX_JN_TOO_BIG;
+    if (fabs(d) >= 9007199254740992.0) return VX_JN_TOO_BIG;
     *out = (int64_t)d;
     return VRAMEST_OK;
 }

@@ -34,6 +34,13 @@ PrecisionP = ctypes.POINTER(_Precision)
 ConfigP = ctypes.POINTER(_Config)
 ResultP = ctypes.POINTER(_Result)
 
+
+class _Cache(ctypes.Structure):
+    """Opaque vramest_cache."""
+
+
+CacheP = ctypes.POINTER(_Cache)
+
 c_int, c_int64, c_uint32, c_uint64 = ctypes.c_int, ctypes.c_int64, ctypes.c_uint32, ctypes.c_uint64
 c_double, c_size_t, c_char_p, c_void_p = ctypes.c_double, ctypes.c_size_t, ctypes.c_char_p, ctypes.c_void_p
 P = ctypes.POINTER
@@ -133,6 +140,12 @@ FUNCTIONS = [
 # None otherwise; the binding says what is missing when one is needed.
 OPTIONAL = [
     ("vramest_model_parse_path", [ModelP, c_int, c_char_p, c_int], c_int),
+    ("vramest_cache_new", [c_uint32, P(CacheP)], c_int),
+    ("vramest_cache_free", [CacheP], None),
+    ("vramest_cache_clear", [CacheP], c_int),
+    ("vramest_cache_stats", [CacheP, P(c_uint64), P(c_uint64), P(c_uint64)], c_int),
+    ("vramest_spec_plan_cached", [CacheP, c_char_p, c_size_t, c_char_p, c_size_t, P(c_size_t)], c_int),
+    ("vramest_spec_estimate_cached", [CacheP, c_char_p, c_size_t, P(ResultP)], c_int),
 ]
 
 LIBRARY_FILES = (SONAME, "libvramest.so", "libvramest.%d.dylib" % MAJOR, "libvramest.dylib",
