@@ -347,6 +347,19 @@ static int run_spec(const uint8_t *data, size_t size)
     int prc = CALL(vramest_spec_plan(json, size, plan, sizeof plan, &needed));
     if (prc == VRAMEST_E_BUFFER_TOO_SMALL && needed <= sizeof plan) broken("BUFFER_TOO_SMALL asks for no more", prc);
     if (prc == VRAMEST_OK && strlen(plan) + 1 != needed) broken("the plan's announced size", prc);
+    /* The same through a model cache that lives across inputs: a model an
+     * earlier input left there must give this input's plan, byte for byte. */
+    static vramest_cache *cache;
+    if (!cache && vramest_cache_new(8, &cache)) broken("vramest_cache_new", -1);
+    char cached[4096];
+    size_t cneeded = 0;
+    doing = "planning through the model cache";
+    int crc = CALL(vramest_spec_plan_cached(cache, json, size, cached, sizeof cached, &cneeded));
+    doing = "parsing";
+    if (crc != prc || cneeded != needed || (prc == VRAMEST_OK && strcmp(plan, cached) != 0)) {
+        fprintf(stderr, "plan %d (%zu bytes), cached %d (%zu bytes)\n", prc, needed, crc, cneeded);
+        broken("the cached plan differs from the plan", crc);
+    }
     return rc;
 }
 
