@@ -164,25 +164,46 @@ static size_t utf8_seq(const unsigned char *s, size_t n, size_t i)
     return cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF) ? 0 : len;
 }
 
+/* Bytes a string holds as they are: printable ASCII but the backslash (a
+ * quote ends the string before the decoder sees it). */
+static inline bool plain(unsigned c)
+{
+    return c - 0x20u < 0x60u && c != '\\';
+}
+
+/* The closing quote of the string whose contents start at i: the first
+ * quote not escaped (an even run of backslashes before it), or n. */
+static size_t string_end(const unsigned char *s, size_t n, size_t i)
+{
+    for (;;) {
+        const unsigned char *q = memchr(s + i, '"', n - i);
+        if (!q) return n;
+        size_t at = (size_t)(q - s), k = at;
+        while (k > i && s[k - 1] == '\\') k--;
+        if ((at - k) % 2 == 0) return at;
+        i = at + 1;
+    }
+}
+
 /* The string at the cursor (its opening quote) into the arena, as entry `e`. */
 static int parse_string(jp *p, uint32_t e, bool key)
 {
     const unsigned char *s = p->s;
     size_t open = p->i, i = open + 1, n = p->n;
     /* Its raw length bounds the decoded one; find the end first. */
-    size_t end = i;
-    while (end < n && s[end] != '"') end += s[end] == '\\' ? 2 : 1;
+    size_t end = string_end(s, n, i);
     if (end >= n) return end_of_text(p);
     vx_jdoc *d = p->d;
     if (!reserve(d, end - i + 1)) return vx_fail(VRAMEST_E_NOMEM, "%s: out of memory", d->what);
     char *o = d->str + d->str_len, *o0 = o;
     uint8_t flags = 0;
     while (i < end) {
+        size_t run = i;
+        while (run < end && plain(s[run])) run++;
+        memcpy(o, s + i, run - i);
+        o += run - i, i = run;
+        if (i == end) break;
         unsigned c = s[i];
-        if (c >= 0x20 && c != '\\' && c < 0x80) {
-            *o++ = (char)c, i++;
-            continue;
-        }
         if (c < 0x20) {
             p->i = i;
             if (c == 0) return fail_at(p, i, VRAMEST_E_PARSE, "NUL byte in a string");

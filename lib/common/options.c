@@ -41,12 +41,11 @@ const vx_optname *vx_option_spelling(const char *name, size_t len, bool *exact)
     if (!e) return NULL;
     const vx_optname *nm = &vx_optnames[e - 1];
     if (nm->len != len) return NULL;
-    bool same = true;
-    for (size_t i = 0; i < len; i++) {
+    bool same = memcmp(name, nm->name, len) == 0;
+    for (size_t i = 0; !same && i < len; i++) {
         unsigned c = (unsigned char)name[i];
-        if (c == (unsigned char)nm->name[i]) continue;
-        same = false;
-        if (c - 'A' >= 26u || c + ('a' - 'A') != (unsigned char)nm->name[i]) return NULL;
+        if (c != (unsigned char)nm->name[i] && (c - 'A' >= 26u || c + ('a' - 'A') != (unsigned char)nm->name[i]))
+            return NULL;
     }
     if (exact) *exact = same;
     return nm;

@@ -57,6 +57,7 @@ static int keyed(int rc, const char *key)
 /* A string value as a C string: one holding U+0000 is refused, never cut. */
 static int str_of(const pstate *p, const char *key, const vx_jv *v, const char **out)
 {
+    if (!(v->flags & VX_JF_NUL)) return *out = vx_jstr(p->doc, v), VRAMEST_OK;
     char where[128];
     snprintf(where, sizeof where, "config.json: key '%.80s'", key);
     return vx_jcstr(p->doc, v, where, out);

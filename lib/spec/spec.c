@@ -165,6 +165,7 @@ static int h_set_str(spec_handles *h, const vx_option_def *d, const char *v)
 /* A JSON string as a C string; an embedded NUL would silently cut it. */
 static int get_cstr(const vx_jdoc *doc, const vx_jv *v, const char *where, const char *name, const char **out)
 {
+    if (!(v->flags & VX_JF_NUL)) return *out = vx_jstr(doc, v), VRAMEST_OK;
     char place[160];
     snprintf(place, sizeof place, "spec: %s.%.100s", where, name);
     return vx_jcstr(doc, v, place, out);
