@@ -63,34 +63,29 @@ static int str_of(const pstate *p, const char *key, const vx_jv *v, const char *
     return vx_jcstr(p->doc, v, where, out);
 }
 
-/* An integer value (numbers parsed once: json_reader.h says which are). */
-static int int_of(const pstate *p, const char *key, const vx_jv *v, int64_t *out)
+/* An integer value (numbers parsed once: json_reader.h says which are).
+ * Messages name the key and what is wrong, not the file's text. */
+static int int_of(const char *key, const vx_jv *v, int64_t *out)
 {
-    char lit[48];
     switch (vx_jnum_i64(v, out)) {
     case VRAMEST_OK: return VRAMEST_OK;
     case VX_JN_NOT_NUMBER: return type_error(key, "integer", v);
     case VX_JN_TOO_BIG:
-        vx_jliteral(p->doc, v, lit, sizeof lit);
-        return vx_fail(VRAMEST_E_RANGE, "config.json: key '%s': %s is beyond the integers this reader takes exactly",
-                       key, lit);
-    default:
-        vx_jliteral(p->doc, v, lit, sizeof lit);
-        return vx_fail(VRAMEST_E_TYPE, "config.json: key '%s': expected integer, got %s", key, lit);
+        return vx_fail(VRAMEST_E_RANGE, "config.json: key '%s': an integer beyond 64 bits (or a float form of one "
+                                        "beyond 2^53)", key);
+    case VX_JN_NONFINITE:
+        return vx_fail(VRAMEST_E_TYPE, "config.json: key '%s': expected integer, got NaN or an infinity", key);
+    default: return vx_fail(VRAMEST_E_TYPE, "config.json: key '%s': expected integer, got a fraction", key);
     }
 }
 
 /* A finite number; NaN and the infinities Python writes are refused here,
  * where the value would be used. */
-static int num_of(const pstate *p, const char *key, const vx_jv *v, double *out)
+static int num_of(const char *key, const vx_jv *v, double *out)
 {
-    char lit[48];
     int rc = vx_jnum_f64(v, out);
     if (rc == VX_JN_NOT_NUMBER) return type_error(key, "number", v);
-    if (rc) {
-        vx_jliteral(p->doc, v, lit, sizeof lit);
-        return vx_fail(VRAMEST_E_RANGE, "config.json: key '%s': %s is not a finite number", key, lit);
-    }
+    if (rc) return vx_fail(VRAMEST_E_RANGE, "config.json: key '%s': NaN or an infinity is not a finite number", key);
     return VRAMEST_OK;
 }
 
@@ -127,14 +122,14 @@ static int apply(pstate *p, const vx_option_def *d, size_t slot, const char *key
         /* "sliding_window": false means no window in some configs. */
         if (t == VX_J_FALSE && k == VRAMEST_MODEL_SLIDING_WINDOW)
             return keyed(vx_opt_reset(&p->a, p->bits, H_MODEL, k), key);
-        if ((rc = int_of(p, key, v, &i))) return rc;
+        if ((rc = int_of(key, v, &i))) return rc;
         return set_i64(p, k, i, key);
     case VRAMEST_TYPE_BOOL:
         if (t == VX_J_TRUE || t == VX_J_FALSE) return set_i64(p, k, t == VX_J_TRUE, key);
         if (t == VX_J_INT) return set_i64(p, k, v->u.i, key);
         return type_error(key, "true or false", v);
     case VRAMEST_TYPE_F64:
-        if ((rc = num_of(p, key, v, &f))) return rc;
+        if ((rc = num_of(key, v, &f))) return rc;
         return keyed(vx_opt_set_f64(&p->a, p->bits, H_MODEL, k, f), key);
     case VRAMEST_TYPE_ENUM: {
         if (t != VX_J_STR) return type_error(key, "string", v);
@@ -186,7 +181,7 @@ static int apply_family_key(pstate *p, const vx_jv *root, const vx_cfg_key *k)
     if (given(p, k->opt[0])) return VRAMEST_OK;
     if (k->how == VX_CK_F64_SOFT) {
         double f;
-        int rc = num_of(p, k->key, v, &f);
+        int rc = num_of(k->key, v, &f);
         return rc ? rc : keyed(vx_opt_set_f64(&p->a, p->bits, H_MODEL, k->opt[0], f), k->key);
     }
     if (v->type != VX_J_INT) return type_error(k->key, "integer", v);
@@ -212,11 +207,8 @@ static int family_keys(pstate *p, const vx_jv *root)
         const vx_arch *a = &p->a;
         int64_t hd = a->head_dim > 0 ? a->head_dim
                      : (a->num_attention_heads > 0 ? a->hidden_size / a->num_attention_heads : 0);
-        if (vx_jnum_f64(v, &fr) || !(fr > 0.0 && fr <= 1.0)) {
-            char lit[48];
-            vx_jliteral(p->doc, v, lit, sizeof lit);
-            return vx_fail(VRAMEST_E_RANGE, "config.json: key '%s': %s is not in (0, 1]", rk, lit);
-        }
+        if (vx_jnum_f64(v, &fr) || !(fr > 0.0 && fr <= 1.0))
+            return vx_fail(VRAMEST_E_RANGE, "config.json: key '%s': the fraction is not in (0, 1]", rk);
         if (hd > 0 && (rc = set_i64(p, VRAMEST_MODEL_ROTARY_DIM, (int64_t)(fr * (double)hd), rk))) return rc;
     }
     /* transformers saves the label map, not num_labels. */
