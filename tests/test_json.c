@@ -115,7 +115,7 @@ Test(json, hostile_table)
     }
 }
 
-Test(json, every_prefix_of_a_document_fails_and_every_suffix_too)
+Test(json, every_prefix_of_a_document_fails)
 {
     static const char doc[] = "{\"a\": [1, -2.5e-3, \"x\\u00e9\\ud83d\\ude00\", true, false, null, {\"b\": {}}], "
                               "\"c\": NaN, \"d\": -Infinity}";
