@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <vramest/vramest.h>
@@ -196,6 +198,22 @@ static void write_file(const char *path, const char *text)
     fclose(f);
 }
 
+/* Sets a file's modification time `ago` seconds back (0: now), as an old
+ * file has it: the cache keeps no model whose files changed in the last 2 s. */
+static void age(const char *path, int ago)
+{
+    struct timespec now, t[2];
+    clock_gettime(CLOCK_REALTIME, &now);
+    t[0].tv_sec = 0, t[0].tv_nsec = UTIME_OMIT;
+    t[1] = now;
+    t[1].tv_sec -= ago;
+    cr_assert_eq(utimensat(AT_FDCWD, path, t, 0), 0, "%s", path);
+}
+
+#define CFG_256                                                                                                    \
+    "{\"model_type\": \"llama\", \"hidden_size\": 256, \"num_hidden_layers\": 4, \"num_attention_heads\": 8, " \
+    "\"intermediate_size\": 1024, \"vocab_size\": 1000, \"max_position_embeddings\": 2048}"
+
 /* A file replaced or edited under the cache gives another model. */
 Test(cache, files_changed_under_the_cache)
 {
@@ -206,34 +224,44 @@ Test(cache, files_changed_under_the_cache)
     snprintf(spec_file, sizeof spec_file, "{\"model\": {\"hf_config_file\": \"%s\"}}", cfg);
     snprintf(spec_dir, sizeof spec_dir, "{\"model\": {\"path\": \"%s\"}}", dir);
     write_file(cfg, CFG_LLAMA);
+    age(cfg, 10), age(dir, 10);
     vramest_cache *c = new_cache(8);
     char *first = plan_of(c, spec_file), *again = plan_of(c, spec_file);
     cr_assert_str_eq(first, again);
     uint64_t hits, misses;
     stats(c, &hits, &misses, NULL);
     cr_expect_eq(hits, 1);
-    /* Same size, other content: the modification time (or inode) moves. */
-    write_file(cfg, "{\"model_type\": \"llama\", \"hidden_size\": 256, \"num_hidden_layers\": 4, "
-                    "\"num_attention_heads\": 8, \"intermediate_size\": 1024, \"vocab_size\": 1000, "
-                    "\"max_position_embeddings\": 2048}");
-    struct stat st;
-    cr_assert_eq(stat(cfg, &st), 0);
+    cr_expect_eq(misses, 1);
+    /* Same size, other content, written just now: not kept while its time
+     * could still stay the same, and never the old model. */
+    write_file(cfg, CFG_256);
     char *changed = plan_of(c, spec_file), *uncached = plan_of(NULL, spec_file);
     cr_expect_str_eq(changed, uncached);
     cr_expect_str_neq(changed, first);
     stats(c, &hits, &misses, NULL);
-    cr_expect_eq(hits, 1, "a changed file is a miss");
-    /* A directory: a new file in it is a new model. */
+    cr_expect_eq(hits, 1, "a file changed just now is not looked up");
+    cr_expect_eq(misses, 1);
+    /* Once it is old, its model is kept under its new time. */
+    age(cfg, 5);
+    char *settled = plan_of(c, spec_file);
+    cr_expect_str_eq(settled, uncached);
+    stats(c, &hits, &misses, NULL);
+    cr_expect_eq(misses, 2, "an edited file is a miss");
+    /* A directory: a file added to it gives another model. */
+    age(dir, 10);
     char *d1 = plan_of(c, spec_dir), *d2 = plan_of(c, spec_dir);
     cr_expect_str_eq(d1, d2);
+    stats(c, &hits, &misses, NULL);
+    uint64_t h0 = hits, m0 = misses;
+    cr_expect_eq(m0, 3);
     char extra[160];
     snprintf(extra, sizeof extra, "%s/README.md", dir);
     write_file(extra, "hello");
-    stats(c, &hits, &misses, NULL);
-    uint64_t m0 = misses;
+    age(extra, 10), age(dir, 10);
     free(plan_of(c, spec_dir));
     stats(c, &hits, &misses, NULL);
     cr_expect_eq(misses, m0 + 1, "a new file in the directory is a miss");
+    cr_expect_eq(hits, h0);
     /* A file that disappears is an error, as uncached. */
     unlink(extra);
     unlink(cfg);
@@ -241,7 +269,39 @@ Test(cache, files_changed_under_the_cache)
     cr_expect_str_eq(gone, gone_u);
     cr_expect(strncmp(gone, "error", 5) == 0);
     rmdir(dir);
-    free(first), free(again), free(changed), free(uncached), free(d1), free(d2), free(gone), free(gone_u);
+    free(first), free(again), free(changed), free(uncached), free(settled), free(d1), free(d2), free(gone),
+        free(gone_u);
+    vramest_cache_free(c);
+}
+
+/* The race a time-only key would lose: a file rewritten with as many bytes
+ * within one tick of its file system's clock keeps its time and inode. */
+Test(cache, a_file_rewritten_within_one_tick_is_never_stale)
+{
+    char dir[] = "/tmp/vramest-cache-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char cfg[128], spec[256];
+    snprintf(cfg, sizeof cfg, "%s/config.json", dir);
+    snprintf(spec, sizeof spec, "{\"model\": {\"hf_config_file\": \"%s\"}}", cfg);
+    vramest_cache *c = new_cache(8);
+    struct timespec first = {0, 0};
+    for (int round = 0; round < 20; round++) {
+        write_file(cfg, round % 2 ? CFG_256 : CFG_LLAMA);
+        struct stat st;
+        cr_assert_eq(stat(cfg, &st), 0);
+        /* Every rewrite keeps the first one's time, as within one tick. */
+        if (round == 0) first = st.st_mtim;
+        struct timespec t[2] = {{0, UTIME_OMIT}, first};
+        cr_assert_eq(utimensat(AT_FDCWD, cfg, t, 0), 0);
+        char *got = plan_of(c, spec), *want = plan_of(NULL, spec);
+        cr_expect_str_eq(got, want, "round %d", round);
+        free(got), free(want);
+    }
+    uint64_t hits;
+    stats(c, &hits, NULL, NULL);
+    cr_expect_eq(hits, 0);
+    unlink(cfg);
+    rmdir(dir);
     vramest_cache_free(c);
 }
 

@@ -1573,8 +1573,10 @@ vramest_spec_plan(const char *json, size_t len, char *buf, size_t cap, size_t *o
  *   and change times, plus those of every entry of the directory a model
  *   directory, an index or a `"path"` file is read from. Replacing or
  *   editing a file therefore gives a new key: a stale model is never used.
- *   Directories of more than 4096 entries, and paths that cannot be
- *   stat()ed, are built each time, uncached.
+ *   Since file times move in ticks (up to 2 s on some file systems), a
+ *   model whose files were modified less than 2 s before the call (or in
+ *   the future) is built and not kept. Directories of more than 4096
+ *   entries, and paths that cannot be stat()ed, are built each time too.
  * Models that fail to build are not kept.
  *
  * Bounds: at most `max_models` models, least recently used evicted first. A

@@ -8,12 +8,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "api/model_cache.h"
 
 #define VX_MAGIC_CACHE 0x43414348u /* "CACH" */
 #define MAX_MODELS 65536u
 #define MAX_DIR_ENTRIES 4096 /* a directory listed into a key; beyond, its model is not kept */
+/* A file modified this recently may be modified again within the same tick
+ * of its file system's clock (4 ms on Linux, 1-2 s on FAT, HFS+ and some
+ * NFS servers) without its time moving: its model is built, not kept. */
+#define RACY_NS 2000000000LL
 
 struct vx_lease {
     vx_lease *next;                /* hash chain */
@@ -41,6 +46,8 @@ typedef struct keybuf {
     unsigned char *p;
     size_t len, cap;
     bool failed;
+    bool racy;        /* a file in the key changed within RACY_NS of `now` */
+    int64_t now;      /* CLOCK_REALTIME, ns: the clock of file times */
     unsigned char local[1024];
 } keybuf;
 
@@ -81,6 +88,11 @@ static void key_value(keybuf *k, const vx_jdoc *doc, const vx_jv *v)
 
 static void key_stat(keybuf *k, const struct stat *st)
 {
+    /* A key only tells files apart if the file's time would move on its
+     * next change (git's "racily clean" entries): a time within the window,
+     * or in the future, leaves the model uncached. */
+    int64_t mtime = (int64_t)st->st_mtim.tv_sec * 1000000000LL + st->st_mtim.tv_nsec;
+    if (mtime > k->now - RACY_NS) k->racy = true;
     const int64_t f[] = {(int64_t)st->st_dev,        (int64_t)st->st_ino,         (int64_t)st->st_mode,
                          (int64_t)st->st_size,       (int64_t)st->st_mtim.tv_sec, (int64_t)st->st_mtim.tv_nsec,
                          (int64_t)st->st_ctim.tv_sec, (int64_t)st->st_ctim.tv_nsec};
@@ -128,6 +140,13 @@ static bool key_files(keybuf *k, const char *src, const char *path)
     return ok;
 }
 
+static int64_t realtime_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
 /* The key of a spec's "model" member, or false: not to be cached. */
 static bool make_key(keybuf *k, const vx_jdoc *doc, const vx_jv *v)
 {
@@ -137,13 +156,15 @@ static bool make_key(keybuf *k, const vx_jdoc *doc, const vx_jv *v)
         for (size_t i = 0; i < VX_ARRAY_LEN(file_sources); i++)
             if (!strcmp(src, file_sources[i])) {
                 key_put(k, "F", 1);
-                return key_files(k, src, vx_jstr(doc, v + 2)) && !k->failed;
+                k->now = realtime_ns();
+                return key_files(k, src, vx_jstr(doc, v + 2)) && !k->failed && !k->racy;
             }
     }
     key_put(k, "V", 1);
     key_value(k, doc, v);
     return !k->failed;
 }
+
 
 static uint64_t key_hash(const unsigned char *p, size_t n)
 {
@@ -216,7 +237,7 @@ int vx_cache_check(const vramest_cache *cache, const char *fn)
 int vx_cache_get(vramest_cache *c, const vx_jdoc *doc, const vx_jv *v, const vramest_model **out, vx_lease **lease)
 {
     keybuf k;
-    k.p = k.local, k.len = 0, k.cap = sizeof k.local, k.failed = false;
+    k.p = k.local, k.len = 0, k.cap = sizeof k.local, k.failed = false, k.racy = false, k.now = 0;
     *lease = NULL;
     bool keyed = make_key(&k, doc, v);
     uint64_t hash = keyed ? key_hash(k.p, k.len) : 0;

@@ -9,8 +9,10 @@
  * inode, size, modification and change times, and for a directory (or an
  * index or a "path" file, which read their directory) the same of every
  * entry in it. A model whose files changed gets another key, so a stale
- * model is never returned (a change that keeps all of those, which no
- * writer does, is the documented exception).
+ * model is never returned. File times move in ticks (4 ms on Linux, up to
+ * 2 s elsewhere), so a file written twice within one tick keeps its time:
+ * a model whose files changed less than 2 s ago is therefore built and not
+ * kept, until they are older (git's rule for "racily clean" files).
  *
  * Thread-safety: one mutex per cache; lookups hold it for a hash probe and a
  * comparison, never while a model is built or estimated. A model stays
