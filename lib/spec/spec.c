@@ -238,8 +238,11 @@ static int get_integer(const vx_jdoc *doc, const vx_jv *v, const char *where, co
         return vx_fail(VRAMEST_E_TYPE, "spec: %s.%s: expected an integer, got %s", where, name, vx_jkind(v));
     case VX_JN_TOO_BIG:
         vx_jliteral(doc, v, lit, sizeof lit);
-        return vx_fail(VRAMEST_E_RANGE, "spec: %s.%s: %s is beyond 64-bit integers (or, as a float, not an exact one)",
-                       where, name, lit);
+        /* The Python binding's wording for the same value (_options.py). */
+        if (v->flags & VX_JF_BIG)
+            return vx_fail(VRAMEST_E_RANGE, "spec: %s.%s: %s is beyond 64-bit integers", where, name, lit);
+        return vx_fail(VRAMEST_E_RANGE, "spec: %s.%s: %s is not an exact integer (a float beyond 2^53)", where, name,
+                       lit);
     default:
         vx_jliteral(doc, v, lit, sizeof lit);
         return vx_fail(VRAMEST_E_TYPE, "spec: %s.%s: expected an integer, got %s", where, name, lit);

@@ -44,7 +44,8 @@ def test_cache_is_bounded_and_skips_files(tmp_path):
         for batch in (1, 2, 3, 4):
             vramest.run({"model": preset, "workload": {"batch_size": batch}}, cache=cache)
     assert len(cache) == 2 and len(cache._specs) == 3
-    # A model read from a file is read every time: the file may have changed.
+    # A model read from a file is kept by the library's cache under the
+    # file's identity and times: a file changed just now is read again.
     cfg = {"model_type": "gpt2", "n_embd": 64, "n_layer": 1, "n_head": 2, "vocab_size": 100, "n_positions": 64}
     path = tmp_path / "config.json"
     path.write_text(json.dumps(cfg))
@@ -59,6 +60,38 @@ def test_cache_is_bounded_and_skips_files(tmp_path):
     with pytest.raises(vramest.InvalidArgument):
         vramest.Cache(models=-1)
     assert "models" in repr(cache)
+
+
+def _c_stats(cache):
+    import ctypes
+    from vramest import _lib
+    from vramest._errors import _L
+    hits, misses, models = ctypes.c_uint64(), ctypes.c_uint64(), ctypes.c_uint64()
+    assert _L.vramest_cache_stats(cache.c_cache(), ctypes.byref(hits), ctypes.byref(misses),
+                                  ctypes.byref(models)) == 0
+    del _lib
+    return hits.value, misses.value, models.value
+
+
+def test_models_from_files_go_to_the_librarys_cache(tmp_path):
+    cfg = {"model_type": "gpt2", "n_embd": 64, "n_layer": 1, "n_head": 2, "vocab_size": 100, "n_positions": 64}
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(cfg))
+    old = os.stat(path).st_mtime - 10
+    os.utime(path, (old, old))  # the cache keeps no model of a file changed in the last 2 s
+    cache = vramest.Cache()
+    spec = {"model": {"hf_config_file": str(path)}, "workload": {"mode": "train"}}
+    first = vramest.run(spec, cache=cache).as_dict()
+    for _ in range(3):
+        assert vramest.run(spec, cache=cache).as_dict() == first
+        assert vramest.estimate(spec, cache=cache)["params"] == vramest.estimate(spec, cache=None)["params"]
+    hits, misses, models = _c_stats(cache)
+    assert (misses, models) == (1, 1) and hits == 6
+    # Edited: never the old model.
+    path.write_text(json.dumps(dict(cfg, n_layer=2)))
+    assert vramest.run(spec, cache=cache).as_dict() != first
+    cache.clear()
+    assert _c_stats(cache)[2] == 0
 
 
 def test_cache_eviction_under_threads_is_safe():

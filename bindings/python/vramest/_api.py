@@ -160,6 +160,29 @@ def _estimate(job):
     return Result(out)
 
 
+def _c_estimate(cache, spec):
+    """A Result from the library's model cache behind ``cache``, or None when
+    there is none (a library without it, or a Cache without model slots)."""
+    handle = cache.c_cache()
+    if handle is None:
+        return None
+    text = spec_text(spec)
+    out = _lib.ResultP()
+    rc = _L.vramest_spec_estimate_cached(handle, text, len(text), ctypes.byref(out))
+    if rc < 0:
+        raise_last(rc)
+    return Result(out)
+
+
+def _spec_plan(cache, text):
+    """The plan of a spec's JSON text, its model from the library's cache
+    when there is one."""
+    handle = cache.c_cache() if cache is not None else None
+    if handle is not None:
+        return json_out(lambda buf, cap, need: _L.vramest_spec_plan_cached(handle, text, len(text), buf, cap, need))
+    return json_out(lambda buf, cap, need: _L.vramest_spec_plan(text, len(text), buf, cap, need))
+
+
 def run(model, precision=None, config=None, *, cache=_DEFAULT, **options):
     """Estimate one job and return a :class:`Result`.
 
@@ -182,6 +205,14 @@ def run(model, precision=None, config=None, *, cache=_DEFAULT, **options):
             if rc < 0:
                 raise_last(rc)
             return Result(out)
+    if model.__class__ is dict and precision is None and config is None:
+        # A model read from a file: the library's cache keys it by the file.
+        c = _cache(cache)
+        spec = merge(model, options) if options else model
+        if c is not None and "solve" not in spec and c.key(spec.get("model")) is None:
+            result = _c_estimate(c, spec)
+            if result is not None:
+                return result
     return _estimate(_job(model, precision, config, options, cache))
 
 
@@ -213,8 +244,7 @@ def estimate(spec=None, /, *, cache=_DEFAULT, **options):
         return _plan(_job(spec, None, None, options, cache))
     if isinstance(spec, (str, bytes)) and _looks_like_json(spec):
         if not options:
-            text = spec_text(spec)
-            return json_out(lambda buf, cap, need: _L.vramest_spec_plan(text, len(text), buf, cap, need))
+            return _spec_plan(_cache(cache), spec_text(spec))
         try:
             spec = json.loads(spec, object_pairs_hook=_no_duplicates)
         except ValueError as e:
@@ -231,8 +261,7 @@ def estimate(spec=None, /, *, cache=_DEFAULT, **options):
     cache = _cache(cache)
     shared = cache.job(spec) if cache is not None and "solve" not in spec else None
     if shared is None:
-        text = spec_text(spec)
-        return json_out(lambda buf, cap, need: _L.vramest_spec_plan(text, len(text), buf, cap, need))
+        return _spec_plan(cache, spec_text(spec))
     return _plan(_Job(*shared))
 
 

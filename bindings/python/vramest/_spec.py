@@ -135,14 +135,16 @@ class Cache:
     every time, or a Cache of your own.
 
     A model is cached by its spec member when that member is a value: a
-    preset name, ``{"arch": {...}}`` or ``{"hf_config": {...}}``. A member
-    that names a file (``path``, ``gguf``, ``safetensors``,
-    ``hf_config_file``) is read on every call, since the file may change. A
-    whole job spec with such a model is cached by its JSON text, so a job
-    seen again (a scheduler's next pass over its queue) is not parsed again.
+    preset name, ``{"arch": {...}}`` or ``{"hf_config": {...}}``. A whole
+    job spec with such a model is cached by its JSON text, so a job seen
+    again (a scheduler's next pass over its queue) is not parsed again.
     Handles held here are shared between callers and only ever read.
-    (When the library grows its own cache handle, this class is where it
-    plugs in.)"""
+
+    A member that names a file (``path``, ``gguf``, ``safetensors``,
+    ``hf_config_file``), and a spec with a ``solve`` question, go to the
+    library's own model cache (``vramest_cache``, one per Cache, made on
+    first use), which keys a file's model by its path, inode, size and
+    modification time, so an edited file is read again."""
 
     CACHEABLE = ("arch", "hf_config")
 
@@ -155,6 +157,24 @@ class Cache:
         self._models = collections.OrderedDict()
         self._specs = collections.OrderedDict()
         self._lock = threading.Lock()
+        self._c = None  # the library's cache handle, made by c_cache()
+
+    def c_cache(self):
+        """The library's cache handle behind this Cache, or None (no model
+        slots, or a library without vramest_cache_new)."""
+        if self._c is None and self.model_slots and _L.vramest_cache_new is not None:
+            with self._lock:
+                if self._c is None:
+                    h = _lib.CacheP()
+                    check(_L.vramest_cache_new(min(self.model_slots, 65536), ctypes.byref(h)))
+                    self._c = h
+        return self._c
+
+    def __del__(self):
+        h, self._c = getattr(self, "_c", None), None
+        free = getattr(_L, "vramest_cache_free", None)
+        if h is not None and free is not None:
+            free(h)
 
     def __len__(self):
         return len(self._models)
@@ -232,3 +252,5 @@ class Cache:
         with self._lock:
             self._models.clear()
             self._specs.clear()
+            if self._c is not None:
+                check(_L.vramest_cache_clear(self._c))
