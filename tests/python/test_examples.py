@@ -116,11 +116,29 @@ JOBS = [
     {"id": "r", "spec": {"model": "llama-2-7b", "precision": {"preset": "bf16", "kv_cache": "fp8"},
                          "workload": {"mode": "infer"}, "device": "A100-80GB"}},
 ]
-# Lines the two schedulers still read differently: json-c saturates integers
-# beyond 64 bits (printing 18446744073709551615) and accepts a trailing comma.
-LENIENT_C = [
-    '{"id": "o", "spec": {"model": "gpt2", "workload": {"batch_size": 18446744073709551617}, "device": "T4"}}',
-    '{"id": "t", "spec": {"model": "gpt2", "device": "T4",}}',
+# Lines a lenient reader would take or read differently (json-c saturated
+# 18446744073709551617 and took a trailing comma), and lines both schedulers
+# must refuse alike: bytes, as a file would hold them.
+STRICT_LINES = [
+    b'{"id": "o", "spec": {"model": "gpt2", "workload": {"batch_size": 18446744073709551617}, "device": "T4"}}',
+    b'{"id": "t", "spec": {"model": "gpt2", "device": "T4",}}',
+    b'{"id": "dup", "spec": {"model": "gpt2", "device": "T4", "device": "A100-80GB"}}',
+    b'{"id": "a", "id": "b", "spec": {"model": "gpt2", "device": "T4"}}',
+    b'{"id": 17, "spec": {"model": "gpt2", "device": "T4"}}',
+    b'{"id": "caf\\u00e9 \\ud83d\\ude00", "spec": {"model": "gpt2", "device": "T4"}}',
+    b'{"id": "lone \\ud800", "spec": {"model": "gpt2", "device": "T4"}}',
+    b'{"id": "bad \xc3", "spec": {"model": "gpt2", "device": "T4"}}',
+    b'\xef\xbb\xbf{"model": "gpt2", "device": "T4"}',
+    b'{"model": "gpt2", "device": "T4"} // comment',
+    b'{"model": "gpt2", "workload": {"batch_size": NaN}, "device": "T4"}',
+    b'{"model": "gpt2", "workload": {"batch_size": 1e20}, "device": "T4"}',
+    b'{"model": "gpt2", "workload": {"batch_size": 01}, "device": "T4"}',
+    b'{"model": "gp\\u0000t2", "device": "T4"}',
+    b'{"model": "gpt2", "device": "T4", "x": ' + b'[' * 64 + b']' * 64 + b'}',
+    b'{"model": "gpt2", "device": "T4", "x": ' + b'[' * 5000 + b']' * 5000 + b'}',
+    b'{"sp\\u0065c": {"model": "gpt2", "device": "T4"}, "\\u0069d": "escaped keys"}',
+    b'  \t ',
+    b'[1, 2]',
 ]
 
 
@@ -195,20 +213,33 @@ def test_scheduler_matches_the_c_scheduler():
         assert (py.returncode, py.stdout) == (cc.returncode, cc.stdout), flags
 
 
-@pytest.mark.xfail(strict=True, reason="json-c's leniency in the C scheduler (issue 20 item 6): "
-                                       "passes once the strict JSON reader lands; then drop this mark")
-def test_scheduler_matches_the_c_scheduler_on_lenient_lines():
+def test_scheduler_matches_the_c_scheduler_on_strict_lines():
     c = os.environ.get("VRAMEST_SCHEDULER")
     if not c:
         pytest.skip("VRAMEST_SCHEDULER not set (meson sets it)")
-    text = "".join(line + "\n" for line in LENIENT_C)
-    py = run("scheduler.py", stdin=text)
-    assert py.stdout.splitlines() == [
-        "reject o value out of range: spec: workload.batch_size: 18446744073709551617 is beyond 64-bit integers",
-        "reject line-2 malformed JSON line"]
-    cc = subprocess.run([c], input=text, capture_output=True, text=True, timeout=60)
-    assert (py.returncode, py.stdout) == (cc.returncode, cc.stdout)
-
+    data = b"".join(line + b"\n" for line in STRICT_LINES)
+    py = subprocess.run([sys.executable, os.path.join(EXAMPLES, "scheduler.py")], input=data, capture_output=True,
+                        env=env(), timeout=120)
+    lines = py.stdout.decode("utf-8").splitlines()
+    assert py.returncode == 0, py.stderr
+    assert lines[:4] == [
+        "reject o error: value out of range: spec: workload.batch_size: 18446744073709551617 is beyond 64-bit integers",
+        "reject line-2 error: malformed JSON line",
+        'reject dup error: parse error: spec: duplicate key "device" (first at byte 18) at byte 34 (line 1, column 35)',
+        "reject line-4 error: malformed JSON line"]
+    assert lines[4].startswith("accept 17 fits: ")
+    assert lines[5].startswith("accept caf\u00e9 \U0001f600 fits: ")
+    assert [l.split()[1] for l in lines if l.endswith(" error: malformed JSON line")] == [
+        "line-2", "line-4", "line-7", "line-8", "line-9", "line-10", "line-13", "line-15", "line-16", "line-18"]
+    assert "expected an integer, got NaN" in lines[10] and "1e20 is not an exact integer" in lines[11]
+    assert lines[13].startswith("reject line-14 error: model: ") and "\\u0000" in lines[13]
+    assert lines[16].startswith("accept escaped keys fits: ")
+    assert len(lines) == 18  # the blank line is skipped
+    for flags in ([], ["--json"]):
+        py = subprocess.run([sys.executable, os.path.join(EXAMPLES, "scheduler.py")] + flags, input=data,
+                            capture_output=True, env=env(), timeout=120)
+        cc = subprocess.run([c] + flags, input=data, capture_output=True, timeout=60)
+        assert (py.returncode, py.stdout) == (cc.returncode, cc.stdout), flags
 
 def test_parse_spec_without_the_model():
     model, precision, config = vramest.parse_spec({"model": "llama-2-7b", "workload": {"batch_size": 3}},
