@@ -1,0 +1,32 @@
+/* Reading a user's model file or directory inside slurmctld.
+ *
+ * libvramest's file parsers open paths themselves, follow symlinks, open a
+ * FIFO without O_NONBLOCK (a blocked controller thread holds Slurm's locks)
+ * and take shard names from a safetensors index as they are (an index may
+ * name "../../elsewhere/x.safetensors"). None of that may happen in the
+ * controller. So the plugin copies what the parsers read - config.json and
+ * index files whole, the 8-byte length and JSON header of each .safetensors,
+ * the first max_model_bytes of each .gguf - from descriptors checked by
+ * vs_safepath into a private directory (mode 0700, under $TMPDIR or /tmp),
+ * each copy extended to its original size as a sparse file, and lets the
+ * library parse that mirror. The user's paths are never opened by the
+ * library, and the mirror is deleted before the call returns. */
+#ifndef VS_MIRROR_H
+#define VS_MIRROR_H
+
+#include <stddef.h>
+
+#include <vramest/vramest.h>
+
+#include "vs_conf.h"
+#include "vs_safepath.h"
+
+/* Parse the checked file or directory `f` (opened by vs_open_checked for
+ * `who`) into `model`. kind: VRAMEST_SRC_AUTO or the kind a spec names.
+ * Returns 0, or -1 with a message that names the path but never shows the
+ * file's contents (libvramest's own parse messages quote them, so they are
+ * reduced to the status name). */
+int vs_model_from_file(const vs_conf *c, const vs_who *who, const vs_file *f, vramest_source kind,
+                       vramest_model *model, char *err, size_t cap);
+
+#endif
