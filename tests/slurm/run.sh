@@ -1,2 +1,266 @@
 #!/usr/bin/env bash
-exit 77
+# job_submit/vramest inside a real slurmctld: a one-node cluster on
+# 127.0.0.1 (cluster.sh), jobs submitted with sbatch and updated with
+# scontrol, every verdict and message checked as the user sees it, and the
+# admin comment of accepted jobs. Run by `meson test` (suite 'slurm');
+# exit 77 (skipped) without root or without the Slurm packages.
+#
+#   tests/slurm/run.sh PATH/job_submit_vramest.so
+#
+# Environment: VS_TRANSCRIPT (a file to write every command and its output
+# to: docs/slurm.md quotes it), VS_SANITIZE (meson's b_sanitize: an
+# instrumented plugin needs the sanitizer runtimes in slurmctld, which are
+# taken from LD_PRELOAD and given to slurmctld alone).
+set -uo pipefail
+
+plugin=${1:?usage: run.sh PATH/job_submit_vramest.so}
+here=$(cd "$(dirname "$0")" && pwd)
+data=$here/../data/models
+
+if [ "$(id -u)" -ne 0 ]; then
+    echo "SKIP: needs root (slurmctld, slurmd and munged run as root here)"
+    exit 77
+fi
+for p in slurmctld slurmd munged sbatch scontrol sinfo python3; do
+    if ! command -v "$p" >/dev/null 2>&1; then
+        echo "SKIP: $p is not installed (apt-get install slurmctld slurmd slurm-client munge)"
+        exit 77
+    fi
+done
+
+VS_CTLD_PRELOAD=""
+if [ "${VS_SANITIZE:-none}" != none ]; then
+    VS_CTLD_PRELOAD=${LD_PRELOAD:-}
+    if [ -z "$VS_CTLD_PRELOAD" ]; then
+        echo "SKIP: sanitized plugin but no sanitizer runtime to preload into slurmctld"
+        exit 77
+    fi
+    export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=1}
+fi
+unset LD_PRELOAD
+
+# shellcheck source=tests/slurm/cluster.sh
+. "$here/cluster.sh"
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/vramest-slurm.XXXXXX")
+transcript=${VS_TRANSCRIPT:-$T/transcript.txt}
+: >"$transcript"
+failures=0
+
+finish() {
+    local rc=$?
+    vs_cluster_stop
+    if [ "$failures" -ne 0 ] || [ "$rc" -ne 0 ]; then
+        echo "---- slurmctld log (last 40 lines)"
+        tail -n 40 "$T/cluster/log/slurmctld.log" 2>/dev/null
+        echo "FAILED: $failures check(s)"
+        rm -rf "$T"
+        exit 1
+    fi
+    rm -rf "$T"
+    echo "OK: all checks passed"
+}
+trap finish EXIT
+
+fail() {
+    echo "FAIL: $*"
+    failures=$((failures + 1))
+}
+
+# run LABEL CMD...: run with a time limit; $out (stdout+stderr), $rc.
+run() {
+    local label=$1
+    shift
+    out=$(timeout 30 "$@" 2>&1)
+    rc=$?
+    {
+        printf '### %s\n$ %s\n' "$label" "$*"
+        printf '%s\n' "$out"
+        printf '(exit %s)\n\n' "$rc"
+    } >>"$transcript"
+    echo "--- $label: exit $rc"
+    printf '%s\n' "$out"
+}
+
+has() {
+    case "$out" in
+    *"$1"*) ;;
+    *) fail "$label_now: output lacks: $1" ;;
+    esac
+}
+
+lacks() {
+    case "$out" in
+    *"$1"*) fail "$label_now: output has: $1" ;;
+    esac
+}
+
+# The job id of "Submitted batch job N".
+job_id() {
+    sed -n 's/^Submitted batch job \([0-9]*\).*/\1/p' <<<"$out"
+}
+
+admin_comment() {
+    timeout 10 scontrol show job "$1" | sed -n 's/^ *AdminComment=//p' | sed 's/ *$//'
+}
+
+script() { # script NAME LINES...
+    local f=$T/$1
+    shift
+    printf '%s\n' '#!/bin/bash' "$@" 'srun hostname' >"$f"
+    printf '%s' "$f"
+}
+
+# ---- the site: models, specs, vramest.conf ---------------------------------
+mkdir -p "$T/models/llama-2-7b" "$T/models/private" "$T/outside"
+chmod 755 "$T" "$T/models" "$T/models/llama-2-7b" "$T/outside"
+chmod 700 "$T/models/private"
+cp "$data/llama-2-7b.json" "$T/models/llama-2-7b/config.json"
+cp "$data/llama-2-7b.json" "$T/models/private/config.json"
+chmod 644 "$T/models/llama-2-7b/config.json"
+printf '{"model": "llama-2-7b", "workload": {"mode": "infer"}}\n' >"$T/outside/spec.json"
+ln -s "$T/outside/spec.json" "$T/models/spec-link.json"
+mkdir -p "$T/cluster/etc"
+cat >"$T/cluster/etc/vramest.conf" <<EOF
+a100 = A100-80GB
+t4 = T4
+default = A100-80GB
+allow = $T/models
+require = no
+EOF
+
+vs_cluster_start "$T/cluster" "$plugin" || { fail "the cluster did not start"; exit 1; }
+grep -q "job_submit/vramest: .*vramest.conf: 2 GPU types" "$T/cluster/log/slurmctld.log" \
+    || fail "slurmctld did not load the plugin (no init line in its log)"
+
+# ---- a job that fits: accepted, plan in the admin comment -------------------
+label_now="fits"
+run "$label_now" sbatch --hold -o /dev/null --gres=gpu:a100:1 \
+    "$(script fits.sh '#VRAMEST --model llama-2-7b --set mode=infer --set batch_size=4')"
+[ "$rc" -eq 0 ] || fail "fits: sbatch failed"
+has "sbatch: vramest: fits: needs "
+has " of 80.00 GiB per GPU on 1 a100 GPU (A100-80GB), 1 per node on 1 node; peak in "
+has "Submitted batch job "
+fits_id=$(job_id)
+comment=$(admin_comment "$fits_id")
+printf '### admin comment of job %s\n$ scontrol show job %s | grep AdminComment\n   AdminComment=%s\n\n' \
+    "$fits_id" "$fits_id" "$comment" >>"$transcript"
+case "$comment" in
+"vramest: fits: needs "*" | vramest-record {"*'"spec":{"model":"llama-2-7b","workload":{"mode":"infer","batch_size":4}}}') ;;
+*) fail "fits: admin comment is '$comment'" ;;
+esac
+
+# ---- a job that does not fit: rejected with needed vs available and a fix ---
+label_now="does not fit"
+run "$label_now" sbatch -o /dev/null --gres=gpu:a100:2 \
+    "$(script nofit.sh '#SBATCH --job-name=llama-train' '#VRAMEST --model llama-2-7b --set mode=train --set batch_size=4')"
+[ "$rc" -ne 0 ] || fail "does not fit: sbatch succeeded"
+has "sbatch: error: vramest: the job does not fit: it needs "
+has " per GPU, and its GPUs have 80.00 GiB: 2 a100 GPUs (A100-80GB), 2 per node on 1 node"
+has "sbatch: error: vramest: largest part: "
+has "sbatch: error: vramest: best single change: add --set gradient_checkpointing=full (needs "
+has "sbatch: error: Batch job submission failed: Invalid generic resource (gres) specification"
+lacks "Submitted batch job"
+
+# ---- far too big, with --test-only (sbatch's admission check, no job) -----
+label_now="test-only"
+run "$label_now" sbatch --test-only --gres=gpu:t4:1 \
+    "$(script huge-job.sh '#VRAMEST --model qwen3-8b --set mode=train --set batch_size=8')"
+[ "$rc" -ne 0 ] || fail "test-only: accepted"
+has "sbatch: error: vramest: the job does not fit: it needs "
+has "sbatch: error: vramest: no single change makes it fit; the biggest saving: "
+
+# ---- malformed directive: rejected with the parse error ---------------------
+label_now="malformed"
+run "$label_now" sbatch -o /dev/null --gres=gpu:a100:1 \
+    "$(script typo.sh '#VRAMEST --model llama-2-7b --set batch_sise=4')"
+[ "$rc" -ne 0 ] || fail "malformed: accepted"
+has "sbatch: error: vramest: #VRAMEST: --set \"batch_sise\": "
+has "Batch job submission failed: Unspecified error"
+
+label_now="invalid UTF-8"
+run "$label_now" sbatch -o /dev/null --gres=gpu:a100:1 \
+    "$(script utf8.sh $'#VRAMEST --model llama\xff-2-7b')"
+[ "$rc" -ne 0 ] || fail "invalid UTF-8: accepted"
+has "sbatch: error: vramest: line 2: #VRAMEST: invalid UTF-8 at column 23"
+
+label_now="huge number"
+run "$label_now" sbatch -o /dev/null --gres=gpu:a100:1 \
+    "$(script huge.sh '#VRAMEST --model llama-2-7b --set batch_size=99999999999999999999999')"
+[ "$rc" -ne 0 ] || fail "huge number: accepted"
+has "is not a 64-bit integer"
+
+# ---- files outside the allowed directories, or not the user's to read ------
+label_now="outside"
+run "$label_now" sbatch -o /dev/null --gres=gpu:a100:1 \
+    "$(script outside.sh "#VRAMEST --spec $T/outside/spec.json")"
+[ "$rc" -ne 0 ] || fail "outside: accepted"
+has "sbatch: error: vramest: spec file: '$T/outside/spec.json' is outside the directories vramest may read ($T/models)"
+has "Batch job submission failed: Access/permission denied"
+
+label_now="symlink out"
+run "$label_now" sbatch -o /dev/null --gres=gpu:a100:1 \
+    "$(script link.sh "#VRAMEST --spec $T/models/spec-link.json")"
+[ "$rc" -ne 0 ] || fail "symlink out: accepted"
+has "a symlink leads to '$T/outside/spec.json', outside the directories vramest may read"
+
+label_now="traversal"
+run "$label_now" sbatch -o /dev/null --gres=gpu:a100:1 \
+    "$(script traversal.sh "#VRAMEST --model $T/models/../outside")"
+[ "$rc" -ne 0 ] || fail "traversal: accepted"
+has "path traversal ('..') is not allowed"
+
+label_now="another user's directory"
+run "$label_now" sbatch --uid=nobody -o /dev/null --gres=gpu:a100:1 \
+    "$(script private.sh "#VRAMEST --model $T/models/private --set mode=infer")"
+[ "$rc" -ne 0 ] || fail "another user's directory: accepted"
+has "may not list the directory '$T/models/private'"
+
+label_now="model directory"
+run "$label_now" sbatch --hold -o /dev/null --gpus=2 \
+    "$(script dir.sh "#VRAMEST --model $T/models/llama-2-7b --set mode=infer --set batch_size=8")"
+[ "$rc" -eq 0 ] || fail "model directory: rejected"
+has "sbatch: vramest: fits: needs "
+has " per GPU on 2 GPUs (A100-80GB); peak in "
+
+# ---- no directive: passed untouched -----------------------------------------
+label_now="no directive"
+run "$label_now" sbatch --hold -o /dev/null --gres=gpu:a100:4 "$(script plain.sh '#SBATCH --job-name=plain')"
+[ "$rc" -eq 0 ] || fail "no directive: rejected"
+lacks "vramest"
+plain_id=$(job_id)
+[ -z "$(admin_comment "$plain_id")" ] || [ "$(admin_comment "$plain_id")" = "(null)" ] \
+    || fail "no directive: admin comment set"
+
+# ---- inline JSON spec, then scontrol update to more GPUs --------------------
+label_now="inline spec"
+run "$label_now" sbatch --hold -o /dev/null --gres=gpu:a100:2 \
+    "$(script inline.sh '#VRAMEST {"model": "qwen3-8b",' \
+        '#VRAMEST  "workload": {"mode": "train", "batch_size": 1, "gradient_checkpointing": "full"},' \
+        '#VRAMEST  "parallel": {"zero_stage": 3}}')"
+[ "$rc" -eq 0 ] || fail "inline spec: rejected"
+has " per GPU on 2 a100 GPUs (A100-80GB)"
+upd_id=$(job_id)
+
+label_now="update to more GPUs"
+run "$label_now" scontrol update "JobId=$upd_id" TresPerNode=gres:gpu:a100:4
+[ "$rc" -eq 0 ] || fail "update to more GPUs: refused"
+comment=$(admin_comment "$upd_id")
+printf '### admin comment of job %s after the update\n   AdminComment=%s\n\n' "$upd_id" "$comment" >>"$transcript"
+case "$comment" in
+"vramest: fits: needs "*" per GPU on 4 a100 GPUs (A100-80GB)"*'"req":{"tres_per_node":"gres:gpu:a100:4"}'*) ;;
+*) fail "update to more GPUs: admin comment is '$comment'" ;;
+esac
+
+label_now="update to small GPUs"
+run "$label_now" scontrol update "JobId=$upd_id" TresPerNode=gres:gpu:t4:2
+[ "$rc" -ne 0 ] || fail "update to small GPUs: accepted"
+has "Invalid generic resource (gres) specification"
+grep -q "job_submit/vramest: JobId=$upd_id update by uid 0 rejected: the job does not fit" \
+    "$T/cluster/log/slurmctld.log" || fail "update to small GPUs: no log line"
+
+# ---- the controller is still there ----------------------------------------
+kill -0 "$VS_CTLD_PID" 2>/dev/null || fail "slurmctld died"
+label_now="controller"
+run "$label_now" scontrol ping
+has "is UP"
