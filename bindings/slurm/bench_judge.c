@@ -86,6 +86,11 @@ int main(void)
           "#!/bin/bash\n#SBATCH -N 1\n#VRAMEST --model qwen3-8b --set mode=train --set batch_size=1\n"
           "#VRAMEST --set zero_stage=3 --set gradient_checkpointing=full\nsrun x\n",
           "gres:gpu:a100:4", 20000);
+    bench(&ctx, "preset, train 1 GPU, checkpointing (throughput.sh)",
+          "#!/bin/bash\n#SBATCH --job-name=tp\n"
+          "#VRAMEST --model llama-2-7b --set mode=train --set batch_size=1 --set gradient_checkpointing=full\n"
+          "srun hostname\n",
+          "gres:gpu:a100:1", 20000);
     bench(&ctx, "inline JSON spec, infer (llama-2-7b)",
           "#!/bin/bash\n#VRAMEST {\"model\": \"llama-2-7b\", \"workload\": {\"mode\": \"infer\", \"batch_size\": 8}}\n",
           "gres:gpu:a100:1", 20000);

@@ -32,6 +32,7 @@
 extern char *slurm_xstrdup(const char *str);
 extern void slurm_xfree(void **p);
 extern void slurm_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+extern void slurm_verbose(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 extern void slurm_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 extern slurm_conf_t slurm_conf;
 
@@ -186,7 +187,9 @@ int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_msg)
         hand_message(&comment, "; ", v.admin);
         job_desc->admin_comment = comment;
         if (err_msg) hand_message(err_msg, "\n", v.user);
-        slurm_info(LOG_PREFIX "uid %u: %s", job.uid, line);
+        /* Every accepted job at info level would be a log line per job; the
+         * admin comment keeps the plan. SlurmctldDebug=verbose shows them. */
+        slurm_verbose(LOG_PREFIX "uid %u: %s", job.uid, line);
     } else if (v.kind == VS_REJECT) {
         if (err_msg) hand_message(err_msg, "\n", v.user);
         slurm_info(LOG_PREFIX "uid %u: rejected: %s", job.uid, line + (strncmp(line, "vramest: ", 9) ? 0 : 9));

@@ -207,8 +207,13 @@ static void judge_bound(const vs_ctx *ctx, const vramest_model *m, json_object *
     const char *ph = vramest_phase_name((vramest_phase)phase);
     if (fits) {
         v->kind = VS_ACCEPT;
-        snprintf(summary, scap, "vramest: fits: needs %s of %s per GPU on %s; peak in %s; largest part %s %s",
-                 gneed, ghave, at, ph ? ph : "?", cat, gbig);
+        /* The runtime and mode the estimate assumed, so an admin can tell a
+         * vLLM plan from a PyTorch one without reading the record. */
+        const char *fw = "?", *mode = "?";
+        vramest_config_get_str(c, VRAMEST_CFG_FRAMEWORK, &fw);
+        vramest_config_get_str(c, VRAMEST_CFG_MODE, &mode);
+        snprintf(summary, scap, "vramest: fits: needs %s of %s per GPU on %s; peak in %s; largest part %s %s; %s %s",
+                 gneed, ghave, at, ph ? ph : "?", cat, gbig, fw, mode);
         snprintf(v->user, sizeof v->user, "%s\n", summary);
     } else {
         reject(v, VS_WHY_NOFIT, "the job does not fit: it needs %s per GPU, and its GPUs have %s: %s", gneed,
