@@ -11,6 +11,7 @@
 #include "vs_cache.h"
 #include "vs_conf.h"
 #include "vs_judge.h"
+#include "vs_spec.h"
 
 #define RUNS 7
 
@@ -72,7 +73,8 @@ int main(void)
     if (vs_conf_parse(&conf, conftext, strlen(conftext), "bench", err, sizeof err))
         return fprintf(stderr, "%s\n", err), 1;
     vs_cache *cache = vs_cache_new(conf.cache_models);
-    vs_ctx ctx = {.conf = &conf, .cache = cache};
+    vs_optnames *names = vs_optnames_new();
+    vs_ctx ctx = {.conf = &conf, .cache = cache, .names = names};
 
     char file_script[512];
     snprintf(file_script, sizeof file_script,
@@ -103,6 +105,7 @@ int main(void)
     vs_cache_stats(cache, &entries, &hits, &misses);
     printf("model cache: %zu entries, %lu hits, %lu misses\n", entries, hits, misses);
     vs_cache_free(cache);
+    vs_optnames_free(names);
     vs_conf_free(&conf);
     unlink(path);
     rmdir(dir);

@@ -27,6 +27,7 @@
 #include "vs_cache.h"
 #include "vs_conf.h"
 #include "vs_judge.h"
+#include "vs_spec.h"
 
 /* From Slurm's src/common/xmalloc.h, xstring.h and log.h (libslurmfull). */
 extern char *slurm_xstrdup(const char *str);
@@ -55,6 +56,7 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 static struct plugin_state {
     vs_conf conf;
     vs_cache *cache;
+    vs_optnames *names;
     bool ready;
 } state;
 
@@ -85,8 +87,9 @@ int init(void)
         vs_conf_free(&state.conf);
         return SLURM_ERROR;
     }
-    if (!(state.cache = vs_cache_new(state.conf.cache_models))) {
+    if (!(state.cache = vs_cache_new(state.conf.cache_models)) || !(state.names = vs_optnames_new())) {
         slurm_error(LOG_PREFIX "out of memory");
+        vs_cache_free(state.cache);
         vs_conf_free(&state.conf);
         return SLURM_ERROR;
     }
@@ -102,6 +105,7 @@ int fini(void)
 {
     if (state.ready) {
         vs_cache_free(state.cache);
+        vs_optnames_free(state.names);
         vs_conf_free(&state.conf);
     }
     memset(&state, 0, sizeof state);
@@ -169,7 +173,7 @@ static void first_line(const char *msg, char *out, size_t cap)
 int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_msg)
 {
     if (!state.ready) return SLURM_SUCCESS;
-    vs_ctx ctx = {.conf = &state.conf, .cache = state.cache};
+    vs_ctx ctx = {.conf = &state.conf, .cache = state.cache, .names = state.names};
     vs_job job = {
         .script = job_desc->script,
         .req = request_of(job_desc),
@@ -236,7 +240,7 @@ extern int job_modify(job_desc_msg_t *job_desc, void *job_ptr, uint32_t submit_u
 int job_modify(job_desc_msg_t *job_desc, void *job_ptr, uint32_t submit_uid MODIFY_MSG_PARAM)
 {
     if (!state.ready) return SLURM_SUCCESS;
-    vs_ctx ctx = {.conf = &state.conf, .cache = state.cache};
+    vs_ctx ctx = {.conf = &state.conf, .cache = state.cache, .names = state.names};
     vs_job job = {
         .admin_comment = job_admin_comment(job_ptr),
         .req = request_of(job_desc),

@@ -113,11 +113,17 @@ static const vramest_model *model_for(const vs_ctx *ctx, json_object *spec, int 
             return NULL;
         }
         l.file = &file;
-        keylen = strlen(file.path) + 128;
+        uint64_t inside = 0; /* a directory: its model files' identities too */
+        if (file.is_dir && vs_dir_fingerprint(&file, &inside, err, sizeof err)) {
+            reject(v, VS_WHY_ACCESS, "model file: %s", err);
+            vs_file_close(&file);
+            return NULL;
+        }
+        keylen = strlen(file.path) + 160;
         if ((key = malloc(keylen)))
             keylen = (size_t)snprintf(key, keylen, "f%c%s%c%" PRIu64 ":%" PRIu64 ":%" PRIu64 ":%" PRId64 ".%" PRId64
-                                      ":%d", 0, file.path, 0, file.dev, file.ino, file.size, file.mtime_sec,
-                                      file.mtime_nsec, (int)l.src.file_kind);
+                                      ":%" PRIu64 ":%d", 0, file.path, 0, file.dev, file.ino, file.size,
+                                      file.mtime_sec, file.mtime_nsec, inside, (int)l.src.file_kind);
     } else {
         size_t n = strlen(l.src.text);
         keylen = n + 2;
@@ -343,7 +349,7 @@ void vs_judge_submit(const vs_ctx *ctx, const vs_job *job, vs_verdict *v)
                                        "vramest: in the batch script's leading comments (see `man vramest`)");
     } else if (d.kind == VS_DIR_SPECFILE) {
         judge_spec_file(ctx, d.spec_path, &job->req, &u, v);
-    } else if (d.kind == VS_DIR_WORDS ? vs_spec_from_words(&d, &spec, err, sizeof err)
+    } else if (d.kind == VS_DIR_WORDS ? vs_spec_from_words(ctx->names, &d, &spec, err, sizeof err)
                                       : vs_spec_from_text(d.text, d.len, ctx->conf->max_spec_bytes,
                                                           "the inline #VRAMEST spec", 0, &spec, err, sizeof err)) {
         reject(v, VS_WHY_DIRECTIVE, "%s", err);

@@ -16,9 +16,12 @@
 #include "vs_gres.h"
 #include "vs_util.h"
 
+typedef struct vs_optnames vs_optnames;
+
 typedef struct vs_ctx {
     const vs_conf *conf;
     vs_cache *cache;
+    const vs_optnames *names; /* vs_optnames_new(), or NULL */
 } vs_ctx;
 
 typedef struct vs_job {

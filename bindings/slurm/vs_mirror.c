@@ -197,6 +197,7 @@ static int mirror_dir(mirror *m, const vs_file *dir, bool index_only, char *err,
         if (fd >= 0) close(fd);
         return vs_fail(err, cap, "'%.200s': cannot list: %s", dir->path, strerror(errno));
     }
+    rewinddir(d); /* the dup shares its position with every other listing of dir */
     char **names = calloc(MAX_FILES, sizeof *names);
     size_t n = 0, scanned = 0;
     int rc = names ? 0 : vs_fail(err, cap, "out of memory");
@@ -224,6 +225,39 @@ static int mirror_dir(mirror *m, const vs_file *dir, bool index_only, char *err,
     }
     for (size_t i = 0; names && i < n; i++) free(names[i]);
     free(names);
+    return rc;
+}
+
+int vs_dir_fingerprint(const vs_file *dir, uint64_t *out, char *err, size_t cap)
+{
+    int fd = dup(dir->fd);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    if (!d) {
+        if (fd >= 0) close(fd);
+        return vs_fail(err, cap, "'%.200s': cannot list: %s", dir->path, strerror(errno));
+    }
+    rewinddir(d); /* the dup shares its position with every other listing of dir */
+    /* Order-independent (readdir order is not stable): a sum of per-file hashes. */
+    uint64_t sum = 0;
+    size_t scanned = 0;
+    int rc = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (++scanned > MAX_SCANNED) {
+            rc = vs_fail(err, cap, "'%.200s' holds more than %d entries", dir->path, MAX_SCANNED);
+            break;
+        }
+        struct stat st;
+        if (!wanted(e->d_name) || fstatat(dirfd(d), e->d_name, &st, 0) != 0) continue;
+        uint64_t h = 1469598103934665603ull;
+        for (const unsigned char *p = (const unsigned char *)e->d_name; *p; p++) h = (h ^ *p) * 1099511628211ull;
+        const uint64_t parts[] = {(uint64_t)st.st_dev, (uint64_t)st.st_ino, (uint64_t)st.st_size,
+                                  (uint64_t)st.st_mtim.tv_sec, (uint64_t)st.st_mtim.tv_nsec};
+        for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) h = (h ^ parts[i]) * 1099511628211ull;
+        sum += h;
+    }
+    closedir(d);
+    *out = sum;
     return rc;
 }
 

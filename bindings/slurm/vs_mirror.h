@@ -15,6 +15,7 @@
 #define VS_MIRROR_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <vramest/vramest.h>
 
@@ -28,5 +29,11 @@
  * reduced to the status name). */
 int vs_model_from_file(const vs_conf *c, const vs_who *who, const vs_file *f, vramest_source kind,
                        vramest_model *model, char *err, size_t cap);
+
+/* A fingerprint of the files in a checked directory that the parsers would
+ * read (name, device, inode, size, mtime of each; symlinks by their
+ * targets), for the model cache: a file edited in place leaves the
+ * directory's own mtime alone. Stats only, opens nothing but the listing. */
+int vs_dir_fingerprint(const vs_file *dir, uint64_t *out, char *err, size_t cap);
 
 #endif

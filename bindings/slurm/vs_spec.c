@@ -13,30 +13,108 @@
 
 #define SPEC_MAX_DEPTH 64
 
-/* The option a --set key names: "name" (unique across handles) or "group.name". */
-static int resolve(const char *key, vramest_option *out, char *err, size_t cap)
+/* What a user wrote, quoted for a message: only on the error paths. */
+#define QUOTE(buf, text, n) (vs_quote(buf, sizeof buf, text, n, 64), buf)
+
+/* Every option's name and key, sorted by name: a --set key is resolved with
+ * one binary search instead of a scan of the registry per handle kind. */
+struct vs_optnames {
+    struct entry {
+        const char *name; /* static, from the registry */
+        vramest_option key;
+    } *e;
+    size_t n;
+};
+
+static int entry_cmp(const void *a, const void *b)
+{
+    return strcmp(((const struct entry *)a)->name, ((const struct entry *)b)->name);
+}
+
+vs_optnames *vs_optnames_new(void)
+{
+    vs_optnames *t = calloc(1, sizeof *t);
+    uint32_t n = vramest_option_count();
+    if (!t || !(t->e = calloc(n ? n : 1, sizeof *t->e))) {
+        free(t);
+        return NULL;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        vramest_option k;
+        const char *name;
+        if (vramest_option_at(i, &k) == VRAMEST_OK && (name = vramest_option_name(k)))
+            t->e[t->n].name = name, t->e[t->n++].key = k;
+    }
+    qsort(t->e, t->n, sizeof *t->e, entry_cmp);
+    return t;
+}
+
+void vs_optnames_free(vs_optnames *t)
+{
+    if (t) free(t->e);
+    free(t);
+}
+
+/* The options named `name`: *first and the count (names shared by two groups, e.g. kv_cache). */
+static size_t named(const vs_optnames *t, const char *name, const struct entry **first)
+{
+    struct entry probe = {.name = name};
+    const struct entry *hit = bsearch(&probe, t->e, t->n, sizeof *t->e, entry_cmp);
+    if (!hit) return 0;
+    const struct entry *lo = hit, *hi = hit;
+    while (lo > t->e && !strcmp(lo[-1].name, name)) lo--;
+    while (hi + 1 < t->e + t->n && !strcmp(hi[1].name, name)) hi++;
+    *first = lo;
+    return (size_t)(hi - lo) + 1;
+}
+
+/* The option a --set key names: "name" (unique across groups) or "group.name".
+ * Names the table does not hold (aliases such as n_embd) go to the registry,
+ * which also says "did you mean". */
+static int resolve(const vs_optnames *t, const char *key, vramest_option *out, char *err, size_t cap)
 {
     char group[32], q[96];
     const char *dot = strchr(key, '.'), *name = dot ? dot + 1 : key;
-    vs_quote(q, sizeof q, key, strlen(key), 64);
+    const struct entry *first = NULL;
+    size_t hits = t ? named(t, name, &first) : 0;
     if (dot) {
         size_t gl = (size_t)(dot - key);
-        if (gl >= sizeof group) return vs_fail(err, cap, "#VRAMEST: --set %s: no such option group", q);
+        if (gl >= sizeof group)
+            return vs_fail(err, cap, "#VRAMEST: --set %s: no such option group", QUOTE(q, key, strlen(key)));
         memcpy(group, key, gl);
         group[gl] = '\0';
         if (!strcmp(group, "arch")) strcpy(group, "model");
+        for (size_t i = 0; i < hits; i++) {
+            const char *g = vramest_option_group(first[i].key);
+            if (g && !strcmp(g, group)) {
+                *out = first[i].key;
+                return 0;
+            }
+        }
         int handle = !strcmp(group, "model")       ? VRAMEST_HANDLE_MODEL
                      : !strcmp(group, "precision") ? VRAMEST_HANDLE_PRECISION
                                                    : VRAMEST_HANDLE_CONFIG;
         if (vramest_option_lookup(handle, name, out))
-            return vs_fail(err, cap, "#VRAMEST: --set %s: %s", q, vramest_last_error_message());
+            return vs_fail(err, cap, "#VRAMEST: --set %s: %s", QUOTE(q, key, strlen(key)),
+                           vramest_last_error_message());
         const char *g = vramest_option_group(*out);
         if (!g || strcmp(g, group) != 0)
-            return vs_fail(err, cap, "#VRAMEST: --set %s: the option belongs to '%s'", q, g ? g : "?");
+            return vs_fail(err, cap, "#VRAMEST: --set %s: the option belongs to '%s'", QUOTE(q, key, strlen(key)),
+                           g ? g : "?");
         return 0;
     }
+    if (hits == 1) {
+        *out = first->key;
+        return 0;
+    }
+    if (hits > 1) {
+        char both[160] = "";
+        for (size_t i = 0; i < hits; i++)
+            vs_appendf(both, sizeof both, "%s%s.%s", i ? " or " : "", vramest_option_group(first[i].key), name);
+        return vs_fail(err, cap, "#VRAMEST: --set %s is ambiguous: write %s", QUOTE(q, key, strlen(key)), both);
+    }
+    /* Not in the table (or no table): the registry, per handle kind. */
     static const int handles[] = {VRAMEST_HANDLE_MODEL, VRAMEST_HANDLE_PRECISION, VRAMEST_HANDLE_CONFIG};
-    int hits = 0;
     char both[160] = "";
     for (int i = 0; i < 3; i++) {
         vramest_option k;
@@ -44,11 +122,12 @@ static int resolve(const char *key, vramest_option *out, char *err, size_t cap)
         vs_appendf(both, sizeof both, "%s%s.%s", hits ? " or " : "", vramest_option_group(k), vramest_option_name(k));
         *out = k, hits++;
     }
-    if (hits > 1) return vs_fail(err, cap, "#VRAMEST: --set %s is ambiguous: write %s", q, both);
+    if (hits > 1)
+        return vs_fail(err, cap, "#VRAMEST: --set %s is ambiguous: write %s", QUOTE(q, key, strlen(key)), both);
     if (hits == 1) return 0;
-    vramest_option k; /* for the library's "did you mean" */
+    vramest_option k;
     if (vramest_option_from_name(name, &k) != VRAMEST_OK)
-        return vs_fail(err, cap, "#VRAMEST: --set %s: %s", q, vramest_last_error_message());
+        return vs_fail(err, cap, "#VRAMEST: --set %s: %s", QUOTE(q, key, strlen(key)), vramest_last_error_message());
     *out = k;
     return 0;
 }
@@ -58,24 +137,24 @@ static int typed(vramest_option k, const char *key, const char *val, json_object
 {
     int type = 0;
     char q[96], kq[96];
-    vs_quote(q, sizeof q, val, strlen(val), 64);
-    vs_quote(kq, sizeof kq, key, strlen(key), 64);
     if (vramest_option_info(k, &type, NULL, NULL, NULL, NULL))
-        return vs_fail(err, cap, "#VRAMEST: --set %s: %s", kq, vramest_last_error_message());
+        return vs_fail(err, cap, "#VRAMEST: --set %s: %s", QUOTE(kq, key, strlen(key)), vramest_last_error_message());
     char *end = NULL;
     errno = 0;
     switch (type) {
     case VRAMEST_TYPE_I64: {
         long long v = strtoll(val, &end, 10);
         if (!*val || *end || errno)
-            return vs_fail(err, cap, "#VRAMEST: --set %s: %s is not a 64-bit integer", kq, q);
+            return vs_fail(err, cap, "#VRAMEST: --set %s: %s is not a 64-bit integer", QUOTE(kq, key, strlen(key)),
+                           QUOTE(q, val, strlen(val)));
         *out = json_object_new_int64(v);
         break;
     }
     case VRAMEST_TYPE_F64: {
         double v = strtod(val, &end);
         if (!*val || *end || errno || !isfinite(v))
-            return vs_fail(err, cap, "#VRAMEST: --set %s: %s is not a finite number", kq, q);
+            return vs_fail(err, cap, "#VRAMEST: --set %s: %s is not a finite number", QUOTE(kq, key, strlen(key)),
+                           QUOTE(q, val, strlen(val)));
         *out = json_object_new_double(v);
         break;
     }
@@ -85,12 +164,14 @@ static int typed(vramest_option k, const char *key, const char *val, json_object
         else if (!strcmp(val, "false") || !strcmp(val, "0") || !strcmp(val, "no"))
             *out = json_object_new_boolean(0);
         else
-            return vs_fail(err, cap, "#VRAMEST: --set %s: %s is not true or false", kq, q);
+            return vs_fail(err, cap, "#VRAMEST: --set %s: %s is not true or false", QUOTE(kq, key, strlen(key)),
+                           QUOTE(q, val, strlen(val)));
         break;
     case VRAMEST_TYPE_ENUM: {
         int64_t v;
         if (vramest_option_value_from_name(k, val, &v))
-            return vs_fail(err, cap, "#VRAMEST: --set %s: %s", kq, vramest_last_error_message());
+            return vs_fail(err, cap, "#VRAMEST: --set %s: %s", QUOTE(kq, key, strlen(key)),
+                           vramest_last_error_message());
         *out = json_object_new_string(val);
         break;
     }
@@ -119,33 +200,33 @@ static json_object *group_object(json_object *spec, const char *group)
     return g;
 }
 
-static int add_set(json_object *spec, const char *assignment, char *err, size_t cap)
+static int add_set(const vs_optnames *t, json_object *spec, const char *assignment, char *err, size_t cap)
 {
     char key[128], q[96];
     size_t kl = vs_span_to(assignment, '=');
-    vs_quote(q, sizeof q, assignment, kl, 64);
-    if (kl >= sizeof key) return vs_fail(err, cap, "#VRAMEST: --set %s: key too long", q);
+    if (kl >= sizeof key) return vs_fail(err, cap, "#VRAMEST: --set %s: key too long", QUOTE(q, assignment, kl));
     memcpy(key, assignment, kl);
     key[kl] = '\0';
     vramest_option k;
-    if (resolve(key, &k, err, cap)) return -1;
+    if (resolve(t, key, &k, err, cap)) return -1;
     const char *group = vramest_option_group(k), *name = vramest_option_name(k);
-    if (!group || !name) return vs_fail(err, cap, "#VRAMEST: --set %s: unknown option", q);
+    if (!group || !name) return vs_fail(err, cap, "#VRAMEST: --set %s: unknown option", QUOTE(q, key, kl));
     if (!strcmp(group, "model"))
         return vs_fail(err, cap, "#VRAMEST: --set %s: architecture options cannot be --set on a model; use an "
-                                 "inline JSON spec with {\"model\": {\"arch\": {...}}}", q);
+                                 "inline JSON spec with {\"model\": {\"arch\": {...}}}", QUOTE(q, key, kl));
     if (!strcmp(group, "device"))
         return vs_fail(err, cap, "#VRAMEST: --set %s: the device comes from the job's GPU request "
-                                 "(--gres=gpu:TYPE:N), not from the directive", q);
+                                 "(--gres=gpu:TYPE:N), not from the directive", QUOTE(q, key, kl));
     json_object *g = group_object(spec, group), *v = NULL, *old;
     if (!g) return vs_fail(err, cap, "out of memory");
-    if (json_object_object_get_ex(g, name, &old)) return vs_fail(err, cap, "#VRAMEST: --set %s is given twice", q);
+    if (json_object_object_get_ex(g, name, &old))
+        return vs_fail(err, cap, "#VRAMEST: --set %s is given twice", QUOTE(q, key, kl));
     if (typed(k, key, assignment + kl + 1, &v, err, cap)) return -1;
     json_object_object_add(g, name, v);
     return 0;
 }
 
-int vs_spec_from_words(const vs_directive *d, json_object **out, char *err, size_t cap)
+int vs_spec_from_words(const vs_optnames *names, const vs_directive *d, json_object **out, char *err, size_t cap)
 {
     *out = NULL;
     json_object *spec = json_object_new_object(), *m = NULL;
@@ -161,7 +242,7 @@ int vs_spec_from_words(const vs_directive *d, json_object **out, char *err, size
     json_object_object_add(spec, "model", m);
     if (d->precision) json_object_object_add(spec, "precision", json_object_new_string(d->precision));
     for (size_t i = 0; i < d->nsets; i++) {
-        if (add_set(spec, d->sets[i], err, cap)) {
+        if (add_set(names, spec, d->sets[i], err, cap)) {
             json_object_put(spec);
             return -1;
         }

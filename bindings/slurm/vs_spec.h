@@ -19,8 +19,15 @@
 #include "vs_conf.h"
 #include "vs_directive.h"
 
-/* CLI words (VS_DIR_WORDS) to a spec object; *out is owned by the caller. */
-int vs_spec_from_words(const vs_directive *d, json_object **out, char *err, size_t cap);
+/* libvramest's option names, indexed for --set (built once per plugin
+ * load; immutable, shared by all threads). */
+typedef struct vs_optnames vs_optnames;
+vs_optnames *vs_optnames_new(void);
+void vs_optnames_free(vs_optnames *t);
+
+/* CLI words (VS_DIR_WORDS) to a spec object; *out is owned by the caller.
+ * `names` may be NULL (every key is then looked up in the registry). */
+int vs_spec_from_words(const vs_optnames *names, const vs_directive *d, json_object **out, char *err, size_t cap);
 
 /* JSON text to a spec object: at most `max` bytes, UTF-8, an object with a
  * "model". `what` names the text in messages ("inline spec",
