@@ -264,3 +264,17 @@ kill -0 "$VS_CTLD_PID" 2>/dev/null || fail "slurmctld died"
 label_now="controller"
 run "$label_now" scontrol ping
 has "is UP"
+
+# ---- a mistake in vramest.conf stops slurmctld at start, naming the line ----
+vs_cluster_stop
+{
+    printf '### the plugin in slurmctld.log\n'
+    sed -n 's/^\[[^]]*\] \(job_submit\/vramest: \)/\1/p' "$T/cluster/log/slurmctld.log"
+    printf '\n'
+} >>"$transcript"
+label_now="bad vramest.conf"
+printf 'a100 = A100-80GB\nv100 = V100-99GB\n' >"$T/cluster/etc/vramest.conf"
+run "$label_now" slurmctld -D
+[ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] || fail "bad vramest.conf: slurmctld exited $rc"
+has "error: job_submit/vramest: $T/cluster/etc/vramest.conf:2: \"V100-99GB\" is neither a GPU preset"
+has "fatal: failed to initialize job_submit plugin"

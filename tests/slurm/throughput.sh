@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
-# slurmctld's submit throughput with and without job_submit/vramest: N
-# `sbatch --test-only` submissions of jobs with #VRAMEST directives (the
-# plugin estimates every one; the model stays cached), one after another,
-# on the one-node cluster of cluster.sh. Runs without, with, without, with
-# the plugin (three times each), each on a fresh controller, and prints
-# jobs per second and slurmctld's own time per will-run RPC (sdiag).
+# slurmctld's submit throughput with and without job_submit/vramest.
+#
+# Two one-node clusters run side by side (cluster.sh): one with the plugin,
+# one without. N jobs, each a different one (its seq_len) with #VRAMEST
+# directives, are submitted with `sbatch --test-only` to both, one job to
+# each in turn (the order alternating), so both controllers see the same
+# background load: on a shared machine, rounds taken one after the other
+# differ by tens of percent from the load alone. Prints each controller's
+# rate (N / the time its N sbatch runs took), their ratio, and each
+# slurmctld's own average time per will-run RPC (sdiag).
+#
 # A benchmark (`meson test --benchmark slurm-throughput`), not a test: it
 # asserts nothing. Needs root and the Slurm packages, like run.sh.
 #
@@ -25,33 +30,59 @@ unset LD_PRELOAD
 T=$(mktemp -d "${TMPDIR:-/tmp}/vramest-slurm-tp.XXXXXX")
 trap 'vs_cluster_stop; rm -rf "$T"' EXIT
 
-# Every job is different (its seq_len), so no two are judged alike: the
-# plugin's whole per-job path on a cached model, not a repeated answer.
-job() {
-    printf '%s\n' '#!/bin/bash' '#SBATCH --job-name=tp' \
-        "#VRAMEST --model llama-2-7b --set mode=train --set batch_size=1 --set seq_len=$((1024 + $1))" \
-        '#VRAMEST --set gradient_checkpointing=full' 'srun hostname'
-}
+for c in without with; do
+    mkdir -p "$T/$c/etc"
+    printf 'a100 = A100-80GB\ndefault = A100-80GB\n' >"$T/$c/etc/vramest.conf"
+done
+vs_cluster_start "$T/without" none || exit 1
+vs_cluster_start "$T/with" "$plugin" || exit 1
 
-one_round() { # one_round without|with
-    local dir=$T/$1.$RANDOM use=none t0 t1 ok=0 i
-    [ "$1" = with ] && use=$plugin
-    mkdir -p "$dir/etc"
-    printf 'a100 = A100-80GB\ndefault = A100-80GB\n' >"$dir/etc/vramest.conf"
-    vs_cluster_start "$dir" "$use" || return 1
-    for i in $(seq 20); do job "$i" | timeout 30 sbatch --test-only --gres=gpu:a100:1 >/dev/null 2>&1; done
-    t0=$(date +%s.%N)
-    for i in $(seq "$n"); do
-        job "$i" | timeout 30 sbatch --test-only --gres=gpu:a100:1 >/dev/null 2>&1 && ok=$((ok + 1))
-    done
-    t1=$(date +%s.%N)
-    # The controller's own time per will-run RPC (sdiag: microseconds).
-    rpc=$(timeout 10 sdiag | sed -n 's/^[[:space:]]*REQUEST_JOB_WILL_RUN *( *[0-9]*) count:\([0-9]*\) *ave_time:\([0-9]*\).*/\1 RPCs, controller time \2 us each/p')
-    vs_cluster_stop
-    python3 -c "import sys; n, ok, s = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3]) - float(sys.argv[4]); \
-print(f'{sys.argv[5]:>8} plugin: {n} sbatch --test-only in {s:.2f} s: {n / s:.1f} jobs/s ({ok} admitted); {sys.argv[6]}')" \
-        "$n" "$ok" "$t1" "$t0" "$1" "$rpc"
-    rm -rf "$dir"
-}
+python3 - "$n" "$T/without/etc/slurm.conf" "$T/with/etc/slurm.conf" <<'PY'
+import os, re, subprocess, sys, time
 
-for r in without with without with without with; do one_round "$r" || exit 1; done
+n = int(sys.argv[1])
+confs = {"without": sys.argv[2], "with": sys.argv[3]}
+
+
+def job(i):
+    # Every job differs, so the plugin's whole per-job path runs each time.
+    return ("#!/bin/bash\n#SBATCH --job-name=tp\n"
+            f"#VRAMEST --model llama-2-7b --set mode=train --set batch_size=1 --set seq_len={1024 + i}\n"
+            "#VRAMEST --set gradient_checkpointing=full\nsrun hostname\n")
+
+
+def submit(name, i):
+    env = dict(os.environ, SLURM_CONF=confs[name])
+    t0 = time.perf_counter()
+    r = subprocess.run(["sbatch", "--test-only", "--gres=gpu:a100:1"], input=job(i), env=env,
+                       capture_output=True, text=True, timeout=30)
+    return time.perf_counter() - t0, r.returncode == 0
+
+
+for i in range(20):  # warm both: plugin load, model parse, page cache
+    for name in confs:
+        submit(name, i)
+spent = {name: 0.0 for name in confs}
+ok = {name: 0 for name in confs}
+for i in range(n):
+    order = ("without", "with") if i % 2 == 0 else ("with", "without")
+    for name in order:
+        dt, good = submit(name, i)
+        spent[name] += dt
+        ok[name] += good
+
+
+def rpc(name):
+    out = subprocess.run(["sdiag"], env=dict(os.environ, SLURM_CONF=confs[name]), capture_output=True,
+                         text=True, timeout=30).stdout
+    m = re.search(r"REQUEST_JOB_WILL_RUN\s*\(\s*\d+\)\s*count:(\d+)\s*ave_time:(\d+)", out)
+    return (int(m[1]), int(m[2])) if m else (0, 0)
+
+
+rate = {name: n / spent[name] for name in confs}
+for name in confs:
+    count, ave = rpc(name)
+    print(f"{name:>8} plugin: {n} sbatch --test-only, {spent[name]:.2f} s in sbatch: {rate[name]:.1f} jobs/s "
+          f"({ok[name]} admitted); slurmctld: {count} will-run RPCs, {ave} us each")
+print(f"with / without: {100 * (rate['with'] / rate['without'] - 1):+.1f} % jobs/s")
+PY
