@@ -188,16 +188,25 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Mirror the files of a checked directory the parsers would read. */
-static int mirror_dir(mirror *m, const vs_file *dir, bool index_only, char *err, size_t cap)
+/* A listing of a checked directory, from its start. */
+static DIR *list_dir(const vs_file *dir, char *err, size_t cap)
 {
     int fd = dup(dir->fd);
     DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
     if (!d) {
         if (fd >= 0) close(fd);
-        return vs_fail(err, cap, "'%.200s': cannot list: %s", dir->path, strerror(errno));
+        vs_fail(err, cap, "'%.200s': cannot list: %s", dir->path, strerror(errno));
+        return NULL;
     }
     rewinddir(d); /* the dup shares its position with every other listing of dir */
+    return d;
+}
+
+/* Mirror the files of a checked directory the parsers would read. */
+static int mirror_dir(mirror *m, const vs_file *dir, bool index_only, char *err, size_t cap)
+{
+    DIR *d = list_dir(dir, err, cap);
+    if (!d) return -1;
     char **names = calloc(MAX_FILES, sizeof *names);
     size_t n = 0, scanned = 0;
     int rc = names ? 0 : vs_fail(err, cap, "out of memory");
@@ -230,13 +239,8 @@ static int mirror_dir(mirror *m, const vs_file *dir, bool index_only, char *err,
 
 int vs_dir_fingerprint(const vs_file *dir, uint64_t *out, char *err, size_t cap)
 {
-    int fd = dup(dir->fd);
-    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-    if (!d) {
-        if (fd >= 0) close(fd);
-        return vs_fail(err, cap, "'%.200s': cannot list: %s", dir->path, strerror(errno));
-    }
-    rewinddir(d); /* the dup shares its position with every other listing of dir */
+    DIR *d = list_dir(dir, err, cap);
+    if (!d) return -1;
     /* Order-independent (readdir order is not stable): a sum of per-file hashes. */
     uint64_t sum = 0;
     size_t scanned = 0;

@@ -111,6 +111,21 @@ script() { # script NAME LINES...
     printf '%s' "$f"
 }
 
+# sbatch_job LABEL accept|reject FILE "SBATCH OPTIONS" LINE...: write a
+# script of LINEs, submit it, and check the outcome; $out and $rc stay.
+sbatch_job() {
+    label_now=$1
+    local outcome=$2 file=$3 opts=$4
+    shift 4
+    # shellcheck disable=SC2086 # the options are words
+    run "$label_now" sbatch $opts "$(script "$file" "$@")"
+    if [ "$outcome" = accept ]; then
+        [ "$rc" -eq 0 ] || fail "$label_now: rejected"
+    else
+        [ "$rc" -ne 0 ] || fail "$label_now: accepted"
+    fi
+}
+
 # ---- the site: models, specs, vramest.conf ---------------------------------
 mkdir -p "$T/models/llama-2-7b" "$T/models/private" "$T/outside"
 chmod 755 "$T" "$T/models" "$T/models/llama-2-7b" "$T/outside"
@@ -134,10 +149,8 @@ grep -q "job_submit/vramest: .*vramest.conf: 2 GPU types" "$T/cluster/log/slurmc
     || fail "slurmctld did not load the plugin (no init line in its log)"
 
 # ---- a job that fits: accepted, plan in the admin comment -------------------
-label_now="fits"
-run "$label_now" sbatch --hold -o /dev/null --gres=gpu:a100:1 \
-    "$(script fits.sh '#VRAMEST --model llama-2-7b --set mode=infer --set batch_size=4')"
-[ "$rc" -eq 0 ] || fail "fits: sbatch failed"
+sbatch_job "fits" accept fits.sh "--hold -o /dev/null --gres=gpu:a100:1" \
+    '#VRAMEST --model llama-2-7b --set mode=infer --set batch_size=4'
 has "sbatch: vramest: fits: needs "
 has " of 80.00 GiB per GPU on 1 a100 GPU (A100-80GB), 1 per node on 1 node; peak in "
 has "Submitted batch job "
@@ -151,10 +164,8 @@ case "$comment" in
 esac
 
 # ---- a job that does not fit: rejected with needed vs available and a fix ---
-label_now="does not fit"
-run "$label_now" sbatch -o /dev/null --gres=gpu:a100:2 \
-    "$(script nofit.sh '#SBATCH --job-name=llama-train' '#VRAMEST --model llama-2-7b --set mode=train --set batch_size=4')"
-[ "$rc" -ne 0 ] || fail "does not fit: sbatch succeeded"
+sbatch_job "does not fit" reject nofit.sh "-o /dev/null --gres=gpu:a100:2" \
+    '#SBATCH --job-name=llama-train' '#VRAMEST --model llama-2-7b --set mode=train --set batch_size=4'
 has "sbatch: error: vramest: the job does not fit: it needs "
 has " per GPU, and its GPUs have 80.00 GiB: 2 a100 GPUs (A100-80GB), 2 per node on 1 node"
 has "sbatch: error: vramest: largest part: "
@@ -163,82 +174,60 @@ has "sbatch: error: Batch job submission failed: Invalid generic resource (gres)
 lacks "Submitted batch job"
 
 # ---- far too big, with --test-only (sbatch's admission check, no job) -----
-label_now="test-only"
-run "$label_now" sbatch --test-only --gres=gpu:t4:1 \
-    "$(script huge-job.sh '#VRAMEST --model qwen3-8b --set mode=train --set batch_size=8')"
-[ "$rc" -ne 0 ] || fail "test-only: accepted"
+sbatch_job "test-only" reject huge-job.sh "--test-only --gres=gpu:t4:1" \
+    '#VRAMEST --model qwen3-8b --set mode=train --set batch_size=8'
 has "sbatch: error: vramest: the job does not fit: it needs "
 has "sbatch: error: vramest: no single change makes it fit; the biggest saving: "
 
 # ---- malformed directive: rejected with the parse error ---------------------
-label_now="malformed"
-run "$label_now" sbatch -o /dev/null --gres=gpu:a100:1 \
-    "$(script typo.sh '#VRAMEST --model llama-2-7b --set batch_sise=4')"
-[ "$rc" -ne 0 ] || fail "malformed: accepted"
+sbatch_job "malformed" reject typo.sh "-o /dev/null --gres=gpu:a100:1" \
+    '#VRAMEST --model llama-2-7b --set batch_sise=4'
 has "sbatch: error: vramest: #VRAMEST: --set \"batch_sise\": "
 has "Batch job submission failed: Unspecified error"
 
-label_now="invalid UTF-8"
-run "$label_now" sbatch -o /dev/null --gres=gpu:a100:1 \
-    "$(script utf8.sh $'#VRAMEST --model llama\xff-2-7b')"
-[ "$rc" -ne 0 ] || fail "invalid UTF-8: accepted"
+sbatch_job "invalid UTF-8" reject utf8.sh "-o /dev/null --gres=gpu:a100:1" \
+    $'#VRAMEST --model llama\xff-2-7b'
 has "sbatch: error: vramest: line 2: #VRAMEST: invalid UTF-8 at column 23"
 
-label_now="huge number"
-run "$label_now" sbatch -o /dev/null --gres=gpu:a100:1 \
-    "$(script huge.sh '#VRAMEST --model llama-2-7b --set batch_size=99999999999999999999999')"
-[ "$rc" -ne 0 ] || fail "huge number: accepted"
+sbatch_job "huge number" reject huge.sh "-o /dev/null --gres=gpu:a100:1" \
+    '#VRAMEST --model llama-2-7b --set batch_size=99999999999999999999999'
 has "is not a 64-bit integer"
 
 # ---- files outside the allowed directories, or not the user's to read ------
-label_now="outside"
-run "$label_now" sbatch -o /dev/null --gres=gpu:a100:1 \
-    "$(script outside.sh "#VRAMEST --spec $T/outside/spec.json")"
-[ "$rc" -ne 0 ] || fail "outside: accepted"
+sbatch_job "outside" reject outside.sh "-o /dev/null --gres=gpu:a100:1" \
+    "#VRAMEST --spec $T/outside/spec.json"
 has "sbatch: error: vramest: spec file: '$T/outside/spec.json' is outside the directories vramest may read ($T/models)"
 has "Batch job submission failed: Access/permission denied"
 
-label_now="symlink out"
-run "$label_now" sbatch -o /dev/null --gres=gpu:a100:1 \
-    "$(script link.sh "#VRAMEST --spec $T/models/spec-link.json")"
-[ "$rc" -ne 0 ] || fail "symlink out: accepted"
+sbatch_job "symlink out" reject link.sh "-o /dev/null --gres=gpu:a100:1" \
+    "#VRAMEST --spec $T/models/spec-link.json"
 has "a symlink leads to '$T/outside/spec.json', outside the directories vramest may read"
 
-label_now="traversal"
-run "$label_now" sbatch -o /dev/null --gres=gpu:a100:1 \
-    "$(script traversal.sh "#VRAMEST --model $T/models/../outside")"
-[ "$rc" -ne 0 ] || fail "traversal: accepted"
+sbatch_job "traversal" reject traversal.sh "-o /dev/null --gres=gpu:a100:1" \
+    "#VRAMEST --model $T/models/../outside"
 has "path traversal ('..') is not allowed"
 
-label_now="another user's directory"
-run "$label_now" sbatch --uid=nobody -o /dev/null --gres=gpu:a100:1 \
-    "$(script private.sh "#VRAMEST --model $T/models/private --set mode=infer")"
-[ "$rc" -ne 0 ] || fail "another user's directory: accepted"
+sbatch_job "another user's directory" reject private.sh "--uid=nobody -o /dev/null --gres=gpu:a100:1" \
+    "#VRAMEST --model $T/models/private --set mode=infer"
 has "may not list the directory '$T/models/private'"
 
-label_now="model directory"
-run "$label_now" sbatch --hold -o /dev/null --gpus=2 \
-    "$(script dir.sh "#VRAMEST --model $T/models/llama-2-7b --set mode=infer --set batch_size=8")"
-[ "$rc" -eq 0 ] || fail "model directory: rejected"
+sbatch_job "model directory" accept dir.sh "--hold -o /dev/null --gpus=2" \
+    "#VRAMEST --model $T/models/llama-2-7b --set mode=infer --set batch_size=8"
 has "sbatch: vramest: fits: needs "
 has " per GPU on 2 GPUs (A100-80GB); peak in "
 
 # ---- no directive: passed untouched -----------------------------------------
-label_now="no directive"
-run "$label_now" sbatch --hold -o /dev/null --gres=gpu:a100:4 "$(script plain.sh '#SBATCH --job-name=plain')"
-[ "$rc" -eq 0 ] || fail "no directive: rejected"
+sbatch_job "no directive" accept plain.sh "--hold -o /dev/null --gres=gpu:a100:4" '#SBATCH --job-name=plain'
 lacks "vramest"
 plain_id=$(job_id)
 [ -z "$(admin_comment "$plain_id")" ] || [ "$(admin_comment "$plain_id")" = "(null)" ] \
     || fail "no directive: admin comment set"
 
 # ---- inline JSON spec, then scontrol update to more GPUs --------------------
-label_now="inline spec"
-run "$label_now" sbatch --hold -o /dev/null --gres=gpu:a100:2 \
-    "$(script inline.sh '#VRAMEST {"model": "qwen3-8b",' \
-        '#VRAMEST  "workload": {"mode": "train", "batch_size": 1, "gradient_checkpointing": "full"},' \
-        '#VRAMEST  "parallel": {"zero_stage": 3}}')"
-[ "$rc" -eq 0 ] || fail "inline spec: rejected"
+sbatch_job "inline spec" accept inline.sh "--hold -o /dev/null --gres=gpu:a100:2" \
+    '#VRAMEST {"model": "qwen3-8b",' \
+    '#VRAMEST  "workload": {"mode": "train", "batch_size": 1, "gradient_checkpointing": "full"},' \
+    '#VRAMEST  "parallel": {"zero_stage": 3}}'
 has " per GPU on 2 a100 GPUs (A100-80GB)"
 upd_id=$(job_id)
 

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "vs_cache.h"
+#include "slurm_tests.h"
 #include "vs_conf.h"
 #include "vs_judge.h"
 #include "vs_spec.h"
@@ -62,9 +63,7 @@ static void configure(const char *extra)
 
 static void setup(void)
 {
-    strcpy(base, "/tmp/vs-judge.XXXXXX");
-    cr_assert_not_null(mkdtemp(base));
-    chmod(base, 0755);
+    st_mkdtemp(base, "vs-judge");
     snprintf(allowed, sizeof allowed, "%s/models", base);
     cr_assert_eq(mkdir(allowed, 0755), 0);
     char p[256];
@@ -87,9 +86,7 @@ static void teardown(void)
     vs_cache_free(cache);
     vs_optnames_free(names);
     vs_conf_free(&conf);
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", base);
-    cr_assert_eq(system(cmd), 0);
+    st_rm_rf(base);
 }
 
 TestSuite(judge, .init = setup, .fini = teardown);

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "slurm_tests.h"
 #include "vs_conf.h"
 #include "vs_safepath.h"
 
@@ -46,9 +47,7 @@ static void link_to(const char *target, const char *rel)
 
 static void setup(void)
 {
-    strcpy(base, "/tmp/vs-safepath.XXXXXX");
-    cr_assert_not_null(mkdtemp(base));
-    chmod(base, 0755);
+    st_mkdtemp(base, "vs-safepath");
     snprintf(allowed, sizeof allowed, "%s/allowed", base);
     snprintf(outside, sizeof outside, "%s/outside", base);
     sub("allowed", 0755);
@@ -78,9 +77,7 @@ static void setup(void)
 static void teardown(void)
 {
     vs_conf_free(&c);
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", base);
-    cr_assert_eq(system(cmd), 0);
+    st_rm_rf(base);
 }
 
 TestSuite(safepath, .init = setup, .fini = teardown);
