@@ -3,7 +3,7 @@
  * records. The first byte picks the parser. Built with -Dfuzz=true (clang):
  *   CC=clang meson setup build-fuzz -Dfuzz=true -Dtests=false -Ddocs=false \
  *       -Db_sanitize=address,undefined -Db_lundef=false
- *   mkdir -p /tmp/corpus && cp tests/slurm/fuzz/* /tmp/corpus &&
+ *   mkdir -p /tmp/corpus && cp -r tests/slurm/fuzz/. /tmp/corpus &&
  *   build-fuzz/bindings/slurm/fuzz_slurm -max_total_time=60 /tmp/corpus
  * tests/slurm/fuzz holds the seed corpus (libFuzzer adds to the directory it is
  * given, hence the copy). */
