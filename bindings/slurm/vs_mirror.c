@@ -16,7 +16,7 @@
 #include "vs_util.h"
 
 #define MAX_FILES 1024       /* files of one model directory that are mirrored */
-#define MAX_SCANNED 100000   /* directory entries looked at */
+#define MAX_SCANNED 10000    /* directory entries looked at (per job: the fingerprint) */
 #define INDEX_NAME "model.safetensors.index.json"
 
 typedef enum copy_how { COPY_WHOLE, COPY_ST_HEADER, COPY_PREFIX } copy_how;
@@ -110,16 +110,19 @@ static int copy_in(mirror *m, const vs_file *f, const char *name, char *err, siz
         return vs_fail(err, cap, "out of memory");
     }
     m->nmade++;
-    char buf[65536];
-    int rc = 0;
+    /* On the heap: slurmctld's RPC threads have small stacks. */
+    size_t bufsz = 65536;
+    char *buf = malloc(bufsz);
+    int rc = buf ? 0 : vs_fail(err, cap, "out of memory");
     for (uint64_t off = 0; off < len && !rc;) {
-        size_t n = len - off < sizeof buf ? (size_t)(len - off) : sizeof buf;
+        size_t n = len - off < bufsz ? (size_t)(len - off) : bufsz;
         if (read_full(f->fd, buf, n, off))
             rc = vs_fail(err, cap, "'%.200s': read error in %s", m->shown, name);
         else if (write(out, buf, n) != (ssize_t)n)
             rc = vs_fail(err, cap, "cannot write a private copy of a model file: %s", strerror(errno));
         off += n;
     }
+    free(buf);
     if (!rc && ftruncate(out, (off_t)f->size) != 0)
         rc = vs_fail(err, cap, "cannot size a private copy of a model file: %s", strerror(errno));
     close(out);
