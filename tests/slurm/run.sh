@@ -263,7 +263,9 @@ vs_cluster_stop
 } >>"$transcript"
 label_now="bad vramest.conf"
 printf 'a100 = A100-80GB\nv100 = V100-99GB\n' >"$T/cluster/etc/vramest.conf"
-run "$label_now" slurmctld -D
+ctld=(slurmctld)
+[ -z "$VS_CTLD_PRELOAD" ] || ctld=(env LD_PRELOAD="$VS_CTLD_PRELOAD" slurmctld)
+run "$label_now" "${ctld[@]}" -D
 [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] || fail "bad vramest.conf: slurmctld exited $rc"
 has "error: job_submit/vramest: $T/cluster/etc/vramest.conf:2: \"V100-99GB\" is neither a GPU preset"
 has "fatal: failed to initialize job_submit plugin"
