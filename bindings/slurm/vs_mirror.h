@@ -1,16 +1,17 @@
 /* Reading a user's model file or directory inside slurmctld.
  *
- * libvramest's file parsers open paths themselves, follow symlinks, open a
- * FIFO without O_NONBLOCK (a blocked controller thread holds Slurm's locks)
- * and take shard names from a safetensors index as they are (an index may
- * name "../../elsewhere/x.safetensors"). None of that may happen in the
- * controller. So the plugin copies what the parsers read - config.json and
- * index files whole, the 8-byte length and JSON header of each .safetensors,
- * the first max_model_bytes of each .gguf - from descriptors checked by
- * vs_safepath into a private directory (mode 0700, under $TMPDIR or /tmp),
- * each copy extended to its original size as a sparse file, and lets the
- * library parse that mirror. The user's paths are never opened by the
- * library, and the mirror is deleted before the call returns. */
+ * libvramest's file readers refuse FIFOs, devices and links out of a model
+ * directory, but they open files by path, as the controller, after the
+ * plugin's check (vs_safepath) - the name could be swapped in between - and
+ * they know nothing of the site's allowed directories or the job's user. So
+ * the plugin copies what the readers read - config.json and index files
+ * whole, the 8-byte length and JSON header of each .safetensors, the first
+ * max_model_bytes of each .gguf - from the descriptors vs_safepath checked
+ * into a private directory (mode 0700, under $TMPDIR or /tmp), each copy
+ * extended to its original size as a sparse file, checks that the shards an
+ * index names are plain file names of its directory, and lets the library
+ * parse that copy. The user's paths are never opened by the library, and the
+ * copy is deleted before the call returns. */
 #ifndef VS_MIRROR_H
 #define VS_MIRROR_H
 
