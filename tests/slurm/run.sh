@@ -165,7 +165,7 @@ esac
 
 # ---- a job that does not fit: rejected with needed vs available and a fix ---
 sbatch_job "does not fit" reject nofit.sh "-o /dev/null --gres=gpu:a100:2" \
-    '#SBATCH --job-name=llama-train' '#VRAMEST --model llama-2-7b --set mode=train --set batch_size=4'
+    '#SBATCH --job-name=llama-train' '#VRAMEST --model llama-2-7b --precision bf16 --set mode=train --set batch_size=4'
 has "sbatch: error: vramest: the job does not fit: it needs "
 has " per GPU, and its GPUs have 80.00 GiB: 2 a100 GPUs (A100-80GB), 2 per node on 1 node"
 has "sbatch: error: vramest: largest part: "
@@ -225,7 +225,7 @@ plain_id=$(job_id)
 
 # ---- inline JSON spec, then scontrol update to more GPUs --------------------
 sbatch_job "inline spec" accept inline.sh "--hold -o /dev/null --gres=gpu:a100:2" \
-    '#VRAMEST {"model": "qwen3-8b",' \
+    '#VRAMEST {"model": "qwen3-8b", "precision": "bf16",' \
     '#VRAMEST  "workload": {"mode": "train", "batch_size": 1, "gradient_checkpointing": "full"},' \
     '#VRAMEST  "parallel": {"zero_stage": 3}}'
 has " per GPU on 2 a100 GPUs (A100-80GB)"

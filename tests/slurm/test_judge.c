@@ -368,7 +368,8 @@ Test(judge, device_and_gpus_come_from_slurm)
 Test(judge, update_to_more_gpus)
 {
     /* Accepted on 2 GPUs with ZeRO-3, then updated: the record carries the spec. */
-    submit("#VRAMEST --model qwen3-8b --set mode=train --set batch_size=1 --set zero_stage=3\n", "gres:gpu:a100:2");
+    submit("#VRAMEST --model qwen3-8b --precision bf16 --set mode=train --set batch_size=1 --set zero_stage=3\n",
+           "gres:gpu:a100:2");
     expect(VS_ACCEPT, NULL);
     char *comment = strdup(v.admin);
     vs_job up = {.admin_comment = comment, .uid = 0, .gid = (uint32_t)-1};
