@@ -90,7 +90,7 @@ int main(void)
           "gres:gpu:a100:4", 20000);
     bench(&ctx, "preset, train 1 GPU, checkpointing (throughput.sh)",
           "#!/bin/bash\n#SBATCH --job-name=tp\n"
-          "#VRAMEST --model llama-2-7b --set mode=train --set batch_size=1 --set gradient_checkpointing=full\n"
+          "#VRAMEST --model llama-2-7b --precision bf16 --set mode=train --set batch_size=1 --set gradient_checkpointing=full\n"
           "srun hostname\n",
           "gres:gpu:a100:1", 20000);
     bench(&ctx, "inline JSON spec, infer (llama-2-7b)",

@@ -47,7 +47,7 @@ confs = {"without": sys.argv[2], "with": sys.argv[3]}
 def job(i):
     # Every job differs, so the plugin's whole per-job path runs each time.
     return ("#!/bin/bash\n#SBATCH --job-name=tp\n"
-            f"#VRAMEST --model llama-2-7b --set mode=train --set batch_size=1 --set seq_len={1024 + i}\n"
+            f"#VRAMEST --model llama-2-7b --precision bf16 --set mode=train --set batch_size=1 --set seq_len={1024 + i}\n"
             "#VRAMEST --set gradient_checkpointing=full\nsrun hostname\n")
 
 
