@@ -7,7 +7,9 @@ none, so `[x](#anchor)` links fail ("unable to resolve reference"), and its
 labels are global across pages. This writes a copy whose headings carry
 explicit `{#page-anchor}` labels (the page's file stem as a prefix), the
 page's first heading `{#page}`, and whose in-page links and links to the
-other pages given on the command line point at those labels.
+other pages given on the command line point at those labels. An `@` outside
+code is escaped: citations such as `repo@commit` are text on GitHub, but
+Doxygen reads `@word` as a command and, with WARN_AS_ERROR, stops.
 
 usage: md_for_doxygen.py OUT_DIR PAGE.md ...
 """
@@ -42,6 +44,20 @@ def anchors(lines):
     return out
 
 
+CODE_SPAN = re.compile(r"(`+).*?\1|\]\([^)]*\)|<[a-z]+:[^>]*>|\\@")
+
+
+def escape_at(line):
+    """Escape "@" outside code spans, link targets and escapes (Doxygen commands)."""
+    out, pos = [], 0
+    for m in CODE_SPAN.finditer(line):
+        out.append(line[pos:m.start()].replace("@", "\\@"))
+        out.append(m.group(0))
+        pos = m.end()
+    out.append(line[pos:].replace("@", "\\@"))
+    return "".join(out)
+
+
 def convert(path, pages):
     stem = os.path.splitext(os.path.basename(path))[0]
     with open(path, encoding="utf-8") as f:
@@ -67,7 +83,7 @@ def convert(path, pages):
             label = stem if i == first else "%s-%s" % (stem, where[i])
             line = "%s {#%s}" % (line.rstrip(), label)
         elif not fenced:
-            line = re.sub(r"\[([^\]]*)\]\(([^)\s]*)\)", link, line)
+            line = escape_at(re.sub(r"\[([^\]]*)\]\(([^)\s]*)\)", link, line))
         out.append(line)
     return "\n".join(out)
 
