@@ -326,3 +326,60 @@ Test(versions, the_version_moves_the_estimate_and_the_caches_keep_them_apart)
     cr_assert_eq(peak[1][1], peak[0][1]);
     vramest_model_free(m);
 }
+
+/* ---- training settings and frameworks (issue #17 R2/R3) ---- */
+
+static uint64_t train_peak(const char *fw, const char *workload_extra, const char *runtime_extra, int *rc)
+{
+    char spec[1024];
+    snprintf(spec, sizeof spec,
+             "{\"model\":\"llama-3-8b\",\"precision\":\"bf16\",\"workload\":{\"mode\":\"train\",\"batch_size\":2,"
+             "\"seq_len\":2048,\"optimizer\":\"none\",\"finetune\":\"lora\"%s},"
+             "\"runtime\":{\"framework\":\"%s\"%s}}",
+             workload_extra, fw, runtime_extra);
+    vramest_result *r;
+    *rc = estimate_spec(spec, &r);
+    uint64_t p = r ? r->val[VRAMEST_VAL_PEAK_ALLOCATED] : 0;
+    vramest_result_free(r);
+    return p;
+}
+
+Test(training, settings_a_framework_cannot_run_are_refused)
+{
+    static const struct {
+        const char *fw, *w, *msg;
+    } bad[] = {
+        {"hf_trainer", ",\"loss\":\"chunked\"", "fused_linear"},
+        {"torchtune", ",\"loss\":\"fused_linear\"", "runs cross_entropy, chunked"},
+        {"megatron", ",\"loss\":\"sum\"", "runs cross_entropy"},
+        {"unsloth", ",\"loss\":\"chunked\"", "runs fused_linear"},
+        {"hf_trainer", ",\"gradient_checkpointing\":\"ops\"", "op-level"},
+        {"pytorch", ",\"activation_offloading\":true", "does not offload"},
+        {"pytorch", ",\"checkpoint_every\":2", "needs gradient_checkpointing full"},
+    };
+    for (size_t i = 0; i < VX_ARRAY_LEN(bad); i++) {
+        int rc;
+        train_peak(bad[i].fw, bad[i].w, "", &rc);
+        cr_assert_eq(rc, VRAMEST_E_CONFLICT, "%s %s: rc %d (%s)", bad[i].fw, bad[i].w, rc, vramest_last_error_message());
+        cr_assert(strstr(vramest_last_error_message(), bad[i].msg), "%s", vramest_last_error_message());
+    }
+}
+
+Test(training, the_loss_path_sets_the_head)
+{
+    int rc;
+    uint64_t ce = train_peak("pytorch", "", "", &rc);
+    cr_assert_eq(rc, VRAMEST_OK);
+    uint64_t fused = train_peak("pytorch", ",\"loss\":\"fused_linear\"", "", &rc);
+    uint64_t eager = train_peak("torchtune", ",\"loss\":\"chunked\"", "", &rc);
+    uint64_t comp = train_peak("torchtune", ",\"loss\":\"chunked\"", ",\"compile\":true", &rc);
+    uint64_t tt_ce = train_peak("torchtune", "", "", &rc);
+    uint64_t unsl = train_peak("unsloth", "", "", &rc);
+    cr_assert_eq(rc, VRAMEST_OK, "unsloth with the default loss runs its fused one: %s", vramest_last_error_message());
+    /* 2 x 2048 x 128256 logits: bf16 0.98 GiB, fp32 1.96 GiB */
+    uint64_t nv = 2ull * 2048 * 128256;
+    cr_assert_lt(fused + nv * 4, ce, "fused_linear never materializes the logits");
+    cr_assert_lt(comp + nv * 3, eager, "compiled chunks keep no fp32 log-probabilities");
+    cr_assert_lt(comp, tt_ce, "compiled chunking beats torchtune's plain bf16 cross-entropy");
+    cr_assert_eq(unsl, fused, "unsloth's default loss is the fused one");
+}

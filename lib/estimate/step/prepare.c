@@ -71,9 +71,14 @@ void vx_train_cfg(const vx_ctx *x, const vx_shard *sh, const vx_train_model *tm,
     c->legacy = x->rt.hf_legacy;
     c->mask_b = x->rt.mask_bytes > 0 ? x->rt.mask_bytes : 1;
     c->ckpt = (int)cv->gradient_checkpointing;
+    c->loss = x->rt.loss_own && cv->loss == VX_LOSS_CE ? x->rt.loss_own : (int)cv->loss;
+    c->loss_chunks = c->loss == VX_LOSS_CHUNKED ? (int)cv->loss_chunks : 0;
+    c->compiled = c->loss == VX_LOSS_CHUNKED && cv->compile;
+    c->loss_upcast = x->rt.loss_upcast;
+    c->sp_save_full = x->rt.tp_save_gathered;
     c->lora_drop = cv->lora_dropout > 0;
     c->ab = tm->adapter_bytes;
-    c->qlora = tm->finetune == VX_FT_QLORA;
+    c->qlora = tm->finetune == VX_FT_QLORA && !x->rt.no_kbit_prep;
     c->tp = (int)tp;
     c->rg_stream = 1;
     c->zero3_linear = vx_shard_zero3_linear(x, sh);
@@ -191,6 +196,7 @@ static int add_layers(stacks *st, const vx_act_cfg *c, const vx_part *p, int sta
 void vx_step_head_opts(const vx_ctx *x, const vx_train_model *tm, vx_head_opts *o)
 {
     o->legacy = x->rt.hf_legacy;
+    o->loss_upcast = x->rt.loss_upcast && tm->head == VX_HEAD_CAUSAL_LM;
     o->upcast = x->rt.model_logits_upcast && x->pol.s->fam->logits_float;
     o->shift = x->rt.shift_copy && tm->head == VX_HEAD_CAUSAL_LM;
     o->held = x->rt.logits_held;

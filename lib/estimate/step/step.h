@@ -125,7 +125,7 @@ int vx_train_step_prepare(const vx_ctx *x, const vx_shard *sh, const vx_train_mo
  * transformers' legacy paths, logits.float() inside the model, the shifted
  * logits copy, the caller keeping the logits through backward. */
 typedef struct vx_head_opts {
-    int legacy, upcast, shift, held;
+    int legacy, upcast, shift, held, loss_upcast;
 } vx_head_opts;
 void vx_step_head_opts(const vx_ctx *x, const vx_train_model *tm, vx_head_opts *o) VX_HIDDEN;
 

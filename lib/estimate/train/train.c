@@ -92,7 +92,7 @@ static void train_finish(vx_ctx *x, const vx_shard *sh, const vx_train_model *tm
          * a dense embedding gradient. */
         uint64_t t = vx_sat_mul(c->Nh * (uint64_t)c->h, (uint64_t)(c->amp ? 4 : c->cb));
         if (sh->last_stage) {
-            int lb = (ho.upcast || c->amp || (!ho.legacy && tm->head == VX_HEAD_CAUSAL_LM) || c->cb == 4) ? 4 : c->cb;
+            int lb = (ho.upcast || c->amp || ho.loss_upcast || c->cb == 4) ? 4 : c->cb;
             t = vx_max_u64(t, vx_sat_mul(c->N * (uint64_t)c->V, (uint64_t)lb));
         }
         if (c->attn == VX_KERN_EAGER)
