@@ -383,3 +383,65 @@ Test(training, the_loss_path_sets_the_head)
     cr_assert_lt(comp, tt_ce, "compiled chunking beats torchtune's plain bf16 cross-entropy");
     cr_assert_eq(unsl, fused, "unsloth's default loss is the fused one");
 }
+
+static uint64_t titan_peak(const char *w, const char *par, uint64_t *host)
+{
+    char spec[1024];
+    snprintf(spec, sizeof spec,
+             "{\"model\":\"llama-3-8b\",\"precision\":\"amp_bf16\",\"workload\":{\"mode\":\"train\",\"batch_size\":1,"
+             "\"seq_len\":4096%s},\"parallel\":{\"gpus\":8,\"fsdp\":\"full_shard\"%s},"
+             "\"runtime\":{\"framework\":\"torchtitan\"}}",
+             w, par);
+    vramest_result *r;
+    cr_assert_eq(estimate_spec(spec, &r), VRAMEST_OK, "%s: %s", spec, vramest_last_error_message());
+    uint64_t p = r->val[VRAMEST_VAL_PEAK_ALLOCATED];
+    if (host) *host = r->cat[VRAMEST_DEV_HOST][VRAMEST_CAT_ACTIVATIONS];
+    vramest_result_free(r);
+    return p;
+}
+
+Test(training, checkpointing_modes_order_by_what_they_keep)
+{
+    uint64_t none = titan_peak(",\"gradient_checkpointing\":\"none\"", "", NULL);
+    uint64_t ops = titan_peak(",\"gradient_checkpointing\":\"ops\"", "", NULL);
+    uint64_t every2 = titan_peak(",\"gradient_checkpointing\":\"full\",\"checkpoint_every\":2", "", NULL);
+    uint64_t full = titan_peak(",\"gradient_checkpointing\":\"full\"", "", NULL);
+    cr_assert(full < ops && ops < none, "full %llu < ops %llu < none %llu", (unsigned long long)full,
+              (unsigned long long)ops, (unsigned long long)none);
+    cr_assert(full < every2 && every2 < none);
+    /* op-level SAC keeps A.N.(2.a.d + kv.d + ffn + h) + lse beside each layer's input:
+     * 32 layers x 2 x 4096 x (8192 + 1024 + 14336 + 4096) = 6.75 GiB more than full */
+    uint64_t want = 32ull * (2ull * 4096 * (8192 + 1024 + 14336 + 4096) + 4ull * 32 * 4096);
+    int64_t d = (int64_t)(ops - full) - (int64_t)want;
+    cr_assert(d > -(int64_t)(want / 10) && d < (int64_t)(want / 10), "ops - full = %llu, want ~%llu",
+              (unsigned long long)(ops - full), (unsigned long long)want);
+}
+
+Test(training, fsdp2_gathers_in_the_compute_dtype)
+{
+    uint64_t v1 = titan_peak(",\"gradient_checkpointing\":\"full\"", ",\"fsdp_version\":1", NULL);
+    uint64_t v2 = titan_peak(",\"gradient_checkpointing\":\"full\"", ",\"fsdp_version\":2", NULL);
+    uint64_t dflt = titan_peak(",\"gradient_checkpointing\":\"full\"", "", NULL);
+    cr_assert_eq(dflt, v2, "torchtitan's FSDP is FSDP2");
+    cr_assert_lt(v2, v1, "bf16 all-gathers instead of FSDP1's fp32 flat parameters");
+}
+
+Test(training, offloaded_activations_leave_one_layer_on_the_gpu)
+{
+    char base[] = "{\"model\":\"llama-3-8b\",\"precision\":\"bf16\",\"workload\":{\"mode\":\"train\",\"batch_size\":2,"
+                  "\"seq_len\":4096,\"finetune\":\"lora\",\"gradient_checkpointing\":\"full\",\"loss\":\"chunked\","
+                  "\"activation_offloading\":%s},\"runtime\":{\"framework\":\"torchtune\"}}";
+    char spec[512];
+    vramest_result *on, *off;
+    snprintf(spec, sizeof spec, base, "true");
+    cr_assert_eq(estimate_spec(spec, &on), VRAMEST_OK, "%s", vramest_last_error_message());
+    snprintf(spec, sizeof spec, base, "false");
+    cr_assert_eq(estimate_spec(spec, &off), VRAMEST_OK);
+    /* 32 checkpointed inputs of 2 x 4096 x 4096 bf16 move to the host */
+    uint64_t inputs = 32ull * 2 * 4096 * 4096 * 2;
+    cr_assert_geq(on->cat[VRAMEST_DEV_HOST][VRAMEST_CAT_ACTIVATIONS], inputs);
+    cr_assert_eq(off->cat[VRAMEST_DEV_HOST][VRAMEST_CAT_ACTIVATIONS], 0);
+    cr_assert_lt(on->val[VRAMEST_VAL_PEAK_ALLOCATED] + inputs / 2, off->val[VRAMEST_VAL_PEAK_ALLOCATED]);
+    vramest_result_free(on);
+    vramest_result_free(off);
+}

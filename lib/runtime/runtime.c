@@ -78,7 +78,7 @@ static const row rows[VX_FW_COUNT_] = {
                                 .no_kbit_prep = 1, .losses = 1 << VX_LOSS_CE | 1 << VX_LOSS_CHUNKED, .sac_ops = 1,
                                 .act_offload = 1, .fsdp2 = 1},
                          .ver = {.name = "torchtune", .forms = VX_VS_RELEASE, .form = VX_VS_RELEASE,
-                                 .oldest = VX_VER(0, 2, 0), .newest = VX_VER(0, 6, 1), .current = VX_VER(0, 6, 1),
+                                 .oldest = VX_VER(0, 1, 0), .newest = VX_VER(0, 6, 1), .current = VX_VER(0, 6, 1),
                                  .since = "2025-04"}},
     /* torchtitan (pytorch/torchtitan@9dec370 and @b5bcd76c6; research §3):
      * its own Llama - bf16 logits upcast inside the loss (pred.float()),
@@ -86,7 +86,7 @@ static const row rows[VX_FW_COUNT_] = {
      * before SDPA; FSDP2 (fully_shard); op-level selective checkpointing;
      * AdamW foreach. Versioned by date (no release but 0.1-0.2.2). */
     [VX_FW_TORCHTITAN] = {.rt = {.framework = VX_FW_TORCHTITAN, .repeat_kv = 1, .loss_upcast = 1,
-                                 .losses = 1 << VX_LOSS_CE, .sac_ops = 1, .fsdp2 = 1},
+                                 .losses = 1 << VX_LOSS_CE, .sac_ops = 1, .fsdp2 = 1, .static_shapes = 1},
                           .ver = {.name = "torchtitan", .forms = VX_VS_DATE, .form = VX_VS_DATE,
                                   .oldest = VX_VER(2024, 4, 0), .newest = VX_VER(2026, 8, 22),
                                   .current = VX_VER(2026, 8, 22), .since = "2026-08"}},
@@ -99,7 +99,7 @@ static const row rows[VX_FW_COUNT_] = {
      * Versioned by date (no release since v0.5, 2024-04). */
     [VX_FW_NANOTRON] = {.rt = {.framework = VX_FW_NANOTRON, .opt_fused = 1, .megatron_layer = 1,
                                .fp32_main_grads = 1, .contiguous_grads = 1, .zero = VX_ZERO_MEGATRON,
-                               .losses = 1 << VX_LOSS_CE, .loss_upcast = 1},
+                               .losses = 1 << VX_LOSS_CE, .loss_upcast = 1, .static_shapes = 1},
                         .ver = {.name = "nanotron", .forms = VX_VS_DATE, .form = VX_VS_DATE,
                                 .oldest = VX_VER(2024, 1, 0), .newest = VX_VER(2026, 4, 7),
                                 .current = VX_VER(2026, 4, 7), .since = "2026-04"}},

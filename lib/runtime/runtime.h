@@ -101,6 +101,7 @@ typedef struct vx_runtime {
     int sac_ops;             /* runs op-level selective checkpointing (gradient_checkpointing ops) */
     int act_offload;         /* can offload saved activations to the host (workload.activation_offloading) */
     int fsdp2;               /* fsdp_version 0 means FSDP2 (fully_shard) */
+    int static_shapes;       /* trains on packed fixed-length batches: the allocator reuses its blocks whole */
     int logits_held;         /* the loop keeps the model output (logits) through backward: a plain
                                 PyTorch loop keeps `outputs`, HF Trainer drops it */
     int adapter_bytes;       /* bytes per LoRA adapter element; 0 = 4 (PEFT's autocast_adapter_dtype) */
