@@ -3,6 +3,7 @@
  * framework current, so estimates copy what the table resolves. */
 #include <criterion/criterion.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "estimate/estimate.h"
@@ -444,4 +445,45 @@ Test(training, offloaded_activations_leave_one_layer_on_the_gpu)
     cr_assert_lt(on->val[VRAMEST_VAL_PEAK_ALLOCATED] + inputs / 2, off->val[VRAMEST_VAL_PEAK_ALLOCATED]);
     vramest_result_free(on);
     vramest_result_free(off);
+}
+
+/* ---- every answer shows what it assumed (issue #17 item 4) ---- */
+
+static char *plan_of(const char *spec)
+{
+    vramest_result *r;
+    cr_assert_eq(estimate_spec(spec, &r), VRAMEST_OK, "%s", vramest_last_error_message());
+    size_t need = 0;
+    vramest_result_json(r, NULL, 0, &need);
+    char *buf = malloc(need + 1);
+    cr_assert(buf);
+    cr_assert_eq(vramest_result_json(r, buf, need + 1, &need), VRAMEST_OK);
+    vramest_result_free(r);
+    return buf;
+}
+
+Test(resolved, the_plan_states_the_stack_and_the_defaults_that_decided)
+{
+    char *p = plan_of("{\"model\":\"llama-3-8b\",\"precision\":\"bf16\",\"workload\":{\"mode\":\"infer\"}}");
+    cr_assert(strstr(p, "\"resolved\":{\"framework\":\"pytorch\",\"torch\":{\"version\":\"2.13\",\"default\":true},"
+                        "\"transformers\":{\"version\":\"5.15\",\"default\":true},\"framework_version\":null"),
+              "%s", strstr(p, "\"resolved\"") ? strstr(p, "\"resolved\"") : p);
+    cr_assert(strstr(p, "keeps only the last position in generate()"), "the default decided the logits");
+    cr_assert(strstr(p, "\"torch_version\":\"2.13\""), "the settings echo the version used");
+    free(p);
+    p = plan_of("{\"model\":\"llama-3-8b\",\"precision\":\"bf16\",\"workload\":{\"mode\":\"infer\"},"
+                "\"runtime\":{\"transformers_version\":\"4.44\"}}");
+    cr_assert(strstr(p, "\"transformers\":{\"version\":\"4.44\",\"default\":false}"));
+    cr_assert(!strstr(p, "keeps only the last position"), "no note when the version was given");
+    free(p);
+    p = plan_of("{\"model\":\"llama-3-8b\",\"precision\":\"amp_bf16\",\"workload\":{\"mode\":\"train\","
+                "\"gradient_checkpointing\":\"ops\"},\"parallel\":{\"gpus\":8,\"fsdp\":\"full_shard\"},"
+                "\"runtime\":{\"framework\":\"torchtitan\",\"framework_version\":\"2024-12-26\"}}");
+    cr_assert(strstr(p, "\"framework\":\"torchtitan\""));
+    cr_assert(strstr(p, "\"transformers\":null"), "torchtitan runs no transformers code");
+    cr_assert(strstr(p, "\"framework_version\":{\"version\":\"2024-12-26\",\"default\":false}"));
+    cr_assert(strstr(p, "\"optimizer_impl\":\"foreach\",\"loss\":\"cross_entropy\",\"fsdp_version\":2"), "%s",
+              strstr(p, "\"resolved\""));
+    cr_assert(strstr(p, "FSDP2, torchtitan's default"));
+    free(p);
 }

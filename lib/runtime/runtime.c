@@ -197,6 +197,7 @@ void vx_runtime_resolve(int framework, const vx_runtime_versions *v, vx_runtime 
     out->framework_version = given[2] > 0 ? given[2] : rw->ver.current;
     out->defaulted = (given[0] > 0 ? 0 : VX_RTV_TORCH) | (given[1] > 0 ? 0 : VX_RTV_TRANSFORMERS) |
                      (given[2] > 0 || !rw->ver.forms ? 0 : VX_RTV_FRAMEWORK);
+    out->hf_code = rw->hf_code;
     if (!rw->hf_code) out->defaulted &= ~VX_RTV_TRANSFORMERS;
     const int version[] = {out->torch, out->transformers, out->framework_version};
     for (size_t i = 0; i < VX_ARRAY_LEN(rules); i++) {

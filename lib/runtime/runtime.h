@@ -68,6 +68,7 @@ typedef struct vx_runtime {
     int framework;    /* VX_FW_* of the row */
     int torch, transformers, framework_version; /* as resolved (VX_VER; 0: the framework has none) */
     int defaulted;    /* VX_RTV_* of the versions that are defaults, not given */
+    int hf_code;      /* runs transformers' model classes (the transformers rules apply) */
 
     /* the process */
     int engine;       /* VX_ENGINE_*: what runs inference */

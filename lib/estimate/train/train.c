@@ -122,6 +122,37 @@ static void train_finish(vx_ctx *x, const vx_shard *sh, const vx_train_model *tm
     r->val[VRAMEST_VAL_PARAMS_TRAINABLE] = tm->trainable_params;
 }
 
+/* What the step assumed where a setting said "auto", and the notes of the
+ * defaults that decided it (the first rank group fills them). */
+static void resolved_train(vx_ctx *x, const vx_shard *sh, const vx_train_model *tm, const vx_act_cfg *c)
+{
+    static const char *const kernels[] = {"eager", "sdpa_flash", "sdpa_mem_efficient", "flash_attention_2"};
+    struct vramest_result *r = x->r;
+    vx_result_runtime *q = &r->rrt;
+    if (q->mode_train) return;
+    const vx_runtime *rt = &x->rt;
+    const vx_config_values *cv = x->cv;
+    const char *fw = vx_enum_name_of(vx_framework_enum, rt->framework);
+    q->mode_train = 1;
+    q->opt_impl = tm->opt_impl;
+    q->loss = c->loss;
+    q->fsdp_version = sh->fsdp == VX_FSDP_NONE ? 0 : sh->fsdp2 ? 2 : 1;
+    q->attention = c->attn >= 0 && c->attn < 4 ? kernels[c->attn] : NULL;
+    if (c->loss != (int)cv->loss)
+        vx_result_note(r, "loss: %s fuses its loss with the output projection (fused_linear): no logits tensor",
+                       fw ? fw : "the framework");
+    if (sh->fsdp != VX_FSDP_NONE && !cv->fsdp_version)
+        vx_result_note(r, "fsdp_version: FSDP%d, %s's default", q->fsdp_version, fw ? fw : "the framework's");
+    if (rt->hf_code && (rt->defaulted & VX_RTV_TRANSFORMERS) && tm->head == VX_HEAD_CAUSAL_LM &&
+        c->loss == VX_LOSS_CE) {
+        char v[24];
+        vx_version_format(rt->transformers, vx_transformers_versions.form, v, sizeof v);
+        vx_result_note(r, "logits: transformers %s (the default) upcasts them inside the loss, no shifted copy; "
+                          "<= 4.48 copied them, <= 4.45 upcast them in the model (runtime.transformers_version)",
+                       v);
+    }
+}
+
 static int train_rank(vx_ctx *x, const vx_shard *sh)
 {
     vx_train_model tm_buf;
@@ -138,6 +169,7 @@ static int train_rank(vx_ctx *x, const vx_shard *sh)
     } else {
         vx_train_cfg(x, sh, tm, &c);
     }
+    resolved_train(x, sh, tm, &c);
     vx_step_out out = {.tl = x->r->timeline + x->r->n_timeline, .cap = VX_MAX_TIMELINE - x->r->n_timeline};
     /* A rank whose step is compiled for this size class evaluates it. */
     vx_stepslots *ss = stable ? vx_pcache_steps(tm) : NULL;
