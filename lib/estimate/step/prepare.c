@@ -321,7 +321,9 @@ int vx_train_step_prepare(const vx_ctx *x, const vx_shard *sh, const vx_train_mo
     /* One GPU without ZeRO, FSDP or offload has no parallel buffers. */
     if (sh->world > 1 || sh->zero_stage > 0 || sh->fsdp != VX_FSDP_NONE || sh->offload_params || sh->offload_optimizer ||
         sh->ep > 1)
-        vx_parallel_buffers(x, sh, UINT64_MAX, &pb);
+        /* only parameters that require grad have gradients to bucket,
+         * reduce or keep unsynchronized (LoRA: the adapters) */
+        vx_parallel_buffers(x, sh, tm->trainable_params ? tm->trainable_params : UINT64_MAX, &pb);
     if (pl.wdev == VRAMEST_DEV_GPU) lf[VRAMEST_CAT_WEIGHTS] = pl.w_gpu;
     lf[VRAMEST_CAT_WEIGHTS] = vx_sat_add(lf[VRAMEST_CAT_WEIGHTS], pb.weights_persistent);
     if (pl.mdev == VRAMEST_DEV_GPU) lf[VRAMEST_CAT_MASTER_WEIGHTS] = tm->master;
