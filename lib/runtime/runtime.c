@@ -181,9 +181,11 @@ static const rule rules[] = {
      * did in 2025-10, huggingface/transformers#41660; when each older
      * class gained it between 4.45 and 4.57 is not pinned down). */
     {VX_FW_ANY, VX_RTC_TRANSFORMERS, VX_VER(4, 57, 0), VX_VER_MAX, FIELD(gen_logits_to_keep_all), 1},
-    /* Tuple past_key_values in the older classes' generate() (later
-     * releases convert every class to Cache objects). */
-    {VX_FW_ANY, VX_RTC_TRANSFORMERS, 0, UPTO(4, 44), FIELD(tuple_cache), 1},
+    /* Tuple past_key_values in the older classes' generate(), until each
+     * moved to Cache objects: GPT-2 last, in 4.52 (huggingface/transformers
+     * #35761, 2025-04); OPT still had them in 4.45.0.dev (the HF OPT SDPA
+     * table of PR #33298 matches tuple caches). */
+    {VX_FW_ANY, VX_RTC_TRANSFORMERS, 0, UPTO(4, 51), FIELD(tuple_cache), 1},
 };
 
 void vx_runtime_resolve(int framework, const vx_runtime_versions *v, vx_runtime *out)
