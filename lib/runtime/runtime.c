@@ -75,7 +75,8 @@ static const row rows[VX_FW_COUNT_] = {
      * on torchao NF4 with nothing upcast; AdamW(fused=True); FSDP2; the
      * chunked loss (CEWithChunkedOutputLoss) and activation offloading. */
     [VX_FW_TORCHTUNE] = {.rt = {.framework = VX_FW_TORCHTUNE, .repeat_kv = 1, .opt_fused = 1, .adapter_param_dtype = 1,
-                                .no_kbit_prep = 1, .losses = 1 << VX_LOSS_CE | 1 << VX_LOSS_CHUNKED, .sac_ops = 1,
+                                .no_kbit_prep = 1, .pure_default = 1,
+                                .losses = 1 << VX_LOSS_CE | 1 << VX_LOSS_CHUNKED, .sac_ops = 1,
                                 .act_offload = 1, .fsdp2 = 1},
                          .ver = {.name = "torchtune", .forms = VX_VS_RELEASE, .form = VX_VS_RELEASE,
                                  .oldest = VX_VER(0, 1, 0), .newest = VX_VER(0, 6, 1), .current = VX_VER(0, 6, 1),
@@ -99,7 +100,7 @@ static const row rows[VX_FW_COUNT_] = {
      * Versioned by date (no release since v0.5, 2024-04). */
     [VX_FW_NANOTRON] = {.rt = {.framework = VX_FW_NANOTRON, .opt_fused = 1, .megatron_layer = 1,
                                .fp32_main_grads = 1, .contiguous_grads = 1, .zero = VX_ZERO_MEGATRON,
-                               .losses = 1 << VX_LOSS_CE, .loss_upcast = 1, .static_shapes = 1},
+                               .mixed_master = 1, .losses = 1 << VX_LOSS_CE, .loss_upcast = 1, .static_shapes = 1},
                         .ver = {.name = "nanotron", .forms = VX_VS_DATE, .form = VX_VS_DATE,
                                 .oldest = VX_VER(2024, 1, 0), .newest = VX_VER(2026, 4, 7),
                                 .current = VX_VER(2026, 4, 7), .since = "2026-04"}},

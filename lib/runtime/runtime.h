@@ -115,6 +115,8 @@ typedef struct vx_runtime {
                                 temporaries */
     int opt_decay_groups;    /* the optimizer gets two parameter groups, with and without weight
                                 decay (HF Trainer); foreach temporaries are per group */
+    int pure_default;        /* its training runs the model in the checkpoint's 16-bit dtype throughout
+                                (torchtune's dtype: bf16): a job without precision stays as stored */
     int mixed_master;        /* its bf16 training keeps 16-bit weights with fp32 master weights and
                                 states (DeepSpeed, Megatron), not autocast over fp32 weights: the
                                 precision a training step runs when its own says nothing */

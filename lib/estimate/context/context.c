@@ -11,7 +11,8 @@ static const vx_precision_values *job_precision(vx_ctx *x, const vx_precision_va
     int job = VX_JOB_AS_GIVEN;
     if (cv->mode == VX_MODE_TRAIN && cv->finetune == VX_FT_QLORA)
         job = VX_JOB_QLORA;
-    else if (cv->mode == VX_MODE_TRAIN && (cv->finetune == VX_FT_FULL || cv->finetune == VX_FT_FREEZE))
+    else if (cv->mode == VX_MODE_TRAIN && (cv->finetune == VX_FT_FULL || cv->finetune == VX_FT_FREEZE) &&
+             !x->rt.pure_default)
         job = x->rt.mixed_master ? VX_JOB_MIXED_MASTER : VX_JOB_MIXED_AMP;
     switch (vx_precision_job_defaults(pv, job, &x->job_pv)) {
     case VX_JOB_MIXED_AMP:
