@@ -449,16 +449,15 @@ Test(training, offloaded_activations_leave_one_layer_on_the_gpu)
 
 /* ---- every answer shows what it assumed (issue #17 item 4) ---- */
 
+/* The plan of a whole job spec, as vramest_spec_plan writes it. */
 static char *plan_of(const char *spec)
 {
-    vramest_result *r;
-    cr_assert_eq(estimate_spec(spec, &r), VRAMEST_OK, "%s", vramest_last_error_message());
     size_t need = 0;
-    vramest_result_json(r, NULL, 0, &need);
-    char *buf = malloc(need + 1);
-    cr_assert(buf);
-    cr_assert_eq(vramest_result_json(r, buf, need + 1, &need), VRAMEST_OK);
-    vramest_result_free(r);
+    vramest_spec_plan(spec, strlen(spec), NULL, 0, &need);
+    char *buf = malloc(need);
+    cr_assert(buf && need);
+    cr_assert_eq(vramest_spec_plan(spec, strlen(spec), buf, need, &need), VRAMEST_OK, "%s",
+                 vramest_last_error_message());
     return buf;
 }
 
