@@ -3,6 +3,7 @@
  * framework current, so estimates copy what the table resolves. */
 #include <criterion/criterion.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "estimate/estimate.h"
@@ -325,4 +326,163 @@ Test(versions, the_version_moves_the_estimate_and_the_caches_keep_them_apart)
     cr_assert_eq(peak[1][0], peak[0][0]);
     cr_assert_eq(peak[1][1], peak[0][1]);
     vramest_model_free(m);
+}
+
+/* ---- training settings and frameworks (issue #17 R2/R3) ---- */
+
+static uint64_t train_peak(const char *fw, const char *workload_extra, const char *runtime_extra, int *rc)
+{
+    char spec[1024];
+    snprintf(spec, sizeof spec,
+             "{\"model\":\"llama-3-8b\",\"precision\":\"bf16\",\"workload\":{\"mode\":\"train\",\"batch_size\":2,"
+             "\"seq_len\":2048,\"optimizer\":\"none\",\"finetune\":\"lora\"%s},"
+             "\"runtime\":{\"framework\":\"%s\"%s}}",
+             workload_extra, fw, runtime_extra);
+    vramest_result *r;
+    *rc = estimate_spec(spec, &r);
+    uint64_t p = r ? r->val[VRAMEST_VAL_PEAK_ALLOCATED] : 0;
+    vramest_result_free(r);
+    return p;
+}
+
+Test(training, settings_a_framework_cannot_run_are_refused)
+{
+    static const struct {
+        const char *fw, *w, *msg;
+    } bad[] = {
+        {"hf_trainer", ",\"loss\":\"chunked\"", "fused_linear"},
+        {"torchtune", ",\"loss\":\"fused_linear\"", "runs cross_entropy, chunked"},
+        {"megatron", ",\"loss\":\"sum\"", "runs cross_entropy"},
+        {"unsloth", ",\"loss\":\"chunked\"", "runs fused_linear"},
+        {"hf_trainer", ",\"gradient_checkpointing\":\"ops\"", "op-level"},
+        {"pytorch", ",\"activation_offloading\":true", "does not offload"},
+        {"pytorch", ",\"checkpoint_every\":2", "needs gradient_checkpointing full"},
+    };
+    for (size_t i = 0; i < VX_ARRAY_LEN(bad); i++) {
+        int rc;
+        train_peak(bad[i].fw, bad[i].w, "", &rc);
+        cr_assert_eq(rc, VRAMEST_E_CONFLICT, "%s %s: rc %d (%s)", bad[i].fw, bad[i].w, rc, vramest_last_error_message());
+        cr_assert(strstr(vramest_last_error_message(), bad[i].msg), "%s", vramest_last_error_message());
+    }
+}
+
+Test(training, the_loss_path_sets_the_head)
+{
+    int rc;
+    uint64_t ce = train_peak("pytorch", "", "", &rc);
+    cr_assert_eq(rc, VRAMEST_OK);
+    uint64_t fused = train_peak("pytorch", ",\"loss\":\"fused_linear\"", "", &rc);
+    uint64_t eager = train_peak("torchtune", ",\"loss\":\"chunked\"", "", &rc);
+    uint64_t comp = train_peak("torchtune", ",\"loss\":\"chunked\"", ",\"compile\":true", &rc);
+    uint64_t tt_ce = train_peak("torchtune", "", "", &rc);
+    uint64_t unsl = train_peak("unsloth", "", "", &rc);
+    cr_assert_eq(rc, VRAMEST_OK, "unsloth with the default loss runs its fused one: %s", vramest_last_error_message());
+    /* 2 x 2048 x 128256 logits: bf16 0.98 GiB, fp32 1.96 GiB */
+    uint64_t nv = 2ull * 2048 * 128256;
+    cr_assert_lt(fused + nv * 4, ce, "fused_linear never materializes the logits");
+    cr_assert_lt(comp + nv * 3, eager, "compiled chunks keep no fp32 log-probabilities");
+    cr_assert_lt(comp, tt_ce, "compiled chunking beats torchtune's plain bf16 cross-entropy");
+    cr_assert_eq(unsl, fused, "unsloth's default loss is the fused one");
+}
+
+static uint64_t titan_peak(const char *w, const char *par, uint64_t *host)
+{
+    char spec[1024];
+    snprintf(spec, sizeof spec,
+             "{\"model\":\"llama-3-8b\",\"precision\":\"amp_bf16\",\"workload\":{\"mode\":\"train\",\"batch_size\":1,"
+             "\"seq_len\":4096%s},\"parallel\":{\"gpus\":8,\"fsdp\":\"full_shard\"%s},"
+             "\"runtime\":{\"framework\":\"torchtitan\"}}",
+             w, par);
+    vramest_result *r;
+    cr_assert_eq(estimate_spec(spec, &r), VRAMEST_OK, "%s: %s", spec, vramest_last_error_message());
+    uint64_t p = r->val[VRAMEST_VAL_PEAK_ALLOCATED];
+    if (host) *host = r->cat[VRAMEST_DEV_HOST][VRAMEST_CAT_ACTIVATIONS];
+    vramest_result_free(r);
+    return p;
+}
+
+Test(training, checkpointing_modes_order_by_what_they_keep)
+{
+    uint64_t none = titan_peak(",\"gradient_checkpointing\":\"none\"", "", NULL);
+    uint64_t ops = titan_peak(",\"gradient_checkpointing\":\"ops\"", "", NULL);
+    uint64_t every2 = titan_peak(",\"gradient_checkpointing\":\"full\",\"checkpoint_every\":2", "", NULL);
+    uint64_t full = titan_peak(",\"gradient_checkpointing\":\"full\"", "", NULL);
+    cr_assert(full < ops && ops < none, "full %llu < ops %llu < none %llu", (unsigned long long)full,
+              (unsigned long long)ops, (unsigned long long)none);
+    cr_assert(full < every2 && every2 < none);
+    /* op-level SAC keeps A.N.(2.a.d + kv.d + ffn + h) + lse beside each layer's input:
+     * 32 layers x 2 x 4096 x (8192 + 1024 + 14336 + 4096) = 6.75 GiB more than full */
+    uint64_t want = 32ull * (2ull * 4096 * (8192 + 1024 + 14336 + 4096) + 4ull * 32 * 4096);
+    int64_t d = (int64_t)(ops - full) - (int64_t)want;
+    cr_assert(d > -(int64_t)(want / 10) && d < (int64_t)(want / 10), "ops - full = %llu, want ~%llu",
+              (unsigned long long)(ops - full), (unsigned long long)want);
+}
+
+Test(training, fsdp2_gathers_in_the_compute_dtype)
+{
+    uint64_t v1 = titan_peak(",\"gradient_checkpointing\":\"full\"", ",\"fsdp_version\":1", NULL);
+    uint64_t v2 = titan_peak(",\"gradient_checkpointing\":\"full\"", ",\"fsdp_version\":2", NULL);
+    uint64_t dflt = titan_peak(",\"gradient_checkpointing\":\"full\"", "", NULL);
+    cr_assert_eq(dflt, v2, "torchtitan's FSDP is FSDP2");
+    cr_assert_lt(v2, v1, "bf16 all-gathers instead of FSDP1's fp32 flat parameters");
+}
+
+Test(training, offloaded_activations_leave_one_layer_on_the_gpu)
+{
+    char base[] = "{\"model\":\"llama-3-8b\",\"precision\":\"bf16\",\"workload\":{\"mode\":\"train\",\"batch_size\":2,"
+                  "\"seq_len\":4096,\"finetune\":\"lora\",\"gradient_checkpointing\":\"full\",\"loss\":\"chunked\","
+                  "\"activation_offloading\":%s},\"runtime\":{\"framework\":\"torchtune\"}}";
+    char spec[512];
+    vramest_result *on, *off;
+    snprintf(spec, sizeof spec, base, "true");
+    cr_assert_eq(estimate_spec(spec, &on), VRAMEST_OK, "%s", vramest_last_error_message());
+    snprintf(spec, sizeof spec, base, "false");
+    cr_assert_eq(estimate_spec(spec, &off), VRAMEST_OK);
+    /* 32 checkpointed inputs of 2 x 4096 x 4096 bf16 move to the host */
+    uint64_t inputs = 32ull * 2 * 4096 * 4096 * 2;
+    cr_assert_geq(on->cat[VRAMEST_DEV_HOST][VRAMEST_CAT_ACTIVATIONS], inputs);
+    cr_assert_eq(off->cat[VRAMEST_DEV_HOST][VRAMEST_CAT_ACTIVATIONS], 0);
+    cr_assert_lt(on->val[VRAMEST_VAL_PEAK_ALLOCATED] + inputs / 2, off->val[VRAMEST_VAL_PEAK_ALLOCATED]);
+    vramest_result_free(on);
+    vramest_result_free(off);
+}
+
+/* ---- every answer shows what it assumed (issue #17 item 4) ---- */
+
+/* The plan of a whole job spec, as vramest_spec_plan writes it. */
+static char *plan_of(const char *spec)
+{
+    size_t need = 0;
+    vramest_spec_plan(spec, strlen(spec), NULL, 0, &need);
+    char *buf = malloc(need);
+    cr_assert(buf && need);
+    cr_assert_eq(vramest_spec_plan(spec, strlen(spec), buf, need, &need), VRAMEST_OK, "%s",
+                 vramest_last_error_message());
+    return buf;
+}
+
+Test(resolved, the_plan_states_the_stack_and_the_defaults_that_decided)
+{
+    char *p = plan_of("{\"model\":\"llama-3-8b\",\"precision\":\"bf16\",\"workload\":{\"mode\":\"infer\"}}");
+    cr_assert(strstr(p, "\"resolved\":{\"framework\":\"pytorch\",\"torch\":{\"version\":\"2.13\",\"default\":true},"
+                        "\"transformers\":{\"version\":\"5.15\",\"default\":true},\"framework_version\":null"),
+              "%s", strstr(p, "\"resolved\"") ? strstr(p, "\"resolved\"") : p);
+    cr_assert(strstr(p, "keeps only the last position in generate()"), "the default decided the logits");
+    cr_assert(strstr(p, "\"torch_version\":\"2.13\""), "the settings echo the version used");
+    free(p);
+    p = plan_of("{\"model\":\"llama-3-8b\",\"precision\":\"bf16\",\"workload\":{\"mode\":\"infer\"},"
+                "\"runtime\":{\"transformers_version\":\"4.44\"}}");
+    cr_assert(strstr(p, "\"transformers\":{\"version\":\"4.44\",\"default\":false}"));
+    cr_assert(!strstr(p, "keeps only the last position"), "no note when the version was given");
+    free(p);
+    p = plan_of("{\"model\":\"llama-3-8b\",\"precision\":\"amp_bf16\",\"workload\":{\"mode\":\"train\","
+                "\"gradient_checkpointing\":\"ops\"},\"parallel\":{\"gpus\":8,\"fsdp\":\"full_shard\"},"
+                "\"runtime\":{\"framework\":\"torchtitan\",\"framework_version\":\"2024-12-26\"}}");
+    cr_assert(strstr(p, "\"framework\":\"torchtitan\""));
+    cr_assert(strstr(p, "\"transformers\":null"), "torchtitan runs no transformers code");
+    cr_assert(strstr(p, "\"framework_version\":{\"version\":\"2024-12-26\",\"default\":false}"));
+    cr_assert(strstr(p, "\"optimizer_impl\":\"foreach\",\"loss\":\"cross_entropy\",\"fsdp_version\":2"), "%s",
+              strstr(p, "\"resolved\""));
+    cr_assert(strstr(p, "FSDP2, torchtitan's default"));
+    free(p);
 }

@@ -309,6 +309,10 @@ typedef enum vramest_option {
     VRAMEST_CFG_PREFIX_LEN = 3018,             /**< "prefix_len" (prefix tuning virtual tokens) */
     VRAMEST_CFG_TRAINABLE_LAYERS = 3019,       /**< "trainable_layers" (finetune=freeze: last N layers train) */
     VRAMEST_CFG_OPTIMIZER_IN_BACKWARD = 3020,  /**< "optimizer_in_backward" (bool: each parameter stepped as its gradient arrives) @since 1.0 */
+    VRAMEST_CFG_LOSS = 3021,                   /**< "loss" (enum: cross_entropy, chunked, fused_linear, sum) @since 1.0 */
+    VRAMEST_CFG_LOSS_CHUNKS = 3022,            /**< "loss_chunks" (loss chunked: chunks of the logits, 1-32) @since 1.0 */
+    VRAMEST_CFG_CHECKPOINT_EVERY = 3023,       /**< "checkpoint_every" (checkpoint every k-th layer) @since 1.0 */
+    VRAMEST_CFG_ACTIVATION_OFFLOADING = 3024,  /**< "activation_offloading" (bool: saved activations in pinned host memory) @since 1.0 */
 
     /* ---- config: parallel (3100-3199) ---- */
     VRAMEST_CFG_GPUS = 3100,                   /**< "gpus" (world size) */
@@ -341,6 +345,7 @@ typedef enum vramest_option {
     VRAMEST_CFG_MAX_MEMORY = 3127,             /**< "max_memory" (string: per-device budgets, "0:10GiB,1:10GiB,cpu:30GiB") */
     VRAMEST_CFG_PP_SPLIT = 3128,               /**< "pp_split" (enum: balanced, uniform: decoder layers per pipeline stage) */
     VRAMEST_CFG_MAX_REUSE_DISTANCE = 3129,     /**< "max_reuse_distance" (ZeRO-3 stage3_max_reuse_distance, elements) */
+    VRAMEST_CFG_FSDP_VERSION = 3130,           /**< "fsdp_version" (1, 2; 0 = the framework's) @since 1.0 */
 
     /* ---- config: device (3200-3299) ---- */
     VRAMEST_CFG_DEVICE = 3200,                 /**< "device" (string: GPU preset name; "" = none) */
@@ -364,6 +369,7 @@ typedef enum vramest_option {
     VRAMEST_CFG_TORCH_VERSION = 3312,          /**< "torch_version" (string: a PyTorch release such as "2.4"; "" = the current release) @since 1.0 */
     VRAMEST_CFG_TRANSFORMERS_VERSION = 3313,   /**< "transformers_version" (string: such as "4.44"; "" = the current release) @since 1.0 */
     VRAMEST_CFG_FRAMEWORK_VERSION = 3314,      /**< "framework_version" (string: a release, a llama.cpp build "b4823" or a date "2024-06"; "" = the framework's current release) @since 1.0 */
+    VRAMEST_CFG_COMPILE = 3315,                /**< "compile" (bool: torch.compile) @since 1.0 */
 
     VRAMEST_OPTION_MAX_ = 0x7FFFFFFF
 } vramest_option;

@@ -69,7 +69,7 @@ int vx_estimate_into(const struct vramest_model *model, const struct vramest_pre
     vx_ctx x;
     if ((rc = vx_ctx_init(&x, model, &prec->v, cfg, r))) return rc;
     vx_model_notes(&x, r);
-    vx_runtime_version_notes(&x);
+    vx_runtime_resolved(&x);
 
     uint64_t active = 0;
     uint64_t total = vx_params_for_head(model, (int)cfg->v.head, cfg->v.num_labels, &active);

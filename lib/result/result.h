@@ -30,6 +30,22 @@ typedef struct vx_rank_group {
     uint64_t peak_allocated, peak_reserved, device_total;
 } vx_rank_group;
 
+/* The stack the estimate assumed (issue #17): the runtime as resolved, the
+ * choices the estimator made where a setting said "auto", and one note per
+ * default that decided the answer. The plan writes it as "resolved"
+ * (result/resolved_json.c). */
+#define VX_MAX_NOTES 6
+typedef struct vx_result_runtime {
+    vx_runtime rt;          /* the framework, its versions (and which were defaults), its behaviours */
+    int mode_train;         /* the training fields below were filled */
+    int opt_impl;           /* VX_OPTIMPL_* the optimizer step runs */
+    int loss;               /* VX_LOSS_* the head runs */
+    int fsdp_version;       /* 1 or 2 under FSDP, 0 without */
+    const char *attention;  /* the attention kernel (a string literal), NULL if none was resolved */
+    uint32_t n_notes;
+    char notes[VX_MAX_NOTES][VX_WARN_LEN];
+} vx_result_runtime;
+
 struct vramest_result {
     uint32_t magic;
     /* The figures, cat .. val_ok, stay contiguous: a rank group's estimate is
@@ -63,6 +79,7 @@ struct vramest_result {
     /* set by vx_result_finish */
     uint64_t headroom_bytes; /* kept free per GPU */
     int band_kind;           /* VX_BAND_*: which measured runs calibrate the headline bands */
+    vx_result_runtime rrt;   /* the stack assumed (issue #17) */
 };
 
 /* Kinds of job whose measured runs calibrate the headline bands (bands.c). */
@@ -101,6 +118,12 @@ void vx_result_refuse(struct vramest_result *r, const char *fmt, ...) VX_PRINTF(
  * and one sentence saying it. Only for a result with a device and a verdict
  * other than "fits". */
 void vx_result_why(vx_jw *w, const struct vramest_result *r, const vx_fix *fix) VX_HIDDEN;
+
+/* Add a note to the resolved runtime: a default that decided the answer
+ * (truncated to VX_WARN_LEN; extra notes are dropped). */
+void vx_result_note(struct vramest_result *r, const char *fmt, ...) VX_PRINTF(2, 3) VX_HIDDEN;
+/* The plan's "resolved" member (no leading comma): the stack assumed. */
+void vx_result_resolved_json(vx_jw *w, const struct vramest_result *r) VX_HIDDEN;
 
 /* Add a warning (truncated to VX_WARN_LEN; extra warnings are dropped). */
 void vx_result_warn(struct vramest_result *r, const char *fmt, ...) VX_PRINTF(2, 3) VX_HIDDEN;

@@ -249,6 +249,9 @@ static void write_plan(vx_jw *w, const struct vramest_result *r, const vx_fix *f
     }
     vx_jw_put(w, "]", 1);
 
+    vx_jw_key(w, "resolved", &f);
+    vx_result_resolved_json(w, r);
+
     vx_jw_key(w, "settings", &f);
     vx_jw_put(w, "{", 1);
     g = 1;

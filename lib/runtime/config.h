@@ -13,7 +13,7 @@ enum { VX_OPT_NONE = 0, VX_OPT_SGD = 1, VX_OPT_SGD_MOMENTUM = 2, VX_OPT_ADAM = 3
        VX_OPT_ADAMW_8BIT = 5, VX_OPT_PAGED_ADAMW_8BIT = 6, VX_OPT_ADAFACTOR = 7, VX_OPT_LION = 8 };
 enum { VX_OPTIMPL_AUTO = 0, VX_OPTIMPL_FOREACH = 1, VX_OPTIMPL_FUSED = 2, VX_OPTIMPL_SINGLE = 3 };
 enum { VX_FT_FULL = 0, VX_FT_LORA = 1, VX_FT_QLORA = 2, VX_FT_PREFIX = 3, VX_FT_FREEZE = 4 };
-enum { VX_GC_NONE = 0, VX_GC_FULL = 1, VX_GC_SELECTIVE = 2 };
+enum { VX_GC_NONE = 0, VX_GC_FULL = 1, VX_GC_SELECTIVE = 2, VX_GC_OPS = 3 };
 enum { VX_ATTN_EAGER = 0, VX_ATTN_SDPA = 1, VX_ATTN_FLASH = 2 };
 enum { VX_FSDP_NONE = 0, VX_FSDP_FULL_SHARD = 1, VX_FSDP_SHARD_GRAD_OP = 2, VX_FSDP_HYBRID_SHARD = 3 };
 enum { VX_OFFLOAD_NONE = 0, VX_OFFLOAD_CPU = 1, VX_OFFLOAD_NVME = 2 };
@@ -63,6 +63,8 @@ typedef struct vx_config_values {
      * parsed when set; framework_v is -1 while the text is no version of
      * the framework (vx_config_check says why). */
     int64_t torch_v, transformers_v, framework_v;
+    /* training settings, appended (issue #17) */
+    int64_t loss, loss_chunks, checkpoint_every, activation_offloading, fsdp_version, compile;
     /* Not an option: the GPU preset `device` names (index into vx_gpus, -1
      * none), resolved when `device` is set so estimates never search names. */
     int64_t gpu_index;

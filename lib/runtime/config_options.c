@@ -20,7 +20,10 @@ static const vx_enum_name optimpl_e[] = {{VX_OPTIMPL_AUTO, "auto"},   {VX_OPTIMP
                                          {0, NULL}};
 static const vx_enum_name finetune_e[] = {{VX_FT_FULL, "full"},     {VX_FT_LORA, "lora"},     {VX_FT_QLORA, "qlora"},
                                           {VX_FT_PREFIX, "prefix"}, {VX_FT_FREEZE, "freeze"}, {0, NULL}};
-static const vx_enum_name gc_e[] = {{VX_GC_NONE, "none"}, {VX_GC_FULL, "full"}, {VX_GC_SELECTIVE, "selective"}, {0, NULL}};
+static const vx_enum_name gc_e[] = {{VX_GC_NONE, "none"}, {VX_GC_FULL, "full"}, {VX_GC_SELECTIVE, "selective"},
+                                    {VX_GC_OPS, "ops"},   {0, NULL}};
+static const vx_enum_name loss_e[] = {{VX_LOSS_CE, "cross_entropy"}, {VX_LOSS_CHUNKED, "chunked"},
+                                      {VX_LOSS_FUSED_LINEAR, "fused_linear"}, {VX_LOSS_SUM, "sum"}, {0, NULL}};
 static const vx_enum_name attn_e[] = {{VX_ATTN_EAGER, "eager"}, {VX_ATTN_SDPA, "sdpa"}, {VX_ATTN_FLASH, "flash"}, {0, NULL}};
 static const vx_enum_name fsdp_e[] = {{VX_FSDP_NONE, "none"},
                                       {VX_FSDP_FULL_SHARD, "full_shard"},
@@ -74,7 +77,9 @@ const vx_option_def vx_config_options[] = {
     STR(VRAMEST_CFG_LORA_TARGETS, "lora_targets", "workload", "auto", lora_targets, true,
         "LoRA target modules as in the HF model (comma list, e.g. q_proj,v_proj), all-linear, or auto (PEFT's default for the family)"),
     ENUM(VRAMEST_CFG_GRADIENT_CHECKPOINTING, "gradient_checkpointing", "workload", gc_e, VX_GC_NONE,
-         gradient_checkpointing, true, "activation checkpointing: none, full (per layer), selective (attention core recomputed)"),
+         gradient_checkpointing, true,
+         "activation checkpointing: none, full (per layer), selective (attention core recomputed, Megatron), ops "
+         "(torchtitan's op-level policy: the outputs of every other matmul and of attention saved)"),
     ENUM(VRAMEST_CFG_ATTENTION, "attention", "workload", attn_e, VX_ATTN_SDPA, attention, true,
          "attention kernel: eager (materialized scores), sdpa (PyTorch SDPA), flash (FlashAttention 2)"),
     I64(VRAMEST_CFG_PROMPT_LEN, "prompt_len", "workload", 0, 1073741824, 0, prompt_len, true,
@@ -91,6 +96,18 @@ const vx_option_def vx_config_options[] = {
     BOOL(VRAMEST_CFG_OPTIMIZER_IN_BACKWARD, "optimizer_in_backward", "workload", 0, optimizer_in_backward, true,
          "step each parameter inside backward as its gradient arrives and free the gradient (torchtune "
          "optimizer_in_bwd, PyTorch _apply_optimizer_in_backward): no full set of gradients; needs grad_accum_steps 1"),
+    ENUM(VRAMEST_CFG_LOSS, "loss", "workload", loss_e, VX_LOSS_CE, loss, true,
+         "causal-LM loss: cross_entropy (the logits, then cross-entropy), chunked (torchtune's CEWithChunkedOutputLoss: "
+         "loss_chunks logits chunks, each upcast in turn), fused_linear (Liger / Cut-Cross-Entropy: the logits are "
+         "never materialized), sum (a benchmark's logits.sum(), no labels)"),
+    I64(VRAMEST_CFG_LOSS_CHUNKS, "loss_chunks", "workload", 1, 32, 8, loss_chunks, true,
+        "loss chunked: logits chunks along the sequence (torchtune num_output_chunks)"),
+    I64(VRAMEST_CFG_CHECKPOINT_EVERY, "checkpoint_every", "workload", 1, 1048576, 1, checkpoint_every, true,
+        "with gradient_checkpointing full: checkpoint every k-th layer (torchtitan selective_ac_option k), the others "
+        "keep their activations"),
+    BOOL(VRAMEST_CFG_ACTIVATION_OFFLOADING, "activation_offloading", "workload", 0, activation_offloading, true,
+         "saved activations move to pinned host memory in forward and back in backward (torchtune "
+         "enable_activation_offloading; Unsloth's offloaded gradient checkpointing): the GPU keeps what is in flight"),
 
     I64(VRAMEST_CFG_GPUS, "gpus", "parallel", 1, 1e7, 1, gpus, true, "world size (GPUs in the job)"),
     I64(VRAMEST_CFG_TP, "tp", "parallel", 1, 65536, 1, tp, true, "tensor-parallel size"),
@@ -148,6 +165,10 @@ const vx_option_def vx_config_options[] = {
          "balanced_low_0, sequential"),
     STR(VRAMEST_CFG_MAX_MEMORY, "max_memory", "parallel", "", max_memory, true,
         "device_map budgets per device, e.g. \"0:10GiB,1:10GiB,cpu:30GiB\" (empty = gpus x the device, CPU unbounded)"),
+    I64(VRAMEST_CFG_FSDP_VERSION, "fsdp_version", "parallel", 0, 2, 0, fsdp_version, true,
+        "with fsdp: 1 (FullyShardedDataParallel) or 2 (fully_shard: per-parameter sharding, the root module never "
+        "resharded after forward, the last block kept gathered); 0 = the framework's (torchtitan, torchtune: 2; "
+        "others 1)"),
     ENUM(VRAMEST_CFG_PP_SPLIT, "pp_split", "parallel", ppsplit_e, VX_PPSPLIT_BALANCED, pp_split, true,
          "decoder layers per pipeline stage: balanced (by compute, the LM head counted as vocab x hidden on the last "
          "stage: nanotron, DeepSpeed-like), uniform (Megatron-LM: layers / pp, remainder to the first stages)"),
@@ -184,6 +205,9 @@ const vx_option_def vx_config_options[] = {
     I64(VRAMEST_CFG_N_BATCH, "n_batch", "runtime", 1, 1073741824, 2048, n_batch, true, "llama.cpp: logical batch"),
     I64(VRAMEST_CFG_N_UBATCH, "n_ubatch", "runtime", 1, 1073741824, 512, n_ubatch, true,
         "llama.cpp: physical batch (sizes the compute buffer)"),
+    BOOL(VRAMEST_CFG_COMPILE, "compile", "runtime", 0, compile, true,
+         "the model and loss run under torch.compile (torchtune's chunked loss keeps no fp32 log-probabilities "
+         "only when compiled; layer activations are estimated as in eager mode)"),
     STR(VRAMEST_CFG_TORCH_VERSION, "torch_version", "runtime", "", torch_version, true,
         "PyTorch release the job runs, e.g. \"2.4\" or \"1.13\" (\"\" = 2.13, the newest seen by 2026-08; known "
         "1.8 to 2.13, newer ones use the rules of 2.13)"),

@@ -10,6 +10,8 @@
 const vx_enum_name vx_framework_enum[VX_FW_COUNT_ + 1] = {{VX_FW_PYTORCH, "pytorch"}, {VX_FW_HF_TRAINER, "hf_trainer"},
                                           {VX_FW_DEEPSPEED, "deepspeed"}, {VX_FW_MEGATRON, "megatron"},
                                           {VX_FW_VLLM, "vllm"},       {VX_FW_LLAMA_CPP, "llama.cpp"},
+                                          {VX_FW_TORCHTUNE, "torchtune"}, {VX_FW_TORCHTITAN, "torchtitan"},
+                                          {VX_FW_NANOTRON, "nanotron"}, {VX_FW_UNSLOTH, "unsloth"},
                                           {0, NULL}};
 
 /* A row names where its framework differs from 0 in each field (a plain
@@ -32,7 +34,8 @@ static const row rows[VX_FW_COUNT_] = {
     /* Trainer.compute_loss drops the outputs before backward; its
      * optimizer gets two parameter groups (weight decay or not). The
      * Trainer ships in transformers: versioned by transformers_version. */
-    [VX_FW_HF_TRAINER] = {.rt = {.framework = VX_FW_HF_TRAINER, .opt_decay_groups = 1},
+    [VX_FW_HF_TRAINER] = {.rt = {.framework = VX_FW_HF_TRAINER, .opt_decay_groups = 1,
+                                 .losses = 1 << VX_LOSS_CE | 1 << VX_LOSS_FUSED_LINEAR},
                           .ver = {.name = "hf_trainer", .own = "transformers_version"},
                           .hf_code = 1},
     /* FusedAdam / DeepSpeedCPUAdam; without ZeRO, gradients are reduced
@@ -50,7 +53,8 @@ static const row rows[VX_FW_COUNT_] = {
      * Versions are Megatron-Core's (tags core_v0.19.0). */
     [VX_FW_MEGATRON] = {.rt = {.framework = VX_FW_MEGATRON, .opt_fused = 1, .megatron_layer = 1,
                                .fp32_main_grads = 1, .contiguous_grads = 1, .zero = VX_ZERO_MEGATRON,
-                               .ddp = VX_DDP_MEGATRON, .vocab_pad = 128, .mixed_master = 1},
+                               .ddp = VX_DDP_MEGATRON, .vocab_pad = 128, .mixed_master = 1, .losses = 1 << VX_LOSS_CE,
+                               .loss_upcast = 1},
                         .ver = {.name = "Megatron-Core", .forms = VX_VS_RELEASE, .form = VX_VS_RELEASE,
                                 .oldest = VX_VER(0, 4, 0), .newest = VX_VER(0, 19, 0),
                                 .current = VX_VER(0, 19, 0), .since = "2026-08"}},
@@ -64,6 +68,54 @@ static const row rows[VX_FW_COUNT_] = {
     [VX_FW_LLAMA_CPP] = {.rt = {.framework = VX_FW_LLAMA_CPP, .engine = VX_ENGINE_LLAMACPP, .ggml_alloc = 1},
                          .ver = {.name = "llama.cpp", .forms = VX_VS_BUILD, .form = VX_VS_BUILD, .oldest = 1,
                                  .newest = 10488, .current = 10488, .since = "2026-08"}},
+    /* torchtune (meta-pytorch/torchtune@bd2a0fc7c, recipes and modules;
+     * research runtimes-2026 §2): its own model code - bf16 logits, labels
+     * shifted by the recipe, the logits list deleted before backward, GQA
+     * K/V expanded before SDPA; LoRA adapters built in the model dtype; QLoRA
+     * on torchao NF4 with nothing upcast; AdamW(fused=True); FSDP2; the
+     * chunked loss (CEWithChunkedOutputLoss) and activation offloading. */
+    [VX_FW_TORCHTUNE] = {.rt = {.framework = VX_FW_TORCHTUNE, .repeat_kv = 1, .opt_fused = 1, .adapter_param_dtype = 1,
+                                .no_kbit_prep = 1, .pure_default = 1,
+                                .losses = 1 << VX_LOSS_CE | 1 << VX_LOSS_CHUNKED, .sac_ops = 1,
+                                .act_offload = 1, .fsdp2 = 1},
+                         .ver = {.name = "torchtune", .forms = VX_VS_RELEASE, .form = VX_VS_RELEASE,
+                                 .oldest = VX_VER(0, 1, 0), .newest = VX_VER(0, 6, 1), .current = VX_VER(0, 6, 1),
+                                 .since = "2025-04"}},
+    /* torchtitan (pytorch/torchtitan@9dec370 and @b5bcd76c6; research §3):
+     * its own Llama - bf16 logits upcast inside the loss (pred.float()),
+     * labels shifted by the dataset, `del pred` before backward, repeat_kv
+     * before SDPA; FSDP2 (fully_shard); op-level selective checkpointing;
+     * AdamW foreach. Versioned by date (no release but 0.1-0.2.2). */
+    [VX_FW_TORCHTITAN] = {.rt = {.framework = VX_FW_TORCHTITAN, .repeat_kv = 1, .loss_upcast = 1,
+                                 .losses = 1 << VX_LOSS_CE, .sac_ops = 1, .fsdp2 = 1, .static_shapes = 1},
+                          .ver = {.name = "torchtitan", .forms = VX_VS_DATE, .form = VX_VS_DATE,
+                                  .oldest = VX_VER(2024, 4, 0), .newest = VX_VER(2026, 8, 22),
+                                  .current = VX_VER(2026, 8, 22), .since = "2026-08"}},
+    /* nanotron (huggingface/nanotron@2411b022 and @d6b9f78c; research §4):
+     * Megatron-style layers (fused norms, flash attention, merged gate_up),
+     * fp32 gradient-accumulation buffers for all the rank's parameters with
+     * the master weights and Adam states sharded (ZeRO-1 semantics), logits
+     * cast to fp32 for the vocab-parallel cross-entropy; before 2024-07-17 a
+     * column-parallel linear saved its all-gathered input (rule below).
+     * Versioned by date (no release since v0.5, 2024-04). */
+    [VX_FW_NANOTRON] = {.rt = {.framework = VX_FW_NANOTRON, .opt_fused = 1, .megatron_layer = 1,
+                               .fp32_main_grads = 1, .contiguous_grads = 1, .zero = VX_ZERO_MEGATRON,
+                               .mixed_master = 1, .losses = 1 << VX_LOSS_CE, .loss_upcast = 1, .static_shapes = 1},
+                        .ver = {.name = "nanotron", .forms = VX_VS_DATE, .form = VX_VS_DATE,
+                                .oldest = VX_VER(2024, 1, 0), .newest = VX_VER(2026, 4, 7),
+                                .current = VX_VER(2026, 4, 7), .since = "2026-04"}},
+    /* Unsloth (unslothai/unsloth@015bdef0d9; research §2 and
+     * training-logs/unsloth-benchmarks-context-table.txt): transformers'
+     * classes with its kernels patched in; the loss fused with the output
+     * projection (logits never materialized); its gradient checkpointing
+     * offloads each checkpointed input to the host; 4-bit loading through
+     * bitsandbytes. Releases are dates (2026.8.19). */
+    [VX_FW_UNSLOTH] = {.rt = {.framework = VX_FW_UNSLOTH, .losses = 1 << VX_LOSS_FUSED_LINEAR,
+                              .loss_own = VX_LOSS_FUSED_LINEAR, .act_offload = 1},
+                       .ver = {.name = "Unsloth", .forms = VX_VS_RELEASE | VX_VS_DATE, .form = VX_VS_RELEASE,
+                               .oldest = VX_VER(2024, 1, 0), .newest = VX_VER(2026, 8, 19),
+                               .current = VX_VER(2026, 8, 19), .since = "2026-08"},
+                       .hf_code = 1},
 };
 
 /* torch: 1.x autograd and zero_grad behaviours back to 1.8 (2021-03);
@@ -117,6 +169,12 @@ static const rule rules[] = {
     {VX_FW_ANY, VX_RTC_TRANSFORMERS, 0, UPTO(4, 48), FIELD(shift_copy), 1},
     /* transformers < 4.48: repeat_kv before SDPA (later: enable_gqa). */
     {VX_FW_ANY, VX_RTC_TRANSFORMERS, 0, UPTO(4, 47), FIELD(repeat_kv), 1},
+    /* ForCausalLMLoss (4.46; 4.45's Llama classes upcast in the model
+     * already) upcasts the logits inside the loss. */
+    {VX_FW_ANY, VX_RTC_TRANSFORMERS, VX_VER(4, 45, 0), VX_VER_MAX, FIELD(loss_upcast), 1},
+    /* nanotron: tp_recompute_allgather (huggingface/nanotron@1e02a9ce,
+     * 2024-07-17) saves the shard and re-gathers it in backward. */
+    {VX_FW_NANOTRON, VX_RTC_FRAMEWORK, 0, VX_VER(2024, 7, 16), FIELD(tp_save_gathered), 1},
     /* generate() passes num_logits_to_keep = 1 to the classes whose forward
      * takes it (huggingface/transformers#31292, 4.45). */
     {VX_FW_ANY, VX_RTC_TRANSFORMERS, VX_VER(4, 45, 0), VX_VER_MAX, FIELD(gen_logits_to_keep), 1},
@@ -124,9 +182,11 @@ static const rule rules[] = {
      * did in 2025-10, huggingface/transformers#41660; when each older
      * class gained it between 4.45 and 4.57 is not pinned down). */
     {VX_FW_ANY, VX_RTC_TRANSFORMERS, VX_VER(4, 57, 0), VX_VER_MAX, FIELD(gen_logits_to_keep_all), 1},
-    /* Tuple past_key_values in the older classes' generate() (later
-     * releases convert every class to Cache objects). */
-    {VX_FW_ANY, VX_RTC_TRANSFORMERS, 0, UPTO(4, 44), FIELD(tuple_cache), 1},
+    /* Tuple past_key_values in the older classes' generate(), until each
+     * moved to Cache objects: GPT-2 last, in 4.52 (huggingface/transformers
+     * #35761, 2025-04); OPT still had them in 4.45.0.dev (the HF OPT SDPA
+     * table of PR #33298 matches tuple caches). */
+    {VX_FW_ANY, VX_RTC_TRANSFORMERS, 0, UPTO(4, 51), FIELD(tuple_cache), 1},
 };
 
 void vx_runtime_resolve(int framework, const vx_runtime_versions *v, vx_runtime *out)
@@ -140,6 +200,7 @@ void vx_runtime_resolve(int framework, const vx_runtime_versions *v, vx_runtime 
     out->framework_version = given[2] > 0 ? given[2] : rw->ver.current;
     out->defaulted = (given[0] > 0 ? 0 : VX_RTV_TORCH) | (given[1] > 0 ? 0 : VX_RTV_TRANSFORMERS) |
                      (given[2] > 0 || !rw->ver.forms ? 0 : VX_RTV_FRAMEWORK);
+    out->hf_code = rw->hf_code;
     if (!rw->hf_code) out->defaulted &= ~VX_RTV_TRANSFORMERS;
     const int version[] = {out->torch, out->transformers, out->framework_version};
     for (size_t i = 0; i < VX_ARRAY_LEN(rules); i++) {

@@ -13,13 +13,16 @@
 
 /* Values of the `framework` option. Append-only (pinned option values). */
 enum { VX_FW_PYTORCH = 0, VX_FW_HF_TRAINER = 1, VX_FW_DEEPSPEED = 2, VX_FW_MEGATRON = 3,
-       VX_FW_VLLM = 4, VX_FW_LLAMA_CPP = 5, VX_FW_COUNT_ };
+       VX_FW_VLLM = 4, VX_FW_LLAMA_CPP = 5, VX_FW_TORCHTUNE = 6, VX_FW_TORCHTITAN = 7, VX_FW_NANOTRON = 8,
+       VX_FW_UNSLOTH = 9, VX_FW_COUNT_ };
 /* The `framework` option's names (NULL-terminated), beside the rows. */
 extern const vx_enum_name vx_framework_enum[VX_FW_COUNT_ + 1] VX_HIDDEN;
 
 /* How inference runs: transformers generate() (the PyTorch frameworks),
  * vLLM's paged engine, llama.cpp's ggml buffers. */
 enum { VX_ENGINE_HF = 0, VX_ENGINE_VLLM = 1, VX_ENGINE_LLAMACPP = 2 };
+/* Values of workload.loss (the option's order). */
+enum { VX_LOSS_CE = 0, VX_LOSS_CHUNKED = 1, VX_LOSS_FUSED_LINEAR = 2, VX_LOSS_SUM = 3, VX_LOSS_COUNT_ };
 /* Who reduces the gradients of plain data parallelism (no ZeRO/FSDP). */
 enum { VX_DDP_TORCH = 0, VX_DDP_DEEPSPEED = 1, VX_DDP_MEGATRON = 2 };
 /* What `zero_stage` runs: DeepSpeed's ZeRO (buffers, LinearFunctionForZeroStage3),
@@ -65,6 +68,7 @@ typedef struct vx_runtime {
     int framework;    /* VX_FW_* of the row */
     int torch, transformers, framework_version; /* as resolved (VX_VER; 0: the framework has none) */
     int defaulted;    /* VX_RTV_* of the versions that are defaults, not given */
+    int hf_code;      /* runs transformers' model classes (the transformers rules apply) */
 
     /* the process */
     int engine;       /* VX_ENGINE_*: what runs inference */
@@ -81,6 +85,8 @@ typedef struct vx_runtime {
     int model_logits_upcast; /* Llama-family classes call logits.float() inside the model (<= 4.45) */
     int shift_copy;          /* the loss copies the shifted logits (.contiguous(), <= 4.48) */
     int repeat_kv;           /* GQA K/V expanded to every head before SDPA (< 4.48) */
+    int loss_upcast;         /* the causal-LM cross-entropy upcasts its logits to fp32 (ForCausalLMLoss,
+                                >= 4.45; torchtitan, Megatron, nanotron) */
     int gen_logits_to_keep;  /* generate() asks the Llama-style heads (those that upcast in the model)
                                 for the last position's logits only (num_logits_to_keep = 1, >= 4.45) */
     int gen_logits_to_keep_all; /* ... and every decoder class takes it (>= 4.57) */
@@ -90,14 +96,27 @@ typedef struct vx_runtime {
                                 the CPU F.dropout path keeps one in the activation dtype */
 
     /* the training loop */
+    int losses;              /* bit VX_LOSS_*: the workload.loss values the framework can run (0: every one) */
+    int loss_own;            /* the loss it runs when workload.loss is left at cross_entropy and it has no
+                                plain cross-entropy (0: cross_entropy) */
+    int sac_ops;             /* runs op-level selective checkpointing (gradient_checkpointing ops) */
+    int act_offload;         /* can offload saved activations to the host (workload.activation_offloading) */
+    int fsdp2;               /* fsdp_version 0 means FSDP2 (fully_shard) */
+    int static_shapes;       /* trains on packed fixed-length batches: the allocator reuses its blocks whole */
     int logits_held;         /* the loop keeps the model output (logits) through backward: a plain
                                 PyTorch loop keeps `outputs`, HF Trainer drops it */
     int adapter_bytes;       /* bytes per LoRA adapter element; 0 = 4 (PEFT's autocast_adapter_dtype) */
+    int adapter_param_dtype; /* LoRA adapters, their gradients and states in the parameters' dtype
+                                (torchtune builds them under the model's default dtype) */
+    int no_kbit_prep;        /* QLoRA without prepare_model_for_kbit_training: nothing upcast to fp32
+                                (torchtune's torchao NF4 path) */
     int opt_fused;           /* `optimizer_impl auto` steps with fused multi-tensor kernels (DeepSpeed
                                 FusedAdam / CPU Adam, Megatron apex/TE Adam): no parameter-sized
                                 temporaries */
     int opt_decay_groups;    /* the optimizer gets two parameter groups, with and without weight
                                 decay (HF Trainer); foreach temporaries are per group */
+    int pure_default;        /* its training runs the model in the checkpoint's 16-bit dtype throughout
+                                (torchtune's dtype: bf16): a job without precision stays as stored */
     int mixed_master;        /* its bf16 training keeps 16-bit weights with fp32 master weights and
                                 states (DeepSpeed, Megatron), not autocast over fp32 weights: the
                                 precision a training step runs when its own says nothing */
@@ -112,6 +131,8 @@ typedef struct vx_runtime {
     int ddp;                 /* VX_DDP_*: the data-parallel gradient reduction's buffers */
     int vocab_pad;           /* vocab-parallel rows padded to a multiple of vocab_pad x tp (0 = none) */
     int ep_replaces_tp;      /* expert parallelism replaces tensor parallelism inside experts */
+    int tp_save_gathered;    /* a column-parallel linear under sequence parallelism saves its all-gathered
+                                input, not the shard (nanotron before tp_recompute_allgather, 2024-07-17) */
 } vx_runtime;
 
 /* Resolve the runtime of `framework` at the versions `v` (NULL = all

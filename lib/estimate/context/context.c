@@ -11,7 +11,8 @@ static const vx_precision_values *job_precision(vx_ctx *x, const vx_precision_va
     int job = VX_JOB_AS_GIVEN;
     if (cv->mode == VX_MODE_TRAIN && cv->finetune == VX_FT_QLORA)
         job = VX_JOB_QLORA;
-    else if (cv->mode == VX_MODE_TRAIN && (cv->finetune == VX_FT_FULL || cv->finetune == VX_FT_FREEZE))
+    else if (cv->mode == VX_MODE_TRAIN && (cv->finetune == VX_FT_FULL || cv->finetune == VX_FT_FREEZE) &&
+             !x->rt.pure_default)
         job = x->rt.mixed_master ? VX_JOB_MIXED_MASTER : VX_JOB_MIXED_AMP;
     switch (vx_precision_job_defaults(pv, job, &x->job_pv)) {
     case VX_JOB_MIXED_AMP:
@@ -107,10 +108,24 @@ static void newer_note(vx_ctx *x, const vx_version_info *vi, int v, const char *
                    option, vi->name, got, hi, vi->since, hi);
 }
 
-void vx_runtime_version_notes(vx_ctx *x)
+/* The echo names the version the estimate ran at when none was given. */
+static void echo_version(char *dst, const vx_version_info *vi, int v, int applies)
+{
+    if (dst[0] || !applies || !vi || !vi->forms || v <= 0) return;
+    vx_version_format(v, vi->form, dst, VX_STR_MAX);
+}
+
+void vx_runtime_resolved(vx_ctx *x)
 {
     const vx_runtime *rt = &x->rt;
+    struct vramest_result *r = x->r;
+    memset(&r->rrt, 0, sizeof r->rrt);
+    r->rrt.rt = *rt;
     newer_note(x, &vx_torch_versions, rt->torch, "torch_version");
-    newer_note(x, &vx_transformers_versions, rt->transformers, "transformers_version");
-    newer_note(x, vx_framework_versions(rt->framework), rt->framework_version, "framework_version");
+    if (rt->hf_code) newer_note(x, &vx_transformers_versions, rt->transformers, "transformers_version");
+    const vx_version_info *fi = vx_framework_versions(rt->framework);
+    newer_note(x, fi, rt->framework_version, "framework_version");
+    echo_version(r->cfg.torch_version, &vx_torch_versions, rt->torch, !rt->ggml_alloc);
+    echo_version(r->cfg.transformers_version, &vx_transformers_versions, rt->transformers, rt->hf_code);
+    echo_version(r->cfg.framework_version, fi, rt->framework_version, 1);
 }

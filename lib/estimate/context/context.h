@@ -43,9 +43,11 @@ uint64_t vx_cuda_context_bytes(const vx_ctx *x) VX_HIDDEN;
 /* The device preset of the config, or NULL. */
 const vx_gpu *vx_ctx_gpu(const vx_ctx *x) VX_HIDDEN;
 
-/* Warn, on the result, of every version newer than the newest the runtime
- * table knows: the estimate uses that newest release's rules. */
-void vx_runtime_version_notes(vx_ctx *x) VX_HIDDEN;
+/* The stack the estimate assumes, into the result (issue #17 item 4): the
+ * resolved runtime, the versions in the settings' echo as resolved, a
+ * warning for every version newer than the newest the runtime table knows
+ * (the estimate uses that release's rules). */
+void vx_runtime_resolved(vx_ctx *x) VX_HIDDEN;
 
 /* Runtime terms shared by every mode: CUDA context (framework category),
  * cuBLAS workspaces, allocator model. */

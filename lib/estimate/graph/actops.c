@@ -332,7 +332,8 @@ int vx_op_sp_gather(vx_ab *a, int x)
     int g = vx_op_new(a, c->N * (uint64_t)c->h, vx_op_eb(a, x), vx_op_rg(a, x));
     vx_node_spec ns = {.in = {(int16_t)x, -1, -1}, .nin = 1, .out = {(int16_t)g, -1}, .nout = 1};
     vx_tape_node(a->tp, &ns);
-    a->tp->t[g].save_as = (int16_t)a->tp->t[x].root;
+    /* nanotron before tp_recompute_allgather saved the gathered input */
+    if (!c->sp_save_full) a->tp->t[g].save_as = (int16_t)a->tp->t[x].root;
     return g;
 }
 

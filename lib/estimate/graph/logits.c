@@ -125,6 +125,111 @@ static int cross_entropy(vx_ab *a, int lg, int upcast_in_loss)
     return loss;
 }
 
+/* logits.sum() (a benchmark's backward without labels): nothing saved;
+ * backward expands a scalar into a logits-sized gradient that the output
+ * projection's matmul reads as a contiguous tensor. */
+static int loss_sum(vx_ab *a, int lg)
+{
+    int loss = NEW(1, vx_op_eb(a, lg), 1);
+    vx_node_spec ns = {.in = {(int16_t)lg, -1, -1}, .nin = 1, .out = {(int16_t)loss, -1}, .nout = 1};
+    vx_tape_node(a->tp, &ns);
+    return loss;
+}
+
+/* One chunk of the output projection: `wsum` 1 when the weight's .grad
+ * exists by the time backward reaches it (every chunk but the last). */
+static int chunk_linear(vx_ab *a, int x, const vx_lin *L, uint64_t rows, uint64_t V, int wsum)
+{
+    int eb = vx_op_eb(a, x) > L->wbytes ? vx_op_eb(a, x) : L->wbytes;
+    int tr = L->trainable;
+    int y = NEW(vx_sat_mul(rows, V), eb, vx_op_rg(a, x) || tr);
+    vx_node_spec ns = {.in = {(int16_t)x, -1, -1}, .nin = 1, .out = {(int16_t)y, -1}, .nout = 1,
+                       .sv = {(int16_t)(tr ? x : -1), -1, -1, -1, -1}, .nsv = 1,
+                       .wg = tr ? L->wgrad : 0, .wcat = L->wcat, .wsum = (uint8_t)wsum};
+    vx_tape_node(a->tp, &ns);
+    return y;
+}
+
+#define VX_MAX_LOSS_CHUNKS 32
+
+/* torchtune's CEWithChunkedOutputLoss (torchtune/modules/loss/
+ * ce_chunked_output_loss.py, TransformerDecoder with num_output_chunks):
+ * the output projection runs per chunk of the sequence, every chunk's
+ * logits alive in a list that the recipe deletes before backward; each
+ * chunk is upcast and its cross-entropy taken in turn. Eager, every chunk
+ * keeps its fp32 log-probabilities until backward, so chunking alone saves
+ * nothing; compiled (runtime.compile), the fused kernel keeps only the
+ * chunk and two chunk-sized fp32 buffers while it runs. */
+static int chunked_ce(vx_ab *a, int hg, const vx_lin *L, uint64_t N, uint64_t V)
+{
+    const vx_act_cfg *c = a->c;
+    uint64_t n = (uint64_t)(c->loss_chunks > 0 ? c->loss_chunks : 8);
+    if (n > VX_MAX_LOSS_CHUNKS) n = VX_MAX_LOSS_CHUNKS;
+    if (n > N) n = N ? N : 1;
+    uint64_t H = (uint64_t)(L->in > 0 ? L->in : c->h), rows = N / n;
+    int ch[VX_MAX_LOSS_CHUNKS];
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t r = i + 1 < n ? rows : N - rows * (n - 1);
+        int x = vx_op_view(a, hg, vx_sat_mul(r, H));
+        ch[i] = chunk_linear(a, x, L, r, V, i + 1 < n);
+        DROP(x);
+    }
+    int total = -1;
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t r = i + 1 < n ? rows : N - rows * (n - 1);
+        int l;
+        if (c->compiled) {
+            vx_tape_transient(a->tp, vx_sat_mul(vx_sat_mul(2, r), vx_sat_mul(V, 4)), VX_TC_LOGITS);
+            int lse = NEW(r, 4, 0);
+            l = NEW(1, 4, 1);
+            vx_node_spec ns = {.in = {(int16_t)ch[i], -1, -1}, .nin = 1, .out = {(int16_t)l, -1}, .nout = 1,
+                               .sv = {(int16_t)ch[i], (int16_t)lse, -1, -1, -1}, .nsv = 2,
+                               .tmp = vx_sat_mul(vx_sat_mul(2, r), vx_sat_mul(V, 4))};
+            vx_tape_node(a->tp, &ns);
+            DROP(lse);
+        } else {
+            l = cross_entropy(a, ch[i], 1);
+        }
+        if (total < 0) {
+            total = l;
+        } else {
+            int t = vx_op_add(a, total, l, 4);
+            DROP(total);
+            DROP(l);
+            total = t;
+        }
+    }
+    for (uint64_t i = 0; i < n; i++) DROP(ch[i]); /* del logits */
+    return total;
+}
+
+/* A fused linear cross-entropy (Liger's LigerFusedLinearCrossEntropyFunction;
+ * Cut-Cross-Entropy needs less): the logits are computed a chunk of rows
+ * at a time, chunk = next_pow2(ceil(N / ceil(V / H))) so a chunk's logits
+ * are about an N x H tensor, and the gradients are computed in forward:
+ * grad_input (N x H) and the weight's (V x H) are saved, and backward only
+ * scales them. The weight gradient exists from the forward on. */
+static int fused_linear_ce(vx_ab *a, int hg, const vx_lin *L, uint64_t N, uint64_t V)
+{
+    const vx_act_cfg *c = a->c;
+    uint64_t H = (uint64_t)(L->in > 0 ? L->in : c->h), A = (uint64_t)vx_op_eb(a, hg);
+    uint64_t inc = vx_ceil_div(V, H ? H : 1), want = vx_ceil_div(N, inc ? inc : 1), chunk = 1;
+    while (chunk < want) chunk <<= 1;
+    if (chunk > N) chunk = N;
+    vx_tape_transient(a->tp, vx_sat_add(vx_sat_mul(vx_sat_mul(chunk, V), A), vx_sat_mul(vx_sat_mul(chunk, H), A)),
+                      VX_TC_LOGITS);
+    int gi = NEW(vx_sat_mul(N, H), (int)A, 0);
+    int gw = L->trainable ? vx_tape_new(a->tp, L->wgrad, 1, VX_TC_GRAD, 0) : -1;
+    int loss = NEW(1, 4, 1);
+    vx_node_spec ns = {.in = {(int16_t)hg, -1, -1}, .nin = 1, .out = {(int16_t)loss, -1}, .nout = 1,
+                       .sv = {(int16_t)gi, (int16_t)gw, -1, -1, -1}, .nsv = 2,
+                       .wg = L->trainable ? L->wgrad : 0, .wcat = VX_TC_GRAD, .wsum = 2};
+    vx_tape_node(a->tp, &ns);
+    DROP(gi);
+    if (gw >= 0) vx_tape_drop(a->tp, gw);
+    return loss;
+}
+
 static int head_prog(vx_ab *a, int X, const vx_train_model *tm, int upcast, int shift, int held, int *held_id)
 {
     const vx_act_cfg *c = a->c;
@@ -194,6 +299,11 @@ static int head_prog(vx_ab *a, int X, const vx_train_model *tm, int upcast, int 
     L.out = (int64_t)V;
     int hg = vx_op_sp_gather(a, h);
     if (own) DROP(h);
+    if (tm->head == VX_HEAD_CAUSAL_LM && (c->loss == VX_LOSS_CHUNKED || c->loss == VX_LOSS_FUSED_LINEAR)) {
+        int loss = c->loss == VX_LOSS_CHUNKED ? chunked_ce(a, hg, &L, N, V) : fused_linear_ce(a, hg, &L, N, V);
+        DROP(hg);
+        return loss;
+    }
     int logits = vx_op_linear(a, hg, &L, N);
     DROP(hg);
     if (c->logits_scaled) {
@@ -206,6 +316,14 @@ static int head_prog(vx_ab *a, int X, const vx_train_model *tm, int upcast, int 
         int l32 = vx_op_cast(a, logits, 4);
         DROP(logits);
         logits = l32;
+    }
+    if (c->loss == VX_LOSS_SUM) {
+        int loss = loss_sum(a, logits);
+        if (held)
+            *held_id = logits;
+        else
+            DROP(logits);
+        return loss;
     }
     int lg;
     /* logits[..., :-1, :] is already contiguous for one sequence. */
@@ -221,7 +339,7 @@ static int head_prog(vx_ab *a, int X, const vx_train_model *tm, int upcast, int 
     }
     /* ForCausalLMLoss (transformers >= 4.46) upcasts inside the loss; the
      * seq2seq and masked-LM classes keep their own CrossEntropyLoss. */
-    int loss = cross_entropy(a, lg, !c->legacy && tm->head == VX_HEAD_CAUSAL_LM);
+    int loss = cross_entropy(a, lg, c->loss_upcast && tm->head == VX_HEAD_CAUSAL_LM);
     DROP(lg);
     if (held)
         *held_id = logits;

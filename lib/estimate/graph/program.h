@@ -45,6 +45,10 @@ typedef struct vx_act_cfg {
     int torch1, cpu, legacy;
     int mask_b;
     int ckpt;              /* VX_GC_* */
+    int loss, loss_chunks; /* VX_LOSS_* of a causal-LM or masked-LM head; chunks of `chunked` */
+    int compiled;          /* torch.compile: the chunked loss keeps no fp32 log-probabilities */
+    int loss_upcast;       /* the causal-LM cross-entropy upcasts its input to fp32 */
+    int sp_save_full;      /* sequence parallelism: a column-parallel linear saves the gathered input */
     int lora_drop, ab;     /* LoRA dropout > 0; adapter bytes per element */
     int qlora;             /* prepare_model_for_kbit_training: fp32 norms/embeddings */
     int tp;                /* tensor-parallel size */

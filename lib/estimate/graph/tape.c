@@ -365,26 +365,29 @@ void vx_tape_backward(vx_tape *tp, int out)
             /* Parameter gradients: transient here; kept ones are carried in
              * wkept for the first-micro-batch accounting. */
             uint64_t wg = rounded(tp, n->wg), wtmp = rounded(tp, n->wtmp), tmp = rounded(tp, n->tmp);
-            add_live(tp, n->wcat, wg + wtmp);
+            /* wsum 2: the gradient was made in forward (a saved tensor of
+             * the node): nothing new is allocated here */
+            uint64_t wraw = n->wsum == 2 ? 0 : n->wg, wl = n->wsum == 2 ? 0 : wg;
+            add_live(tp, n->wcat, wl + wtmp);
             add_live(tp, VX_TC_WORK, tmp);
             add_live(tp, VX_TC_ACT, trans);
             bump_bwd(tp);
             sub_live(tp, VX_TC_WORK, tmp);
-            sub_live(tp, n->wcat, wg + wtmp);
+            sub_live(tp, n->wcat, wl + wtmp);
             sub_live(tp, VX_TC_ACT, trans);
             if (tp->log) {
                 vx_tlog *l = tp->log;
-                vx_tlog_push(l, VX_EV_ADD, n->wcat, n->wg);
+                vx_tlog_push(l, VX_EV_ADD, n->wcat, wraw);
                 vx_tlog_push(l, VX_EV_ADD, n->wcat, n->wtmp);
                 vx_tlog_push(l, VX_EV_ADD, VX_TC_WORK, n->tmp);
                 for (int i = 0; i < ntraw; i++) vx_tlog_push(l, VX_EV_ADD, VX_TC_ACT, traw[i]);
                 vx_tlog_push(l, VX_EV_BUMPB, 0, 0);
-                vx_tlog_push(l, VX_EV_SUB, n->wcat, n->wg);
+                vx_tlog_push(l, VX_EV_SUB, n->wcat, wraw);
                 vx_tlog_push(l, VX_EV_SUB, n->wcat, n->wtmp);
                 vx_tlog_push(l, VX_EV_SUB, VX_TC_WORK, n->tmp);
                 for (int i = 0; i < ntraw; i++) vx_tlog_push(l, VX_EV_SUB, VX_TC_ACT, traw[i]);
             }
-            if (!n->wsum && wg) {
+            if (n->wsum != 1 && wg) {
                 TLOG(tp, VX_EV_WKEEP, n->wcat, n->wg);
                 tp->wkept[n->wcat] += wg;
                 tp->wkept_tot += wg;

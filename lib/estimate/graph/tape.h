@@ -72,7 +72,8 @@ typedef struct vx_tn {
     uint8_t nin, nout, nsv;
     uint8_t pass;     /* bit i: input i receives the output's gradient itself (views, adds, clones) */
     uint8_t wcat;
-    uint8_t wsum;     /* the parameter's .grad exists already (tied weight): its new gradient is summed in */
+    uint8_t wsum;     /* 0: a new .grad, kept; 1: .grad exists (tied weight, a later chunk): the new gradient is
+                         summed in, a transient; 2: made in forward as a saved tensor (a fused loss), kept */
     uint64_t wg;      /* parameter gradient bytes produced */
     uint64_t wtmp;    /* a transient beside the parameter gradient (its low-precision form) */
     uint64_t tmp;     /* backward scratch of the kernel */

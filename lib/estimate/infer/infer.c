@@ -104,11 +104,29 @@ static int adapter_bytes(vx_ctx *x, uint64_t *out)
     return VRAMEST_OK;
 }
 
+/* The note of a default that decided the prompt's logits. */
+static void resolved_generate(vx_ctx *x)
+{
+    static const char *const kernels[] = {"eager", "sdpa", "flash_attention_2"};
+    struct vramest_result *r = x->r;
+    const vx_runtime *rt = &x->rt;
+    int a = (int)x->cv->attention;
+    r->rrt.attention = a >= 0 && a < 3 ? kernels[a] : NULL;
+    if (r->rrt.n_notes || !rt->hf_code || !(rt->defaulted & VX_RTV_TRANSFORMERS)) return;
+    char v[24];
+    vx_version_format(rt->transformers, vx_transformers_versions.form, v, sizeof v);
+    if (vx_gen_keeps_last_logits(x))
+        vx_result_note(r, "logits: transformers %s (the default) keeps only the last position in generate(); <= 4.44 "
+                          "computed every prompt position (runtime.transformers_version)",
+                       v);
+}
+
 static int hf_generate(vx_ctx *x, const vx_shard *sh)
 {
     const vx_shape *s = x->pol.s;
     const vx_config_values *cv = x->cv;
     struct vramest_result *r = x->r;
+    resolved_generate(x);
     vx_kv_layout kl;
     int rc = vx_kv_layout_resolve(x, sh, &kl);
     if (rc) return rc;

@@ -474,6 +474,7 @@ static void fill_common(const vx_ctx *x, int64_t dp, vx_shard *out)
     out->ep = c->ep;
     out->sequence_parallel = c->sequence_parallel && c->tp > 1;
     out->fsdp = (int)c->fsdp;
+    out->fsdp2 = c->fsdp != VX_FSDP_NONE && (c->fsdp_version == 2 || (c->fsdp_version == 0 && x->rt.fsdp2));
     switch (c->fsdp) {
     case VX_FSDP_FULL_SHARD:
     case VX_FSDP_HYBRID_SHARD: out->zero_stage = 3; break;
@@ -821,6 +822,28 @@ void vx_parallel_buffers(const vx_ctx *x, const vx_shard *sh, uint64_t trainable
     int overlap = c->overlap_comm == VX_OVERLAP_ON || (c->overlap_comm == VX_OVERLAP_AUTO && sh->zero_stage >= 3);
     uint64_t rbucket = (uint64_t)c->reduce_bucket_size;
 
+    if (sh->fsdp2 && sh->fsdp != VX_FSDP_SHARD_GRAD_OP) {
+        /* FSDP2 (torch/distributed/fsdp/_fully_shard; torchtitan's
+         * apply_fsdp; research runtimes-2026 §3.3): parameters are
+         * all-gathered in MixedPrecisionPolicy's param_dtype (the compute
+         * dtype); the root module is never resharded after forward (its
+         * own parameters - embeddings, final norm, output head outside the
+         * blocks - stay gathered all step); forward holds the current and
+         * the prefetched block; the last block is not resharded, so
+         * backward holds it, the current block, the prefetched one and one
+         * all-gather in flight. */
+        if (g > 1 || sh->offload_params) {
+            uint64_t rootb = vx_sat_mul(root, ab), lay = vx_sat_mul(layer, ab);
+            o->weights_fwd = vx_sat_add(rootb, vx_sat_mul(2, lay));
+            o->weights_bwd = vx_sat_add(rootb, vx_sat_mul(3, lay));
+            /* each block's unsharded gradient, copied into the fp32 (reduce_dtype)
+             * reduce-scatter input until the next reduce-scatter */
+            if (train) o->grads_bwd = vx_sat_mul(layer, gb);
+        }
+        if (train && c->grad_accum_steps > 1 && g > 1)
+            o->grads_accum = vx_sat_mul(trainable - trainable / g, gb);
+        return;
+    }
     if (sh->fsdp != VX_FSDP_NONE) {
         /* FSDP1 flat parameters: the root unit stays unsharded through the
          * forward; limit_all_gathers keeps the current and one prefetched

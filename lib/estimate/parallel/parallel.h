@@ -12,6 +12,7 @@ typedef struct vx_shard {
     int sequence_parallel;
     int zero_stage;          /* 0-3 (FSDP maps: full_shard ~ 3, shard_grad_op ~ 2, hybrid within a node) */
     int fsdp;                /* VX_FSDP_* */
+    int fsdp2;               /* FSDP2 (fully_shard): fsdp_version 2, or the framework's default */
     int64_t shard_group;     /* ranks a ZeRO/FSDP shard is split over (dp, or the node for hybrid) */
     int offload_optimizer;   /* VX_OFFLOAD_* */
     int offload_params;      /* VX_OFFLOAD_* */

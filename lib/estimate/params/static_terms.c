@@ -82,8 +82,10 @@ int vx_train_static(vx_ctx *x, const vx_shard *sh, vx_train_model *tm)
     tm->head = vx_head_resolve(x->pol.s, (int)cv->head);
     tm->tied = x->pol.s->tied;
     tm->lora = ft == VX_FT_LORA || ft == VX_FT_QLORA;
-    /* get_peft_model(autocast_adapter_dtype=True) keeps adapters in fp32. */
-    tm->adapter_bytes = x->rt.adapter_bytes > 0 ? x->rt.adapter_bytes : 4;
+    /* get_peft_model(autocast_adapter_dtype=True) keeps adapters in fp32;
+     * torchtune builds them in the model's dtype. */
+    int adt = x->rt.adapter_param_dtype ? rp->param_dtype : VRAMEST_DTYPE_FP32;
+    tm->adapter_bytes = x->rt.adapter_bytes > 0 ? x->rt.adapter_bytes : (int)vx_train_dsize(adt, 4);
     tm->opt_impl = vx_opt_impl(x);
     tm->prov = vx_weights_provenance(x->pol.m);
     tm->prefix_len = ft == VX_FT_PREFIX ? cv->prefix_len : 0;
@@ -130,7 +132,7 @@ int vx_train_static(vx_ctx *x, const vx_shard *sh, vx_train_model *tm)
         uint64_t bytes = scale(gpu, e, e_tot);
         /* prepare_model_for_kbit_training upcasts every 16-bit parameter that
          * is not quantized (norms, embeddings, lm_head) to fp32. */
-        int upcast = ft == VX_FT_QLORA && !quant && is_float_dt(dt) && dt != VRAMEST_DTYPE_FP32 && t->trainable_default;
+        int upcast = ft == VX_FT_QLORA && !x->rt.no_kbit_prep && !quant && is_float_dt(dt) && dt != VRAMEST_DTYPE_FP32 && t->trainable_default;
         if (upcast) {
             bytes = vx_sat_mul(bytes, 4 / vx_train_dsize(dt, 2));
             dt = VRAMEST_DTYPE_FP32;
@@ -209,16 +211,17 @@ int vx_train_static(vx_ctx *x, const vx_shard *sh, vx_train_model *tm)
             uint64_t a_b = vx_sat_mul(ae, (uint64_t)tm->adapter_bytes);
             ad_w = vx_sat_add(ad_w, cpu ? a_b : vx_sat_add(a_b, vx_sat_mul(copies, 1024)));
             vx_opt_state oa, ob;
-            vx_opt_tensor_state(opt, VRAMEST_DTYPE_FP32, vx_sat_mul((uint64_t)lr, (uint64_t)t->cols), cpu, &oa);
-            vx_opt_tensor_state(opt, VRAMEST_DTYPE_FP32, vx_sat_mul((uint64_t)lr, (uint64_t)t->rows), cpu, &ob);
+            vx_opt_tensor_state(opt, adt, vx_sat_mul((uint64_t)lr, (uint64_t)t->cols), cpu, &oa);
+            vx_opt_tensor_state(opt, adt, vx_sat_mul((uint64_t)lr, (uint64_t)t->rows), cpu, &ob);
             uint64_t st = vx_sat_mul(vx_sat_add(oa.device, ob.device), copies);
             if (!cpu && st) st = vx_sat_add(st, vx_sat_mul(copies, 2048));
             ad_s = vx_sat_add(ad_s, st);
             ad_paged = vx_sat_add(ad_paged, vx_sat_mul(vx_sat_add(oa.paged, ob.paged), copies));
             tm->step_on_device = vx_sat_add(tm->step_on_device, vx_sat_mul(2 * copies, vx_opt_step_bytes(opt, tm->opt_impl, cpu)));
-            uint64_t pa = vx_sat_mul((uint64_t)lr, (uint64_t)(t->rows > t->cols ? t->rows : t->cols)) * 4;
-            if (pa > largest) largest = pa, largest_elems = pa / 4;
-            decay_bytes = vx_sat_add(decay_bytes, vx_sat_mul(ae, 4));
+            uint64_t pe = vx_sat_mul((uint64_t)lr, (uint64_t)(t->rows > t->cols ? t->rows : t->cols));
+            uint64_t pa = vx_sat_mul(pe, (uint64_t)tm->adapter_bytes);
+            if (pa > largest) largest = pa, largest_elems = pe;
+            decay_bytes = vx_sat_add(decay_bytes, vx_sat_mul(ae, (uint64_t)tm->adapter_bytes));
             ad_global = vx_sat_add(ad_global, vx_sat_mul(per, copies_tot));
             n_train_tensors = vx_sat_add(n_train_tensors, 2 * copies);
         }

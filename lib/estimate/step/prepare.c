@@ -71,9 +71,14 @@ void vx_train_cfg(const vx_ctx *x, const vx_shard *sh, const vx_train_model *tm,
     c->legacy = x->rt.hf_legacy;
     c->mask_b = x->rt.mask_bytes > 0 ? x->rt.mask_bytes : 1;
     c->ckpt = (int)cv->gradient_checkpointing;
+    c->loss = x->rt.loss_own && cv->loss == VX_LOSS_CE ? x->rt.loss_own : (int)cv->loss;
+    c->loss_chunks = c->loss == VX_LOSS_CHUNKED ? (int)cv->loss_chunks : 0;
+    c->compiled = c->loss == VX_LOSS_CHUNKED && cv->compile;
+    c->loss_upcast = x->rt.loss_upcast;
+    c->sp_save_full = x->rt.tp_save_gathered;
     c->lora_drop = cv->lora_dropout > 0;
     c->ab = tm->adapter_bytes;
-    c->qlora = tm->finetune == VX_FT_QLORA;
+    c->qlora = tm->finetune == VX_FT_QLORA && !x->rt.no_kbit_prep;
     c->tp = (int)tp;
     c->rg_stream = 1;
     c->zero3_linear = vx_shard_zero3_linear(x, sh);
@@ -91,6 +96,7 @@ void vx_train_cfg(const vx_ctx *x, const vx_shard *sh, const vx_train_model *tm,
 
 /* Where the stacks of a step go. */
 typedef struct stacks {
+    int64_t every;             /* checkpoint every k-th layer of a checkpointed range */
     const vx_prog_source *src;
     const vx_shape *s;
     const vx_layers *L;
@@ -99,9 +105,40 @@ typedef struct stacks {
     const struct vx_cprog **used;
 } stacks;
 
-/* One stack of identical layers: its program and its shape. */
+/* What torchtitan's op-level selective checkpointing keeps of one layer
+ * beside its input (torchtitan@9dec370 parallelize_llama.py: every odd mm
+ * of the layer - wq, wv, w1, w2 in a Llama block - and the attention
+ * kernel's output and logsumexp are saved, the rest recomputed):
+ * A.N.(a.d + akv.d + a.d + ffn + h) + 4.b.a.s. */
+static uint64_t ops_kept(const vx_act_cfg *c)
+{
+    uint64_t A = (uint64_t)c->cb, N = c->N, ad = (uint64_t)(c->a * c->d), kvd = (uint64_t)(c->akv * c->d);
+    uint64_t ffn = (uint64_t)(c->moe ? c->moe_ffn * c->topk : c->ffn);
+    uint64_t per_tok = vx_sat_add(vx_sat_add(2 * ad, kvd), vx_sat_add(ffn, (uint64_t)c->h));
+    return vx_sat_add(vx_sat_mul(vx_sat_mul(A, N), per_tok), vx_sat_mul(vx_sat_mul(4, c->b), vx_sat_mul((uint64_t)c->a, c->s)));
+}
+
+static int add_stack1(stacks *st, const vx_act_cfg *c, const vx_part *p, int stable, int cross, int64_t n,
+                      int64_t first, const char *name, int frozen, int ckpt);
+
+/* One stack of identical layers: its program and its shape. With
+ * checkpoint_every k, every k-th layer of it is checkpointed (torchtitan's
+ * selective_ac_option k: layer_id % k == 0), the others keep what their
+ * program saves: two stacks. */
 static int add_stack(stacks *st, const vx_act_cfg *c, const vx_part *p, int stable, int cross, int64_t n,
                      int64_t first, const char *name, int frozen)
+{
+    int ck = !frozen && (c->ckpt == VX_GC_FULL || c->ckpt == VX_GC_OPS);
+    if (!ck || st->every <= 1 || c->ckpt != VX_GC_FULL) return add_stack1(st, c, p, stable, cross, n, first, name, frozen, ck);
+    int64_t k = st->every, nck = (first + n - 1) / k - (first - 1 + k) / k + 1;
+    if (nck < 0) nck = 0;
+    int rc = add_stack1(st, c, p, stable, cross, nck, first, name, frozen, 1);
+    if (!rc) rc = add_stack1(st, c, p, stable, cross, n - nck, first + nck, name, frozen, 0);
+    return rc;
+}
+
+static int add_stack1(stacks *st, const vx_act_cfg *c, const vx_part *p, int stable, int cross, int64_t n,
+                      int64_t first, const char *name, int frozen, int ckpt)
 {
     if (n <= 0) return VRAMEST_OK;
     vx_step_shape *sp = st->sp;
@@ -114,7 +151,9 @@ static int add_stack(stacks *st, const vx_act_cfg *c, const vx_part *p, int stab
     k->first = first;
     k->name = name;
     k->frozen = frozen;
-    k->ckpt = !frozen && c->ckpt == VX_GC_FULL;
+    k->ckpt = ckpt;
+    k->ops = ckpt && c->ckpt == VX_GC_OPS;
+    if (k->ops) st->v->leaf[VX_LF_OPS + i] = ops_kept(c);
     vx_prog_call call = {.kind = VX_PK_LAYER, .c = c, .part = p, .stable = stable, .cross = cross,
                          .used = st->used ? &st->used[VX_SP_STK + i] : NULL};
     int rc = st->src->eval(st->src->arg, &call, &st->v->p[VX_SP_STK + i]);
@@ -191,6 +230,7 @@ static int add_layers(stacks *st, const vx_act_cfg *c, const vx_part *p, int sta
 void vx_step_head_opts(const vx_ctx *x, const vx_train_model *tm, vx_head_opts *o)
 {
     o->legacy = x->rt.hf_legacy;
+    o->loss_upcast = x->rt.loss_upcast && tm->head == VX_HEAD_CAUSAL_LM;
     o->upcast = x->rt.model_logits_upcast && x->pol.s->fam->logits_float;
     o->shift = x->rt.shift_copy && tm->head == VX_HEAD_CAUSAL_LM;
     o->held = x->rt.logits_held;
@@ -241,7 +281,8 @@ int vx_train_step_prepare(const vx_ctx *x, const vx_shard *sh, const vx_train_mo
      * embeddings train, or when PEFT / prepare_model_for_kbit_training make
      * the embedding output require grad for (reentrant) checkpointing. */
     int rg_first = !sp->first || tm->embed.trainable || (c->ckpt != VX_GC_NONE && !x->rt.cpu);
-    stacks st = {.src = src, .s = s, .L = &x->pol.m->layers, .sp = sp, .v = v, .used = used};
+    stacks st = {.every = cv->checkpoint_every, .src = src, .s = s, .L = &x->pol.m->layers, .sp = sp, .v = v,
+                 .used = used};
     if (s->enc_dec) {
         int64_t ne = sh->pp > 1 ? (int64_t)vx_ceil_div((uint64_t)s->enc_layers * (uint64_t)sh->stage_layers, (uint64_t)s->layers)
                                 : s->enc_layers;
@@ -280,7 +321,9 @@ int vx_train_step_prepare(const vx_ctx *x, const vx_shard *sh, const vx_train_mo
     /* One GPU without ZeRO, FSDP or offload has no parallel buffers. */
     if (sh->world > 1 || sh->zero_stage > 0 || sh->fsdp != VX_FSDP_NONE || sh->offload_params || sh->offload_optimizer ||
         sh->ep > 1)
-        vx_parallel_buffers(x, sh, UINT64_MAX, &pb);
+        /* only parameters that require grad have gradients to bucket,
+         * reduce or keep unsynchronized (LoRA: the adapters) */
+        vx_parallel_buffers(x, sh, tm->trainable_params ? tm->trainable_params : UINT64_MAX, &pb);
     if (pl.wdev == VRAMEST_DEV_GPU) lf[VRAMEST_CAT_WEIGHTS] = pl.w_gpu;
     lf[VRAMEST_CAT_WEIGHTS] = vx_sat_add(lf[VRAMEST_CAT_WEIGHTS], pb.weights_persistent);
     if (pl.mdev == VRAMEST_DEV_GPU) lf[VRAMEST_CAT_MASTER_WEIGHTS] = tm->master;
@@ -345,5 +388,6 @@ int vx_train_step_prepare(const vx_ctx *x, const vx_shard *sh, const vx_train_mo
     sp->opt = opt != VX_OPT_NONE;
     sp->opt_dev = pl.odev == VRAMEST_DEV_GPU;
     sp->inflight = sh->inflight_microbatches > 1 ? sh->inflight_microbatches - 1 : 0;
+    sp->offload = cv->activation_offloading || cv->offload_activations;
     return VRAMEST_OK;
 }

@@ -105,7 +105,8 @@ static void kept_of(const vx_step_shape *sp, const vx_step_vals *v, int s, uint6
     const vx_prog *p = &v->p[VX_SP_STK + s];
     memset(kept, 0, sizeof(uint64_t) * VX_TC_N);
     if (k->frozen) return;
-    if (k->ckpt) kept[VX_TC_ACT] = vx_sat_add(p->x_bytes, v->leaf[VX_LF_RNG]);
+    if (k->ops) kept[VX_TC_ACT] = vx_sat_add(p->x_bytes, v->leaf[VX_LF_OPS + s]);
+    else if (k->ckpt) kept[VX_TC_ACT] = vx_sat_add(p->x_bytes, v->leaf[VX_LF_RNG]);
     else memcpy(kept, p->saved_cat, sizeof(uint64_t) * VX_TC_N);
 }
 
@@ -252,6 +253,22 @@ void vx_step_compose(const vx_step_shape *sp, const vx_step_vals *v, vx_step_out
     if (log) log->n = 0, log->overflow = 0;
     uint64_t kept[VX_SP_NSTK][VX_TC_N];
     for (int s = 0; s < sp->nstk; s++) kept_of(sp, v, s, kept[s]);
+    /* Offloaded activations (torchtune's OffloadActivations, Unsloth's
+     * offloaded checkpointing): what each layer keeps goes to pinned host
+     * memory as forward moves on and comes back when backward reaches it;
+     * the GPU holds the copy in flight, one layer's worth, in either
+     * direction (the returning layer's own tensors are in its backward). */
+    uint64_t fly = 0;
+    out->host_act = 0;
+    if (sp->offload) {
+        for (int s = 0; s < sp->nstk; s++) {
+            uint64_t t = 0;
+            for (int i = 0; i < VX_TC_N; i++) t = vx_sat_add(t, kept[s][i]);
+            if (sp->stk[s].n > 0 && t > fly) fly = t;
+            out->host_act = vx_sat_add(out->host_act, vx_sat_mul(t, (uint64_t)(sp->stk[s].n > 0 ? sp->stk[s].n : 0)));
+            memset(kept[s], 0, sizeof kept[s]);
+        }
+    }
 
     /* What lives through the step. */
     vx_mem base;
@@ -268,8 +285,8 @@ void vx_step_compose(const vx_step_shape *sp, const vx_step_vals *v, vx_step_out
         per_mb = vx_sat_add(per_mb, vx_sat_mul(t, (uint64_t)(sp->stk[s].n > 0 ? sp->stk[s].n : 0)));
     }
     uint64_t inflight = vx_sat_mul(per_mb, (uint64_t)sp->inflight);
-    uint64_t fwd_extra = vx_sat_add(lf[VX_LF_FWDX], inflight);
-    uint64_t bwd_extra = vx_sat_add(lf[VX_LF_BWDX], inflight);
+    uint64_t fwd_extra = vx_sat_add(vx_sat_add(lf[VX_LF_FWDX], inflight), fly);
+    uint64_t bwd_extra = vx_sat_add(vx_sat_add(lf[VX_LF_BWDX], inflight), fly);
     /* A plain PyTorch loop keeps `outputs` (the logits) through backward and
      * into the next forward, until it is rebound after that forward. */
     if (sp->last) fwd_extra = vx_sat_add(fwd_extra, v->p[VX_SP_HEAD].held_out);

@@ -40,7 +40,9 @@ enum {
     VX_LF_OPTTMP,        /* WORKSPACE of the optimizer step on the GPU */
     VX_LF_STEP,          /* WORKSPACE of the optimizer step: parallel buffers */
     VX_LF_RNG,           /* what a checkpointed layer keeps beside its input (CPU RNG state) */
-    VX_LF_N
+    VX_LF_OPS,           /* ACTIVATIONS: per layer of stack i (VX_LF_OPS + i), what op-level selective
+                            checkpointing keeps beside the layer's input */
+    VX_LF_N = VX_LF_OPS + VX_SP_NSTK
 };
 
 typedef struct vx_step_vals {
@@ -55,7 +57,7 @@ typedef struct vx_step_stack {
     int32_t ckpt;         /* checkpointed: keeps its input, recomputes in backward */
     int32_t frozen;       /* runs without a graph: keeps nothing, no backward */
     int32_t held;         /* the layer program holds its input itself */
-    int32_t pad;
+    int32_t ops;          /* checkpointed op by op: keeps its input and VX_LF_OPS + its index */
 } vx_step_stack;
 
 /* Everything compose() decides by, other than values. Two steps with equal
@@ -70,6 +72,8 @@ typedef struct vx_step_shape {
     int32_t opt;           /* an optimizer step follows */
     int32_t in_bwd;        /* optimizer_in_backward */
     int32_t opt_dev;       /* the optimizer step runs on the GPU */
+    int32_t offload;       /* saved activations go to the host: the GPU keeps one layer's in flight */
+    int32_t pad;
     int64_t inflight;      /* pipeline micro-batches in flight beyond this one */
     vx_step_stack stk[VX_SP_NSTK];
 } vx_step_shape;
@@ -95,6 +99,7 @@ typedef struct vx_slog {
 typedef struct vx_step_out {
     uint64_t at[VX_NCAT]; /* categories at the peak */
     uint64_t total;       /* allocated at the peak (all but FRAMEWORK and ALLOCATOR) */
+    uint64_t host_act;    /* offloaded activations of one micro-batch in host memory (compose() only) */
     int phase;
     /* the timeline: points written to tl[0 .. ntl), at most cap of them (the
      * caller's buffer: the result's timeline after what is there) */
@@ -125,7 +130,7 @@ int vx_train_step_prepare(const vx_ctx *x, const vx_shard *sh, const vx_train_mo
  * transformers' legacy paths, logits.float() inside the model, the shifted
  * logits copy, the caller keeping the logits through backward. */
 typedef struct vx_head_opts {
-    int legacy, upcast, shift, held;
+    int legacy, upcast, shift, held, loss_upcast;
 } vx_head_opts;
 void vx_step_head_opts(const vx_ctx *x, const vx_train_model *tm, vx_head_opts *o) VX_HIDDEN;
 
@@ -155,6 +160,7 @@ typedef struct vx_alloc_in {
     uint64_t act_peak;       /* activation + logits bytes alive at the peak */
     uint64_t n_big;          /* distinct large transient sizes in the step */
     int cpu;
+    int static_shapes;       /* every step allocates the same large blocks (packed fixed-length batches) */
 } vx_alloc_in;
 /* Reserved minus allocated (the ALLOCATOR category) with its band. */
 void vx_alloc_reserve(const vx_alloc_in *in, uint64_t *bytes, uint64_t *low, uint64_t *high) VX_HIDDEN;

@@ -67,6 +67,12 @@ static void train_finish(vx_ctx *x, const vx_shard *sh, const vx_train_model *tm
         vx_shard_add(x, sh, VRAMEST_CAT_OPTIMIZER_STATES, o, o, o, prov);
     }
     if (!pl.grads_on_gpu && tm->grads) vx_shard_add(x, sh, VRAMEST_CAT_GRADIENTS, tm->grads, tm->grads, tm->grads, prov);
+    if (st->host_act) {
+        /* pinned host memory, per node (every rank of it offloads its own) */
+        uint64_t h = vx_sat_mul(st->host_act, (uint64_t)(sh->host_ranks > 0 ? sh->host_ranks : 1));
+        vx_result_add(r, VRAMEST_DEV_HOST, VRAMEST_CAT_ACTIVATIONS, h, h - h / 10, vx_sat_add(h, h / 10),
+                      VRAMEST_PROV_FORMULA);
+    }
     uint64_t pinned = vx_parallel_host_pinned(x, sh);
     if (pinned)
         vx_result_add(r, VRAMEST_DEV_HOST, VRAMEST_CAT_WORKSPACE, vx_sat_mul(pinned, (uint64_t)(sh->host_ranks > 0 ? sh->host_ranks : 1)),
@@ -85,15 +91,23 @@ static void train_finish(vx_ctx *x, const vx_shard *sh, const vx_train_model *tm
     if (!x->rt.cpu) {
         vx_head_opts ho;
         vx_step_head_opts(x, tm, &ho);
-        vx_alloc_in ai = {.peak_alloc = st->total, .cpu = 0};
+        vx_alloc_in ai = {.peak_alloc = st->total, .cpu = 0, .static_shapes = x->rt.static_shapes};
         ai.act_peak = vx_sat_add(pk[VRAMEST_CAT_ACTIVATIONS], pk[VRAMEST_CAT_LOGITS]);
         /* The largest single transient: the logits in the widest dtype the
          * loss holds them in, eager attention scores (fp32 when upcast), or
          * a dense embedding gradient. */
         uint64_t t = vx_sat_mul(c->Nh * (uint64_t)c->h, (uint64_t)(c->amp ? 4 : c->cb));
         if (sh->last_stage) {
-            int lb = (ho.upcast || c->amp || (!ho.legacy && tm->head == VX_HEAD_CAUSAL_LM) || c->cb == 4) ? 4 : c->cb;
-            t = vx_max_u64(t, vx_sat_mul(c->N * (uint64_t)c->V, (uint64_t)lb));
+            int lb = (ho.upcast || c->amp || ho.loss_upcast || c->cb == 4) ? 4 : c->cb;
+            /* the loss path decides the widest logits-sized block: a chunk
+             * of fp32 logits (chunked), about N x H (fused), none wider
+             * than the compute dtype (sum) */
+            uint64_t rows = c->N;
+            if (c->loss == VX_LOSS_CHUNKED) rows = vx_ceil_div(c->N, (uint64_t)(c->loss_chunks > 0 ? c->loss_chunks : 1)), lb = 4;
+            if (c->loss == VX_LOSS_FUSED_LINEAR)
+                rows = vx_min_u64(c->N, vx_ceil_div(c->N * (uint64_t)c->h, (uint64_t)(c->V > 0 ? c->V : 1)) * 2);
+            if (c->loss == VX_LOSS_SUM) lb = (ho.upcast || c->amp) ? 4 : c->cb;
+            t = vx_max_u64(t, vx_sat_mul(rows * (uint64_t)c->V, (uint64_t)lb));
         }
         if (c->attn == VX_KERN_EAGER)
             t = vx_max_u64(t, vx_sat_mul(c->b * (uint64_t)c->a * c->s * (uint64_t)c->skv, 4));
@@ -106,6 +120,37 @@ static void train_finish(vx_ctx *x, const vx_shard *sh, const vx_train_model *tm
 
     r->val[VRAMEST_VAL_PEAK_PHASE] = (uint64_t)st->phase;
     r->val[VRAMEST_VAL_PARAMS_TRAINABLE] = tm->trainable_params;
+}
+
+/* What the step assumed where a setting said "auto", and the notes of the
+ * defaults that decided it (the first rank group fills them). */
+static void resolved_train(vx_ctx *x, const vx_shard *sh, const vx_train_model *tm, const vx_act_cfg *c)
+{
+    static const char *const kernels[] = {"eager", "sdpa_flash", "sdpa_mem_efficient", "flash_attention_2"};
+    struct vramest_result *r = x->r;
+    vx_result_runtime *q = &r->rrt;
+    if (q->mode_train) return;
+    const vx_runtime *rt = &x->rt;
+    const vx_config_values *cv = x->cv;
+    const char *fw = vx_enum_name_of(vx_framework_enum, rt->framework);
+    q->mode_train = 1;
+    q->opt_impl = tm->opt_impl;
+    q->loss = c->loss;
+    q->fsdp_version = sh->fsdp == VX_FSDP_NONE ? 0 : sh->fsdp2 ? 2 : 1;
+    q->attention = c->attn >= 0 && c->attn < 4 ? kernels[c->attn] : NULL;
+    if (c->loss != (int)cv->loss)
+        vx_result_note(r, "loss: %s fuses its loss with the output projection (fused_linear): no logits tensor",
+                       fw ? fw : "the framework");
+    if (sh->fsdp != VX_FSDP_NONE && !cv->fsdp_version)
+        vx_result_note(r, "fsdp_version: FSDP%d, %s's default", q->fsdp_version, fw ? fw : "the framework's");
+    if (rt->hf_code && (rt->defaulted & VX_RTV_TRANSFORMERS) && tm->head == VX_HEAD_CAUSAL_LM &&
+        c->loss == VX_LOSS_CE) {
+        char v[24];
+        vx_version_format(rt->transformers, vx_transformers_versions.form, v, sizeof v);
+        vx_result_note(r, "logits: transformers %s (the default) upcasts them inside the loss, no shifted copy; "
+                          "<= 4.48 copied them, <= 4.45 upcast them in the model (runtime.transformers_version)",
+                       v);
+    }
 }
 
 static int train_rank(vx_ctx *x, const vx_shard *sh)
@@ -124,12 +169,17 @@ static int train_rank(vx_ctx *x, const vx_shard *sh)
     } else {
         vx_train_cfg(x, sh, tm, &c);
     }
+    resolved_train(x, sh, tm, &c);
     vx_step_out out = {.tl = x->r->timeline + x->r->n_timeline, .cap = VX_MAX_TIMELINE - x->r->n_timeline};
     /* A rank whose step is compiled for this size class evaluates it. */
     vx_stepslots *ss = stable ? vx_pcache_steps(tm) : NULL;
     vx_pclass cl;
     vx_pclass_of(c.b, c.s, &cl);
     const vx_stepslot *slot = ss ? vx_step_find(ss, &cl) : NULL;
+    /* Offloaded activations are reported on the host: only the composed
+     * step gives them. */
+    int offload = x->cv->activation_offloading || x->cv->offload_activations;
+    if (offload) ss = NULL, slot = NULL;
     if (slot && slot->cs && vx_cstep_eval(slot->cs, c.b, c.s, &out)) {
         train_finish(x, sh, tm, &c, &out);
         return VRAMEST_OK;
