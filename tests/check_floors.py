@@ -37,6 +37,7 @@ FLOORS = [
     "estimate/cache",     # compiled programs and steps (the speed layer)
     "estimate/train",     # the training estimate: rank groups, the step's result
     "estimate/infer",     # inference: KV caches, forward transients, serving engines
+    "estimate/rl",        # RL post-training: rollout, scoring, training phases (issue #23)
     "estimate",           # the entry point: one estimate, per mode; load
     "io",                 # file readers: safetensors, GGUF, config.json files
     "spec",               # the JSON job spec, read into handles

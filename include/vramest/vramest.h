@@ -371,6 +371,27 @@ typedef enum vramest_option {
     VRAMEST_CFG_FRAMEWORK_VERSION = 3314,      /**< "framework_version" (string: a release, a llama.cpp build "b4823" or a date "2024-06"; "" = the framework's current release) @since 1.0 */
     VRAMEST_CFG_COMPILE = 3315,                /**< "compile" (bool: torch.compile) @since 1.0 */
 
+    /* ---- config: post-training with RL (3400-3499; workload.mode "rl", the spec's "rl" object) ---- */
+    VRAMEST_CFG_ALGORITHM = 3400,              /**< "algorithm" (workload; enum: grpo, ppo, dpo, kto, orpo, simpo) @since 1.0 */
+    VRAMEST_CFG_NUM_GENERATIONS = 3401,        /**< "num_generations" (workload; completions per prompt) @since 1.0 */
+    VRAMEST_CFG_ROLLOUT_BATCH_SIZE = 3402,     /**< "rollout_batch_size" (workload; prompts per step, all GPUs; 0 = from batch_size) @since 1.0 */
+    VRAMEST_CFG_MICRO_BATCH_SIZE = 3403,       /**< "micro_batch_size" (workload; sequences per GPU per training micro-batch; 0 = derived) @since 1.0 */
+    VRAMEST_CFG_RL_REFERENCE = 3410,           /**< "reference" (rl; enum: auto, none, copy, adapters_disabled) @since 1.0 */
+    VRAMEST_CFG_RL_REFERENCE_OFFLOAD = 3411,   /**< "reference_offload" (rl; enum: none, cpu) @since 1.0 */
+    VRAMEST_CFG_RL_REWARD = 3412,              /**< "reward" (rl; enum: rule, none) @since 1.0 */
+    VRAMEST_CFG_RL_CRITIC = 3413,              /**< "critic" (rl; enum: none, copy) @since 1.0 */
+    VRAMEST_CFG_RL_PLACEMENT = 3414,           /**< "placement" (rl; enum: auto, same_process, colocated, separate) @since 1.0 */
+    VRAMEST_CFG_ROLLOUT_ENGINE = 3420,         /**< "rollout_engine" (spec rl.rollout.engine; enum: auto, transformers, vllm) @since 1.0 */
+    VRAMEST_CFG_ROLLOUT_ENGINE_VERSION = 3421, /**< "rollout_engine_version" (spec rl.rollout.engine_version; string) @since 1.0 */
+    VRAMEST_CFG_ROLLOUT_TP = 3422,             /**< "rollout_tp" (spec rl.rollout.tp) @since 1.0 */
+    VRAMEST_CFG_ROLLOUT_GPU_MEMORY_UTILIZATION = 3423, /**< "rollout_gpu_memory_utilization" (spec rl.rollout.gpu_memory_utilization) @since 1.0 */
+    VRAMEST_CFG_ROLLOUT_MAX_MODEL_LEN = 3424,  /**< "rollout_max_model_len" (spec rl.rollout.max_model_len; 0 = prompt + completion) @since 1.0 */
+    VRAMEST_CFG_ROLLOUT_MAX_NUM_SEQS = 3425,   /**< "rollout_max_num_seqs" (spec rl.rollout.max_num_seqs) @since 1.0 */
+    VRAMEST_CFG_ROLLOUT_MAX_NUM_BATCHED_TOKENS = 3426, /**< "rollout_max_num_batched_tokens" (spec rl.rollout.max_num_batched_tokens; 0 = vLLM's) @since 1.0 */
+    VRAMEST_CFG_ROLLOUT_ENFORCE_EAGER = 3427,  /**< "rollout_enforce_eager" (spec rl.rollout.enforce_eager; bool) @since 1.0 */
+    VRAMEST_CFG_ROLLOUT_SLEEP_MODE = 3428,     /**< "rollout_sleep_mode" (spec rl.rollout.sleep_mode; enum: auto, off, on) @since 1.0 */
+    VRAMEST_CFG_ROLLOUT_FREE_CACHE_ENGINE = 3429, /**< "rollout_free_cache_engine" (spec rl.rollout.free_cache_engine; enum: auto, off, on) @since 1.0 */
+
     VRAMEST_OPTION_MAX_ = 0x7FFFFFFF
 } vramest_option;
 

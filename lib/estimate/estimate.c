@@ -8,6 +8,7 @@
 #include "estimate/estimate.h"
 #include "estimate/infer/infer.h"
 #include "estimate/model_notes.h"
+#include "estimate/rl/rl.h"
 #include "estimate/train/train.h"
 
 static int refuse_unmodelled(const struct vramest_precision *p, const struct vramest_config *c)
@@ -57,6 +58,7 @@ int vx_estimate_into(const struct vramest_model *model, const struct vramest_pre
     r->n_timeline = 0;
     r->n_ranks = 0;
     r->cuda_context_bytes = 0;
+    r->rl.on = 0;
     r->magic = VX_MAGIC_RESULT;
     memcpy(r->model_name, model->name, sizeof r->model_name);
     r->shape = model->shape;
@@ -83,6 +85,7 @@ int vx_estimate_into(const struct vramest_model *model, const struct vramest_pre
     case VX_MODE_LOAD: rc = vx_estimate_load(&x); break;
     case VX_MODE_TRAIN: rc = vx_estimate_train(&x); break;
     case VX_MODE_INFER: rc = vx_estimate_infer(&x); break;
+    case VX_MODE_RL: rc = vx_estimate_rl(&x); break;
     default: rc = vx_fail(VRAMEST_E_INTERNAL, "vramest_estimate: mode %lld", (long long)cfg->v.mode);
     }
     if (rc) return rc;

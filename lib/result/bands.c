@@ -32,7 +32,8 @@ int vx_band_kind(const vx_config_values *c)
 {
     switch (c->mode) {
     case VX_MODE_LOAD: return VX_BAND_LOAD;
-    case VX_MODE_TRAIN: return VX_BAND_TRAIN;
+    case VX_MODE_TRAIN:
+    case VX_MODE_RL: return VX_BAND_TRAIN;
     default: {
         /* Serving is an engine of its own (the runtime table says which). */
         vx_runtime rt;

@@ -46,6 +46,25 @@ typedef struct vx_result_runtime {
     char notes[VX_MAX_NOTES][VX_WARN_LEN];
 } vx_result_runtime;
 
+/* Mode rl (issue #23): the step's phases on a trainer GPU, each with its
+ * GPU categories (the CUDA context apart), and the rollout engine's GPUs
+ * when they are separate. The plan writes it as "rl" (result/rl_json.c);
+ * the headline figures are those of the peak phase. */
+enum { VX_RLP_ROLLOUT = 0, VX_RLP_SCORING = 1, VX_RLP_TRAINING = 2, VX_RLP_N = 3 };
+typedef struct vx_rl_phases {
+    int on;                        /* mode rl filled it */
+    int peak;                      /* VX_RLP_* of the step's peak */
+    int placement, engine, sleep;  /* as resolved: VX_PLACE_*, VX_ROLLOUT_*, the engine sleeps */
+    int reference;                 /* VX_REF_* as resolved */
+    uint64_t cat[VX_RLP_N][VX_NCAT];
+    uint64_t total[VX_RLP_N];      /* each phase's device total on a trainer GPU, the CUDA context included */
+    uint64_t engine_total;         /* separate placement: per engine GPU, else 0 */
+    uint64_t engine_budget;        /* the engine's gpu_memory_utilization x device memory (0 without a device) */
+    uint64_t kv_pool;              /* the engine's KV pool per GPU */
+    uint64_t host_offload;         /* host bytes of what is offloaded between phases */
+    int64_t prompts, seqs_per_gpu, micro_seqs; /* the rollout batch, completions per GPU, sequences per micro-batch */
+} vx_rl_phases;
+
 struct vramest_result {
     uint32_t magic;
     /* The figures, cat .. val_ok, stay contiguous: a rank group's estimate is
@@ -80,6 +99,7 @@ struct vramest_result {
     uint64_t headroom_bytes; /* kept free per GPU */
     int band_kind;           /* VX_BAND_*: which measured runs calibrate the headline bands */
     vx_result_runtime rrt;   /* the stack assumed (issue #17) */
+    vx_rl_phases rl;         /* mode rl (issue #23); rl.on is 0 otherwise */
 };
 
 /* Kinds of job whose measured runs calibrate the headline bands (bands.c). */
@@ -124,6 +144,8 @@ void vx_result_why(vx_jw *w, const struct vramest_result *r, const vx_fix *fix) 
 void vx_result_note(struct vramest_result *r, const char *fmt, ...) VX_PRINTF(2, 3) VX_HIDDEN;
 /* The plan's "resolved" member (no leading comma): the stack assumed. */
 void vx_result_resolved_json(vx_jw *w, const struct vramest_result *r) VX_HIDDEN;
+/* The plan's "rl" member with its leading key (mode rl only; nothing else). */
+void vx_result_rl_json(vx_jw *w, const struct vramest_result *r, int *first) VX_HIDDEN;
 
 /* Add a warning (truncated to VX_WARN_LEN; extra warnings are dropped). */
 void vx_result_warn(struct vramest_result *r, const char *fmt, ...) VX_PRINTF(2, 3) VX_HIDDEN;

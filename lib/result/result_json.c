@@ -208,6 +208,8 @@ static void write_plan(vx_jw *w, const struct vramest_result *r, const vx_fix *f
              (unsigned long long)r->val[VRAMEST_VAL_MAX_TOKENS]);
     }
 
+    if (r->rl.on) vx_result_rl_json(w, r, &f);
+
     vx_jw_key(w, "timeline", &f);
     vx_jw_put(w, "[", 1);
     for (uint32_t i = 0; i < r->n_timeline; i++) {

@@ -9,9 +9,9 @@
 
 #define VERSION_HOLES                                                                                         \
     VX_LAYOUT_STR(vx_config_values, torch_version), VX_LAYOUT_STR(vx_config_values, transformers_version),     \
-        VX_LAYOUT_STR(vx_config_values, framework_version)
+        VX_LAYOUT_STR(vx_config_values, framework_version), VX_LAYOUT_STR(vx_config_values, rollout_engine_version)
 const vx_layout vx_config_layout = {sizeof(vx_config_values),
-                                    6,
+                                    7,
                                     {VX_LAYOUT_STR(vx_config_values, lora_targets),
                                      VX_LAYOUT_STR(vx_config_values, device),
                                      VX_LAYOUT_STR(vx_config_values, max_memory), VERSION_HOLES}};
@@ -24,11 +24,13 @@ _Static_assert(offsetof(vx_config_values, batch_size) < offsetof(vx_config_value
                    offsetof(vx_config_values, max_memory) < offsetof(vx_config_values, torch_version) &&
                    offsetof(vx_config_values, torch_version) < offsetof(vx_config_values, transformers_version) &&
                    offsetof(vx_config_values, transformers_version) <
-                       offsetof(vx_config_values, framework_version),
+                       offsetof(vx_config_values, framework_version) &&
+                   offsetof(vx_config_values, framework_version) <
+                       offsetof(vx_config_values, rollout_engine_version),
                "vx_config_layout lists its holes by offset");
 const vx_layout vx_config_key_layout = {
     sizeof(vx_config_values),
-    8,
+    9,
     {VX_LAYOUT_SKIP(vx_config_values, batch_size), VX_LAYOUT_SKIP(vx_config_values, seq_len),
      VX_LAYOUT_STR(vx_config_values, lora_targets), VX_LAYOUT_STR(vx_config_values, device),
      VX_LAYOUT_STR(vx_config_values, max_memory), VERSION_HOLES}};
@@ -61,6 +63,14 @@ static void keep_runtime(vramest_config *c)
 {
     c->rt_asked = asked(&c->v);
     resolve_runtime(&c->v, &c->rt);
+}
+
+void vx_config_from_values(struct vramest_config *c, const vx_config_values *v)
+{
+    vx_config_init(c);
+    vx_values_copy(&c->v, v, &vx_config_layout);
+    vx_config_resolve_versions(&c->v);
+    keep_runtime(c);
 }
 
 const vx_runtime *vx_config_runtime(const struct vramest_config *c, vx_runtime *buf)

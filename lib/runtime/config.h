@@ -8,7 +8,7 @@
 #include "common/values.h"
 #include "runtime/runtime.h" /* VX_FW_* */
 
-enum { VX_MODE_LOAD = 0, VX_MODE_TRAIN = 1, VX_MODE_INFER = 2 };
+enum { VX_MODE_LOAD = 0, VX_MODE_TRAIN = 1, VX_MODE_INFER = 2, VX_MODE_RL = 3 };
 enum { VX_OPT_NONE = 0, VX_OPT_SGD = 1, VX_OPT_SGD_MOMENTUM = 2, VX_OPT_ADAM = 3, VX_OPT_ADAMW = 4,
        VX_OPT_ADAMW_8BIT = 5, VX_OPT_PAGED_ADAMW_8BIT = 6, VX_OPT_ADAFACTOR = 7, VX_OPT_LION = 8 };
 enum { VX_OPTIMPL_AUTO = 0, VX_OPTIMPL_FOREACH = 1, VX_OPTIMPL_FUSED = 2, VX_OPTIMPL_SINGLE = 3 };
@@ -65,6 +65,14 @@ typedef struct vx_config_values {
     int64_t torch_v, transformers_v, framework_v;
     /* training settings, appended (issue #17) */
     int64_t loss, loss_chunks, checkpoint_every, activation_offloading, fsdp_version, compile;
+    /* post-training with RL, appended (issue #23): workload keys, the spec's
+     * "rl" object and its "rollout" member (rollout_* options) */
+    int64_t algorithm, num_generations, rollout_batch_size, micro_batch_size;
+    int64_t rl_reference, rl_reference_offload, rl_reward, rl_critic, rl_placement;
+    int64_t rollout_engine, rollout_tp, rollout_max_model_len, rollout_max_num_seqs, rollout_max_num_batched_tokens;
+    int64_t rollout_enforce_eager, rollout_sleep_mode, rollout_free_cache_engine;
+    double rollout_gpu_memory_utilization;
+    char rollout_engine_version[VX_STR_MAX];
     /* Not an option: the GPU preset `device` names (index into vx_gpus, -1
      * none), resolved when `device` is set so estimates never search names. */
     int64_t gpu_index;
@@ -97,5 +105,8 @@ void vx_config_resolve_device(vx_config_values *v) VX_HIDDEN;
  * error: an invalid framework_version leaves framework_v -1. */
 void vx_config_resolve_versions(vx_config_values *v) VX_HIDDEN;
 const vx_runtime *vx_config_runtime(const struct vramest_config *c, vx_runtime *buf) VX_HIDDEN;
+/* A config holding `v` (a copy, as an estimator derives one job from
+ * another: mode rl's phases), its runtime resolved. set_bits stay empty. */
+void vx_config_from_values(struct vramest_config *c, const vx_config_values *v) VX_HIDDEN;
 
 #endif

@@ -72,11 +72,11 @@ int vx_config_check(const struct vramest_config *c)
         if (!fi) return vx_fail(VRAMEST_E_INTERNAL, "framework %lld has no row", (long long)v->framework);
         return vx_runtime_check_version(fi, "framework_version", v->framework_version, &fw);
     }
-    if (v->mode == VX_MODE_TRAIN) {
+    if (v->mode == VX_MODE_TRAIN || v->mode == VX_MODE_RL) {
         int rc = check_training_runtime(c);
         if (rc) return rc;
     }
-    if (v->mode != VX_MODE_TRAIN && v->gradient_checkpointing != VX_GC_NONE)
+    if (v->mode != VX_MODE_TRAIN && v->mode != VX_MODE_RL && v->gradient_checkpointing != VX_GC_NONE)
         return vx_fail(VRAMEST_E_CONFLICT, "gradient_checkpointing is '%s' but mode is not train",
                        v->gradient_checkpointing == VX_GC_FULL ? "full" : "selective");
     if (v->zero_stage > 0 && v->fsdp != VX_FSDP_NONE)

@@ -4,7 +4,7 @@
 
 #include "runtime/config.h"
 
-static const vx_enum_name mode_e[] = {{VX_MODE_LOAD, "load"}, {VX_MODE_TRAIN, "train"}, {VX_MODE_INFER, "infer"}, {0, NULL}};
+static const vx_enum_name mode_e[] = {{VX_MODE_LOAD, "load"}, {VX_MODE_TRAIN, "train"}, {VX_MODE_INFER, "infer"}, {VX_MODE_RL, "rl"}, {0, NULL}};
 static const vx_enum_name head_e[] = {{VX_HEAD_AUTO, "auto"},        {VX_HEAD_CAUSAL_LM, "causal_lm"},
                                       {VX_HEAD_SEQ2SEQ_LM, "seq2seq_lm"}, {VX_HEAD_MASKED_LM, "masked_lm"},
                                       {VX_HEAD_SEQ_CLS, "seq_cls"},   {VX_HEAD_NONE, "none"},
@@ -37,6 +37,20 @@ static const vx_enum_name dmap_e[] = {{VX_DMAP_NONE, "none"},         {VX_DMAP_A
                                       {VX_DMAP_BALANCED, "balanced"}, {VX_DMAP_BALANCED_LOW_0, "balanced_low_0"},
                                       {VX_DMAP_SEQUENTIAL, "sequential"}, {0, NULL}};
 static const vx_enum_name ppsplit_e[] = {{VX_PPSPLIT_BALANCED, "balanced"}, {VX_PPSPLIT_UNIFORM, "uniform"}, {0, NULL}};
+static const vx_enum_name alg_e[] = {{VX_ALG_GRPO, "grpo"}, {VX_ALG_PPO, "ppo"},   {VX_ALG_DPO, "dpo"},
+                                     {VX_ALG_KTO, "kto"},   {VX_ALG_ORPO, "orpo"}, {VX_ALG_SIMPO, "simpo"},
+                                     {0, NULL}};
+static const vx_enum_name ref_e[] = {{VX_REF_AUTO, "auto"}, {VX_REF_NONE, "none"}, {VX_REF_COPY, "copy"},
+                                     {VX_REF_ADAPTERS_DISABLED, "adapters_disabled"}, {0, NULL}};
+static const vx_enum_name refoff_e[] = {{VX_OFFLOAD_NONE, "none"}, {VX_OFFLOAD_CPU, "cpu"}, {0, NULL}};
+static const vx_enum_name reward_e[] = {{VX_REWARD_RULE, "rule"}, {VX_REWARD_NONE, "none"}, {0, NULL}};
+static const vx_enum_name critic_e[] = {{VX_CRITIC_NONE, "none"}, {VX_CRITIC_COPY, "copy"}, {0, NULL}};
+static const vx_enum_name place_e[] = {{VX_PLACE_AUTO, "auto"}, {VX_PLACE_SAME_PROCESS, "same_process"},
+                                       {VX_PLACE_COLOCATED, "colocated"}, {VX_PLACE_SEPARATE, "separate"},
+                                       {0, NULL}};
+static const vx_enum_name rengine_e[] = {{VX_ROLLOUT_AUTO, "auto"}, {VX_ROLLOUT_TRANSFORMERS, "transformers"},
+                                         {VX_ROLLOUT_VLLM, "vllm"}, {0, NULL}};
+static const vx_enum_name tri_e[] = {{VX_TRI_AUTO, "auto"}, {VX_TRI_OFF, "off"}, {VX_TRI_ON, "on"}, {0, NULL}};
 #define F(field) offsetof(vx_config_values, field)
 #define ROW(key, name, alias, type, grp, mn, mx, def, enums, defs, field, modelled, desc)                          \
     {key, name, alias, VRAMEST_HANDLE_CONFIG, type, grp, mn, mx, def, enums, defs, F(field), modelled, desc}
@@ -218,5 +232,56 @@ const vx_option_def vx_config_options[] = {
         "version of the framework named by `framework`: a release (\"0.19.5\"), a llama.cpp build (\"b4823\") or "
         "a date (\"2024-06\") as the framework takes (\"\" = its current release; pytorch and hf_trainer take "
         "torch_version and transformers_version instead)"),
+
+    /* Post-training with RL (issue #23; docs/guide.md "RL post-training"). */
+    ENUM(VRAMEST_CFG_ALGORITHM, "algorithm", "workload", alg_e, VX_ALG_GRPO, algorithm, true,
+         "mode rl: grpo, ppo (a critic), or the preference family dpo, kto, orpo, simpo (no rollout; refused for "
+         "now)"),
+    I64(VRAMEST_CFG_NUM_GENERATIONS, "num_generations", "workload", 1, 65536, 8, num_generations, true,
+        "mode rl: completions sampled per prompt (TRL num_generations, verl rollout.n)"),
+    I64(VRAMEST_CFG_ROLLOUT_BATCH_SIZE, "rollout_batch_size", "workload", 0, 1e9, 0, rollout_batch_size, true,
+        "mode rl: prompts per step over all GPUs (verl data.train_batch_size; 0 = batch_size x gpus x "
+        "grad_accum_steps / num_generations, TRL's generation batch)"),
+    I64(VRAMEST_CFG_MICRO_BATCH_SIZE, "micro_batch_size", "workload", 0, 1e9, 0, micro_batch_size, true,
+        "mode rl: sequences per GPU in one training or scoring micro-batch (0 = batch_size; with rollout_batch_size, "
+        "rollout_batch_size / data-parallel GPUs: verl's legacy global micro-batch, normalized per GPU without "
+        "x num_generations)"),
+    ENUM(VRAMEST_CFG_RL_REFERENCE, "reference", "rl", ref_e, VX_REF_AUTO, rl_reference, true,
+         "the frozen reference model: auto (the stack's default: TRL beta 0 none, verl a copy or the policy with "
+         "adapters disabled), none (KL coefficient 0), copy, adapters_disabled (LoRA)"),
+    ENUM(VRAMEST_CFG_RL_REFERENCE_OFFLOAD, "reference_offload", "rl", refoff_e, VX_OFFLOAD_NONE,
+         rl_reference_offload, true, "reference weights kept on the host between its forward passes: none, cpu"),
+    ENUM(VRAMEST_CFG_RL_REWARD, "reward", "rl", reward_e, VX_REWARD_RULE, rl_reward, true,
+         "the reward: rule (a function, no model on the GPU) or none; a reward model is not modelled yet"),
+    ENUM(VRAMEST_CFG_RL_CRITIC, "critic", "rl", critic_e, VX_CRITIC_NONE, rl_critic, true,
+         "the value model: none (GRPO) or copy (PPO: a trained copy of the policy's architecture)"),
+    ENUM(VRAMEST_CFG_RL_PLACEMENT, "placement", "rl", place_e, VX_PLACE_AUTO, rl_placement, true,
+         "where the rollout engine runs: auto (from the engine), same_process (generate() in the trainer), "
+         "colocated (a vLLM engine on the trainer's GPUs), separate (a vLLM server on its own GPUs)"),
+    ENUM(VRAMEST_CFG_ROLLOUT_ENGINE, "rollout_engine", "rl", rengine_e, VX_ROLLOUT_AUTO, rollout_engine, true,
+         "rl.rollout.engine: auto (TRL transformers, verl vllm), transformers, vllm"),
+    STR(VRAMEST_CFG_ROLLOUT_ENGINE_VERSION, "rollout_engine_version", "rl", "", rollout_engine_version, true,
+        "rl.rollout.engine_version: the engine's release, as runtime.framework_version takes it (\"\" = current)"),
+    I64(VRAMEST_CFG_ROLLOUT_TP, "rollout_tp", "rl", 0, 65536, 0, rollout_tp, true,
+        "rl.rollout.tp: the engine's tensor-parallel size (0 = 1)"),
+    F64(VRAMEST_CFG_ROLLOUT_GPU_MEMORY_UTILIZATION, "rollout_gpu_memory_utilization", "rl", 0, 1, 0,
+        rollout_gpu_memory_utilization, true,
+        "rl.rollout.gpu_memory_utilization: the engine's fraction of each GPU (0 = the stack's default: TRL "
+        "colocate 0.3, verl 0.5, separate 0.9)"),
+    I64(VRAMEST_CFG_ROLLOUT_MAX_MODEL_LEN, "rollout_max_model_len", "rl", 0, 1073741824, 0, rollout_max_model_len,
+        true, "rl.rollout.max_model_len (0 = prompt_len + gen_len)"),
+    I64(VRAMEST_CFG_ROLLOUT_MAX_NUM_SEQS, "rollout_max_num_seqs", "rl", 0, 1e7, 0, rollout_max_num_seqs, true,
+        "rl.rollout.max_num_seqs (0 = vLLM's 256)"),
+    I64(VRAMEST_CFG_ROLLOUT_MAX_NUM_BATCHED_TOKENS, "rollout_max_num_batched_tokens", "rl", 0, 1073741824, 0,
+        rollout_max_num_batched_tokens, true, "rl.rollout.max_num_batched_tokens (0 = vLLM's)"),
+    BOOL(VRAMEST_CFG_ROLLOUT_ENFORCE_EAGER, "rollout_enforce_eager", "rl", 0, rollout_enforce_eager, true,
+         "rl.rollout.enforce_eager: no CUDA graphs in the engine"),
+    ENUM(VRAMEST_CFG_ROLLOUT_SLEEP_MODE, "rollout_sleep_mode", "rl", tri_e, VX_TRI_AUTO, rollout_sleep_mode, true,
+         "rl.rollout.sleep_mode: the colocated engine frees its weights and KV pool while the trainer runs "
+         "(auto = the stack's default: TRL 1.9 off, verl 0.9 on); true/false are taken as on/off"),
+    ENUM(VRAMEST_CFG_ROLLOUT_FREE_CACHE_ENGINE, "rollout_free_cache_engine", "rl", tri_e, VX_TRI_AUTO,
+         rollout_free_cache_engine, true,
+         "rl.rollout.free_cache_engine: the KV pool is freed after the rollout even without sleep mode (auto = as "
+         "sleep_mode)"),
 };
 const size_t vx_config_option_count = VX_ARRAY_LEN(vx_config_options);

@@ -12,6 +12,7 @@ const vx_enum_name vx_framework_enum[VX_FW_COUNT_ + 1] = {{VX_FW_PYTORCH, "pytor
                                           {VX_FW_VLLM, "vllm"},       {VX_FW_LLAMA_CPP, "llama.cpp"},
                                           {VX_FW_TORCHTUNE, "torchtune"}, {VX_FW_TORCHTITAN, "torchtitan"},
                                           {VX_FW_NANOTRON, "nanotron"}, {VX_FW_UNSLOTH, "unsloth"},
+                                          {VX_FW_TRL, "trl"}, {VX_FW_VERL, "verl"}, {VX_FW_OPENRLHF, "openrlhf"},
                                           {0, NULL}};
 
 /* A row names where its framework differs from 0 in each field (a plain
@@ -116,6 +117,47 @@ static const row rows[VX_FW_COUNT_] = {
                                .oldest = VX_VER(2024, 1, 0), .newest = VX_VER(2026, 8, 19),
                                .current = VX_VER(2026, 8, 19), .since = "2026-08"},
                        .hf_code = 1},
+    /* TRL (huggingface/trl@f2cd57710, trl/trainer/grpo_trainer.py and
+     * grpo_config.py; docs/methodology.md "RL post-training"): a
+     * transformers Trainer subclass; GRPO defaults beta 0.0 (no reference
+     * model), use_vllm False (generate() in the trainer's process),
+     * vllm_mode colocate with vllm_gpu_memory_utilization 0.3 and
+     * vllm_enable_sleep_mode False; the policy's log-probs over the
+     * completion only (logits_to_keep). Releases 0.14 (GRPO) to 1.9. */
+    [VX_FW_TRL] = {.rt = {.framework = VX_FW_TRL, .opt_decay_groups = 1,
+                          .losses = 1 << VX_LOSS_CE | 1 << VX_LOSS_FUSED_LINEAR, .rl_stack = 1,
+                          .rl_reference = VX_REF_NONE, .rl_engine = VX_ROLLOUT_TRANSFORMERS,
+                          .rl_placement = VX_PLACE_SAME_PROCESS, .rl_util_permille = 300, .rl_group_check = 1},
+                   .ver = {.name = "TRL", .forms = VX_VS_RELEASE, .form = VX_VS_RELEASE, .oldest = VX_VER(0, 14, 0),
+                           .newest = VX_VER(1, 9, 2), .current = VX_VER(1, 9, 2), .since = "2026-08"},
+                   .hf_code = 1},
+    /* verl (verl-project/verl@1dda039b9, volcengine/verl@49b08e950;
+     * workers/fsdp_workers.py, workers/actor/dp_actor.py, ppo_trainer.yaml):
+     * the hybrid engine - FSDP actor and vLLM rollout in one process on the
+     * same GPUs, the engine asleep (weights and KV pool freed) outside the
+     * rollout; param_offload / optimizer_offload move the FSDP shards to
+     * the host between phases and back for each phase; old log-probs
+     * recomputed by the actor; logits of every (unpadded) position;
+     * reference a copy (the policy with adapters disabled for LoRA);
+     * rollout.gpu_memory_utilization 0.5. Releases 0.2 to 0.9. */
+    [VX_FW_VERL] = {.rt = {.framework = VX_FW_VERL, .losses = 1 << VX_LOSS_CE | 1 << VX_LOSS_FUSED_LINEAR, .rl_stack = 1,
+                           .rl_reference = VX_REF_COPY, .rl_engine = VX_ROLLOUT_VLLM,
+                           .rl_placement = VX_PLACE_COLOCATED, .rl_sleep = 1, .rl_util_permille = 500,
+                           .rl_offload_between = 1, .rl_logits_all = 1, .rl_old_logps = 1},
+                    .ver = {.name = "verl", .forms = VX_VS_RELEASE, .form = VX_VS_RELEASE, .oldest = VX_VER(0, 2, 0),
+                            .newest = VX_VER(0, 9, 0), .current = VX_VER(0, 9, 0), .since = "2026-08"},
+                    .hf_code = 1},
+    /* OpenRLHF (OpenRLHF/OpenRLHF@3c3be623): DeepSpeed actor, critic,
+     * reference and reward as Ray actors; vLLM engines on their own GPUs
+     * unless --colocate_all_models; a reference model (init_kl_coef > 0);
+     * old log-probs from the actor. Releases 0.5 to 0.11. */
+    [VX_FW_OPENRLHF] = {.rt = {.framework = VX_FW_OPENRLHF, .opt_fused = 1, .ddp = VX_DDP_DEEPSPEED, .mixed_master = 1,
+                               .rl_stack = 1, .rl_reference = VX_REF_COPY, .rl_engine = VX_ROLLOUT_VLLM,
+                               .rl_placement = VX_PLACE_SEPARATE, .rl_util_permille = 900, .rl_old_logps = 1},
+                        .ver = {.name = "OpenRLHF", .forms = VX_VS_RELEASE, .form = VX_VS_RELEASE,
+                                .oldest = VX_VER(0, 5, 0), .newest = VX_VER(0, 11, 0), .current = VX_VER(0, 11, 0),
+                                .since = "2026-08"},
+                        .hf_code = 1},
 };
 
 /* torch: 1.x autograd and zero_grad behaviours back to 1.8 (2021-03);

@@ -14,7 +14,7 @@
 /* Values of the `framework` option. Append-only (pinned option values). */
 enum { VX_FW_PYTORCH = 0, VX_FW_HF_TRAINER = 1, VX_FW_DEEPSPEED = 2, VX_FW_MEGATRON = 3,
        VX_FW_VLLM = 4, VX_FW_LLAMA_CPP = 5, VX_FW_TORCHTUNE = 6, VX_FW_TORCHTITAN = 7, VX_FW_NANOTRON = 8,
-       VX_FW_UNSLOTH = 9, VX_FW_COUNT_ };
+       VX_FW_UNSLOTH = 9, VX_FW_TRL = 10, VX_FW_VERL = 11, VX_FW_OPENRLHF = 12, VX_FW_COUNT_ };
 /* The `framework` option's names (NULL-terminated), beside the rows. */
 extern const vx_enum_name vx_framework_enum[VX_FW_COUNT_ + 1] VX_HIDDEN;
 
@@ -22,6 +22,15 @@ extern const vx_enum_name vx_framework_enum[VX_FW_COUNT_ + 1] VX_HIDDEN;
  * vLLM's paged engine, llama.cpp's ggml buffers. */
 enum { VX_ENGINE_HF = 0, VX_ENGINE_VLLM = 1, VX_ENGINE_LLAMACPP = 2 };
 /* Values of workload.loss (the option's order). */
+/* Post-training with RL (issue #23): the algorithm, the models beside the
+ * policy, where the rollout engine runs. Append-only (pinned option values). */
+enum { VX_ALG_GRPO = 0, VX_ALG_PPO = 1, VX_ALG_DPO = 2, VX_ALG_KTO = 3, VX_ALG_ORPO = 4, VX_ALG_SIMPO = 5 };
+enum { VX_REF_AUTO = 0, VX_REF_NONE = 1, VX_REF_COPY = 2, VX_REF_ADAPTERS_DISABLED = 3 };
+enum { VX_REWARD_RULE = 0, VX_REWARD_NONE = 1 };
+enum { VX_CRITIC_NONE = 0, VX_CRITIC_COPY = 1 };
+enum { VX_PLACE_AUTO = 0, VX_PLACE_SAME_PROCESS = 1, VX_PLACE_COLOCATED = 2, VX_PLACE_SEPARATE = 3 };
+enum { VX_ROLLOUT_AUTO = 0, VX_ROLLOUT_TRANSFORMERS = 1, VX_ROLLOUT_VLLM = 2 };
+enum { VX_TRI_AUTO = 0, VX_TRI_OFF = 1, VX_TRI_ON = 2 };
 enum { VX_LOSS_CE = 0, VX_LOSS_CHUNKED = 1, VX_LOSS_FUSED_LINEAR = 2, VX_LOSS_SUM = 3, VX_LOSS_COUNT_ };
 /* Who reduces the gradients of plain data parallelism (no ZeRO/FSDP). */
 enum { VX_DDP_TORCH = 0, VX_DDP_DEEPSPEED = 1, VX_DDP_MEGATRON = 2 };
@@ -131,6 +140,23 @@ typedef struct vx_runtime {
     int ddp;                 /* VX_DDP_*: the data-parallel gradient reduction's buffers */
     int vocab_pad;           /* vocab-parallel rows padded to a multiple of vocab_pad x tp (0 = none) */
     int ep_replaces_tp;      /* expert parallelism replaces tensor parallelism inside experts */
+
+    /* post-training with RL (issue #23): what the stack does by default,
+     * between phases and in its loss; read by estimate/rl/ only */
+    int rl_stack;            /* a post-training stack: mode rl runs on it */
+    int rl_reference;        /* VX_REF_* when the job says auto (TRL beta 0.0: none) */
+    int rl_engine;           /* VX_ROLLOUT_* when auto */
+    int rl_placement;        /* VX_PLACE_* when auto */
+    int rl_sleep;            /* the colocated engine sleeps between rollouts by default */
+    int rl_util_permille;    /* the engine's gpu_memory_utilization default, x 1000 */
+    int rl_offload_between;  /* offload_params / offload_optimizer move the states off the GPU between phases
+                                and back for each phase's compute (verl), not per layer (FSDP CPUOffload) */
+    int rl_logits_all;       /* the policy's log-prob forward computes logits at every position (verl's
+                                unpadded logits), not only the completion's (TRL logits_to_keep) */
+    int rl_group_check;      /* batch_size x processes x grad_accum_steps must be a whole number of prompt
+                                groups (TRL GRPOConfig); other stacks take a prompt count */
+    int rl_old_logps;        /* the policy's log-probs are recomputed in the scoring phase (verl
+                                compute_log_prob); TRL does so only for num_iterations > 1 */
     int tp_save_gathered;    /* a column-parallel linear under sequence parallelism saves its all-gathered
                                 input, not the shard (nanotron before tp_recompute_allgather, 2024-07-17) */
 } vx_runtime;

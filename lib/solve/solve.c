@@ -55,6 +55,8 @@ static const vramest_option solvable[] = {
     VRAMEST_CFG_BATCH_SIZE, VRAMEST_CFG_SEQ_LEN,       VRAMEST_CFG_PROMPT_LEN,    VRAMEST_CFG_GEN_LEN,
     VRAMEST_CFG_BEAMS,      VRAMEST_CFG_LORA_RANK,     VRAMEST_CFG_MAX_NUM_SEQS,  VRAMEST_CFG_MAX_MODEL_LEN,
     VRAMEST_CFG_N_CTX,      VRAMEST_CFG_N_GPU_LAYERS,
+    /* mode rl (issue #23) */
+    VRAMEST_CFG_ROLLOUT_BATCH_SIZE, VRAMEST_CFG_NUM_GENERATIONS, VRAMEST_CFG_MICRO_BATCH_SIZE,
 };
 
 int vx_solve_max(const struct vramest_model *m, const struct vramest_precision *p, const struct vramest_config *cfg,
@@ -66,7 +68,8 @@ int vx_solve_max(const struct vramest_model *m, const struct vramest_precision *
     if (!d || !ok)
         return vx_fail(VRAMEST_E_UNSUPPORTED,
                        "cannot solve for '%s': valid keys are batch_size, seq_len, prompt_len, gen_len, beams, "
-                       "lora_rank, max_num_seqs, max_model_len, n_ctx, n_gpu_layers",
+                       "lora_rank, max_num_seqs, max_model_len, n_ctx, n_gpu_layers, rollout_batch_size, num_generations, "
+                       "micro_batch_size",
                        d ? d->name : "?");
     struct vramest_config c = *cfg;
     struct vramest_result r;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "model/hf_config.h"
+#include "runtime/config.h" /* VX_TRI_ON */
 #include "spec/spec.h"
 
 /* Owned by vx_spec_read until handed to the caller. */
@@ -18,11 +19,12 @@ typedef struct spec_handles {
     bool rebuild; /* model options were written since its last rebuild */
 } spec_handles;
 
-static const char *const top_keys[] = {"model", "precision", "workload", "parallel", "device", "runtime", "solve"};
+static const char *const top_keys[] = {"model", "precision", "workload", "parallel", "device", "runtime", "solve", "rl"};
 static const char *const model_sources[] = {"hf_config", "hf_config_file", "safetensors", "gguf", "path", "arch"};
 /* What "solve": {"max": ...} may search (design.md §6). */
 static const char *const solve_keys[] = {"batch_size", "seq_len",   "prompt_len",   "gen_len", "gpus",
-                                          "beams",      "lora_rank", "max_num_seqs", "max_model_len", "n_ctx"};
+                                          "beams",      "lora_rank", "max_num_seqs", "max_model_len", "n_ctx",
+                                          "rollout_batch_size", "num_generations", "micro_batch_size"};
 
 /* ---- messages ---- */
 
@@ -468,7 +470,8 @@ static int read_solve(const vx_jdoc *doc, const vx_jv *v, vx_spec_solve *solve)
             if (!max)
                 return vx_fail(VRAMEST_E_UNKNOWN_NAME,
                                "spec: solve.max: cannot search \"%s\" (valid: batch_size, seq_len, prompt_len, "
-                               "gen_len, gpus, beams, lora_rank, max_num_seqs, max_model_len, n_ctx)",
+                               "gen_len, gpus, beams, lora_rank, max_num_seqs, max_model_len, n_ctx, "
+                               "rollout_batch_size, num_generations, micro_batch_size)",
                                Q(s, qb));
         } else if (strcmp(name, "advice") == 0) {
             if (sv->type != VX_J_TRUE && sv->type != VX_J_FALSE)
@@ -492,6 +495,53 @@ static int read_solve(const vx_jdoc *doc, const vx_jv *v, vx_spec_solve *solve)
     } else if (v->u.c.count == 0) {
         return vx_fail(VRAMEST_E_INVALID_ARG, "spec: \"solve\" is empty: ask {\"max\": \"batch_size\"} or "
                                               "{\"advice\": true}");
+    }
+    return VRAMEST_OK;
+}
+
+/* The "rl" object (issue #23): its members are options of group "rl";
+ * the members of its "rollout" object are the rollout_* options. A null
+ * member keeps the default ("critic": null is no critic); true and false
+ * of an auto/off/on setting are on and off. A model given in place of a
+ * name (a reward model, a reference of its own) is not modelled yet. */
+static int set_rl_member(spec_handles *h, const vx_jdoc *doc, const char *where, const char *name, const char *oname,
+                         const vx_jv *v)
+{
+    if (v->type == VX_J_NULL) return VRAMEST_OK;
+    const vx_option_def *d = find_option("rl", oname, strlen(oname));
+    if (!d) return fail_unknown_key(where, name, "rl", NULL, 0);
+    if (v->type == VX_J_OBJ)
+        return vx_fail(VRAMEST_E_UNSUPPORTED, "spec: %s.%s: a model of its own is not modelled yet (give a name: %s)",
+                       where, name,
+                       d->key == VRAMEST_CFG_RL_REWARD ? "rule or none" : "none, copy or adapters_disabled");
+    const char *on = d->type == VRAMEST_TYPE_ENUM ? vramest_option_value_name(d->key, VX_TRI_ON) : NULL;
+    if ((v->type == VX_J_TRUE || v->type == VX_J_FALSE) && on && strcmp(on, "on") == 0) {
+        int rc = h_set_str(h, d, v->type == VX_J_TRUE ? "on" : "off");
+        return rc ? vx_fail_prefix(rc, "spec: rl: ") : VRAMEST_OK;
+    }
+    return set_option(h, doc, where, name, d, v);
+}
+
+static int read_rl(spec_handles *h, const vx_jdoc *doc, const vx_jv *v)
+{
+    int rc;
+    if ((rc = expect_object(v, "rl"))) return rc;
+    for (const vx_jv *k = vx_jfirst(v); k < vx_jend(v); k = vx_jskip(k + 1)) {
+        const char *name = vx_jstr(doc, k);
+        const vx_jv *sv = k + 1;
+        if (strcmp(name, "rollout") != 0) {
+            if ((rc = set_rl_member(h, doc, "rl", name, name, sv))) return rc;
+            continue;
+        }
+        if (sv->type == VX_J_NULL) continue;
+        if ((rc = expect_object(sv, "rl.rollout"))) return rc;
+        for (const vx_jv *rk = vx_jfirst(sv); rk < vx_jend(sv); rk = vx_jskip(rk + 1)) {
+            const char *rname = vx_jstr(doc, rk);
+            char oname[96], qb[80];
+            if ((size_t)snprintf(oname, sizeof oname, "rollout_%s", rname) >= sizeof oname)
+                return vx_fail(VRAMEST_E_UNKNOWN_OPTION, "spec: unknown key \"%s\" in \"rl.rollout\"", Q(rname, qb));
+            if ((rc = set_rl_member(h, doc, "rl.rollout", rname, oname, rk + 1))) return rc;
+        }
     }
     return VRAMEST_OK;
 }
@@ -552,6 +602,7 @@ int vx_spec_settings(const vx_jdoc *doc, vramest_precision **out_prec, vramest_c
         if ((rc = apply_options(&h, doc, v, cfg_objects[i], cfg_objects[i], NULL, NULL, NULL))) goto out;
     }
     if ((v = vx_jget(doc, root, "device")) && (rc = read_device(&h, doc, v))) goto out;
+    if ((v = vx_jget(doc, root, "rl")) && (rc = read_rl(&h, doc, v))) goto out;
 out:
     if (rc) {
         free_handles(&h);

@@ -53,7 +53,7 @@ run "${M[@]}" --set mode=infer --set framework=vllm --set gpus=2 --set tp=2 --de
 case "$(json_get warnings)" in *replicas*) fail "vllm gpus=2 tp=2 warns of replicas" ;; esac
 
 # Did you mean: option names, whole words and other tools' names.
-for pair in "batchsze:batch_size" "micro_batch_size:batch_size" "tensor_parallel_size:tp" \
+for pair in "batchsze:batch_size" "mini_batch_size:batch_size" "tensor_parallel_size:tp" \
             "batch:batch_size" "zero:zero_stage" "max_new_tokens:gen_len" "attn:attention" \
             "hiden_size:hidden_size" "precision:--precision"; do
     key=${pair%%:*} want=${pair#*:}

@@ -1,0 +1,415 @@
+/* Post-training with reinforcement learning (issue #23): one RL step on a
+ * trainer GPU as three phases, each its own peak, and the step's peak over
+ * them (docs/methodology.md, "RL post-training"):
+ *
+ *   rollout   the engine generates num_generations completions per prompt:
+ *             generate() in the trainer's process (TRL's default), or a
+ *             vLLM engine at its gpu_memory_utilization on the same GPUs
+ *             (colocated: TRL vllm_mode colocate, verl's hybrid engine) or
+ *             on its own GPUs (separate);
+ *   scoring   forward passes without gradients over prompt + completion:
+ *             the reference's log-probs (and the policy's old log-probs
+ *             where the stack recomputes them), logits and their scaled
+ *             copy per micro-batch;
+ *   training  the policy's step on micro-batches of those sequences with
+ *             the log-prob logits of the loss (completion tokens only, or
+ *             every position where the stack computes them all).
+ *
+ * Each phase is the sum of what stays between phases (the trainer's
+ * weights and optimizer states unless the stack offloads them between
+ * phases, a reference copy on the GPU, the sleeping or awake engine) and
+ * the phase's own work, which the existing estimators size: the training
+ * step (train/), generate() or the vLLM engine (infer/), a forward without
+ * gradients (infer/ with no generation). The runtime row of the stack
+ * (TRL, verl, OpenRLHF) says what its defaults keep where. */
+#include <stddef.h>
+#include <string.h>
+
+#include "estimate/infer/infer.h"
+#include "estimate/rl/rl.h"
+#include "estimate/train/train.h"
+
+/* TRL GRPOConfig.max_completion_length and verl data.max_response_length
+ * default to 512 tokens. */
+#define RL_DEFAULT_COMPLETION 512
+
+typedef struct rl_job {
+    int placement, engine, sleep, free_kv, reference;
+    uint64_t P, C, G;        /* prompt tokens, completion tokens, completions per prompt */
+    uint64_t dp;             /* trainer data-parallel ranks */
+    uint64_t prompts;        /* prompts per step, all GPUs */
+    uint64_t seqs;           /* completions per trainer GPU per step */
+    uint64_t mb;             /* sequences per GPU per micro-batch (training and scoring) */
+    double util;             /* the engine's gpu_memory_utilization */
+} rl_job;
+
+/* What a phase estimate leaves: its GPU and host categories. */
+typedef struct rl_part {
+    uint64_t gpu[VX_NCAT], host[VX_NCAT];
+    uint64_t total; /* device total without the CUDA context */
+    uint64_t kv_pool;
+} rl_part;
+
+static int resolve_job(vx_ctx *x, rl_job *j)
+{
+    const vx_config_values *cv = x->cv;
+    const vx_runtime *rt = &x->rt;
+    const char *fw = vx_enum_name_of(vx_framework_enum, cv->framework);
+    if (!rt->rl_stack)
+        return vx_fail(VRAMEST_E_CONFLICT,
+                       "mode rl runs on a post-training stack: framework trl, verl or openrlhf (is %s)", fw ? fw : "?");
+    if (cv->algorithm != VX_ALG_GRPO && cv->algorithm != VX_ALG_PPO)
+        return vx_fail(VRAMEST_E_UNSUPPORTED,
+                       "algorithm %s: the DPO family (no rollout) is not modelled yet in mode rl; estimate its policy "
+                       "step as mode train with twice the batch (chosen + rejected)",
+                       vramest_option_value_name(VRAMEST_CFG_ALGORITHM, cv->algorithm));
+    if (cv->algorithm == VX_ALG_PPO && cv->rl_critic == VX_CRITIC_NONE)
+        return vx_fail(VRAMEST_E_CONFLICT, "algorithm ppo needs a value model: set rl.critic to copy");
+    if (cv->algorithm == VX_ALG_GRPO && cv->rl_critic != VX_CRITIC_NONE)
+        return vx_fail(VRAMEST_E_CONFLICT, "algorithm grpo has no value model: rl.critic must be none");
+    if (cv->rl_critic != VX_CRITIC_NONE)
+        return vx_fail(VRAMEST_E_UNSUPPORTED, "rl.critic copy (PPO's value model) is not modelled yet");
+
+    j->engine = cv->rollout_engine != VX_ROLLOUT_AUTO ? (int)cv->rollout_engine : rt->rl_engine;
+    j->placement = (int)cv->rl_placement;
+    if (j->placement == VX_PLACE_AUTO)
+        j->placement = j->engine == VX_ROLLOUT_TRANSFORMERS ? VX_PLACE_SAME_PROCESS
+                       : rt->rl_placement == VX_PLACE_SAME_PROCESS ? VX_PLACE_COLOCATED
+                                                                   : rt->rl_placement;
+    if ((j->placement == VX_PLACE_SAME_PROCESS) != (j->engine == VX_ROLLOUT_TRANSFORMERS))
+        return vx_fail(VRAMEST_E_CONFLICT,
+                       "rl.placement %s with rollout engine %s: generate() runs in the trainer's process "
+                       "(same_process), a vLLM engine colocated or separate",
+                       j->placement == VX_PLACE_SAME_PROCESS ? "same_process"
+                       : j->placement == VX_PLACE_COLOCATED  ? "colocated"
+                                                             : "separate",
+                       j->engine == VX_ROLLOUT_TRANSFORMERS ? "transformers" : "vllm");
+    j->sleep = cv->rollout_sleep_mode == VX_TRI_AUTO ? rt->rl_sleep : cv->rollout_sleep_mode == VX_TRI_ON;
+    j->free_kv = cv->rollout_free_cache_engine == VX_TRI_AUTO ? j->sleep : cv->rollout_free_cache_engine == VX_TRI_ON;
+    j->util = cv->rollout_gpu_memory_utilization > 0 ? cv->rollout_gpu_memory_utilization
+              : j->placement == VX_PLACE_SEPARATE     ? 0.9
+                                                      : rt->rl_util_permille / 1000.0;
+    /* The engine's budget is a fraction of the whole GPU; beside a trainer
+     * that fraction cannot be all of it. */
+    if (j->placement == VX_PLACE_COLOCATED && j->util >= 1.0)
+        return vx_fail(VRAMEST_E_CONFLICT,
+                       "colocated rollout with gpu_memory_utilization %.2f: the engine and the trainer share each GPU, "
+                       "so the engine's fraction must stay below 1",
+                       j->util);
+
+    j->reference = cv->rl_reference != VX_REF_AUTO ? (int)cv->rl_reference : rt->rl_reference;
+    int peft = cv->finetune == VX_FT_LORA || cv->finetune == VX_FT_QLORA;
+    /* A LoRA policy's reference is itself with the adapters off (verl
+     * ref_in_actor, TRL's PEFT path): no second set of weights. */
+    if (j->reference == VX_REF_COPY && peft && cv->rl_reference == VX_REF_AUTO) j->reference = VX_REF_ADAPTERS_DISABLED;
+    if (j->reference == VX_REF_ADAPTERS_DISABLED && !peft)
+        return vx_fail(VRAMEST_E_CONFLICT, "rl.reference adapters_disabled needs a LoRA policy (finetune lora or qlora)");
+
+    j->P = vx_infer_prompt_len(cv);
+    j->C = cv->gen_len > 0 ? (uint64_t)cv->gen_len : RL_DEFAULT_COMPLETION;
+    if (cv->gen_len <= 0)
+        vx_result_warn(x->r, "gen_len not given: completions of %d tokens assumed (TRL max_completion_length, verl "
+                             "max_response_length defaults)",
+                       RL_DEFAULT_COMPLETION);
+    j->G = (uint64_t)cv->num_generations;
+    uint64_t split = (uint64_t)(cv->tp * cv->pp * cv->cp);
+    j->dp = cv->dp > 0 ? (uint64_t)cv->dp : vx_max_u64((uint64_t)cv->gpus / (split ? split : 1), 1);
+    if (cv->rollout_batch_size > 0) {
+        j->prompts = (uint64_t)cv->rollout_batch_size;
+    } else {
+        /* TRL: the generation batch is per_device_train_batch_size x
+         * processes x steps_per_generation completions, num_generations
+         * of each prompt (GRPOConfig.__post_init__ refuses the rest). */
+        uint64_t gen = vx_sat_mul(vx_sat_mul((uint64_t)cv->batch_size, j->dp), (uint64_t)cv->grad_accum_steps);
+        if (gen % j->G && x->rt.rl_group_check)
+            return vx_fail(VRAMEST_E_CONFLICT,
+                           "num_generations %llu must divide the generation batch, batch_size x data-parallel GPUs x "
+                           "grad_accum_steps = %llu (TRL GRPOConfig): each prompt's completions form one group",
+                           (unsigned long long)j->G, (unsigned long long)gen);
+        j->prompts = vx_max_u64(gen / j->G, 1);
+    }
+    j->seqs = vx_ceil_div(vx_sat_mul(j->prompts, j->G), j->dp);
+    /* Without a micro-batch: TRL's per_device_train_batch_size, or verl's
+     * legacy global ppo_micro_batch_size set to the train batch, which
+     * fsdp_workers.py divides by the data-parallel size and does not
+     * multiply by rollout.n (verl-project/verl@1dda039b9). */
+    j->mb = cv->micro_batch_size > 0    ? (uint64_t)cv->micro_batch_size
+            : cv->rollout_batch_size > 0 ? vx_ceil_div(j->prompts, j->dp)
+                                         : (uint64_t)cv->batch_size;
+    if (j->mb > j->seqs) j->mb = j->seqs;
+    if (!j->mb) j->mb = 1;
+    return VRAMEST_OK;
+}
+
+/* Run one estimate of mode train or infer for `v` into `sub` and keep its
+ * categories: the phase's own work, sized by the estimators every other
+ * mode uses. The CUDA context is left to the step (one per process). */
+static int run_part(vx_ctx *x, const vx_config_values *v, struct vramest_result *sub, rl_part *out)
+{
+    struct vramest_config c;
+    vx_config_from_values(&c, v);
+    memset(sub, 0, offsetof(struct vramest_result, warn));
+    sub->n_timeline = 0;
+    sub->n_ranks = 0;
+    sub->n_warn = 0;
+    sub->rl.on = 0;
+    sub->magic = VX_MAGIC_RESULT;
+    sub->shape = x->r->shape;
+    vx_values_copy(&sub->cfg, &c.v, &vx_config_layout);
+    sub->device_bytes = x->r->device_bytes;
+    vx_ctx sx;
+    int rc = vx_ctx_init(&sx, x->pol.m, x->pol.pv, &c, sub);
+    if (!rc) rc = c.v.mode == VX_MODE_TRAIN ? vx_estimate_train(&sx) : vx_estimate_infer(&sx);
+    if (rc) return rc;
+    vx_result_finish(sub);
+    memcpy(out->gpu, sub->cat[VRAMEST_DEV_GPU], sizeof out->gpu);
+    memcpy(out->host, sub->cat[VRAMEST_DEV_HOST], sizeof out->host);
+    out->total = sub->val[VRAMEST_VAL_DEVICE_TOTAL];
+    out->kv_pool = sub->val_ok[VRAMEST_VAL_KV_POOL_BYTES] ? sub->val[VRAMEST_VAL_KV_POOL_BYTES] : 0;
+    /* The sub-estimate's cautions are the job's (precision assumed, vLLM
+     * would not start, ...). */
+    for (uint32_t i = 0; i < sub->n_warn; i++) {
+        int seen = 0;
+        for (uint32_t k = 0; k < x->r->n_warn; k++) seen |= strcmp(x->r->warn[k], sub->warn[i]) == 0;
+        if (!seen) vx_result_warn(x->r, "%s", sub->warn[i]);
+    }
+    if (sub->refused && !x->r->refused) vx_result_refuse(x->r, "%s", sub->refusal);
+    return VRAMEST_OK;
+}
+
+/* Logits of the policy's (or the reference's) per-token log-probs over
+ * `seqs` sequences: logits at `tokens` positions in the compute dtype, and
+ * their copy divided by the sampling temperature (TRL
+ * _get_per_token_logps_and_entropies; verl logprobs_from_logits after
+ * logits.div_). In training the log-softmax output saved for backward
+ * replaces the unscaled logits, and the gradient of the logits replaces the
+ * scaled copy: two elements per logit either way. */
+static uint64_t logprob_logits(const vx_ctx *x, uint64_t seqs, uint64_t tokens)
+{
+    uint64_t A = vx_dtype_size(x->pol.rp.compute_dtype);
+    if (!A) A = 2;
+    uint64_t tp = (uint64_t)(x->cv->tp > 0 ? x->cv->tp : 1);
+    uint64_t V = vx_ceil_div((uint64_t)x->pol.s->vocab, tp);
+    return vx_sat_mul(vx_sat_mul(vx_sat_mul(seqs, tokens), V), 2 * A);
+}
+
+static void add_part(uint64_t *dst, const uint64_t *src, const int *cats, size_t n)
+{
+    for (size_t i = 0; i < n; i++) dst[cats[i]] = vx_sat_add(dst[cats[i]], src[cats[i]]);
+}
+
+static const int STATE_CATS[] = {VRAMEST_CAT_WEIGHTS, VRAMEST_CAT_MASTER_WEIGHTS, VRAMEST_CAT_OPTIMIZER_STATES,
+                                 VRAMEST_CAT_ADAPTER};
+static const int WORK_CATS[] = {VRAMEST_CAT_KV_CACHE, VRAMEST_CAT_ACTIVATIONS, VRAMEST_CAT_LOGITS,
+                                VRAMEST_CAT_WORKSPACE};
+
+int vx_estimate_rl(vx_ctx *x)
+{
+    struct vramest_result *r = x->r;
+    const vx_config_values *cv = x->cv;
+    rl_job j;
+    int rc = resolve_job(x, &j);
+    if (rc) return rc;
+    struct vramest_result sub;
+    vx_config_values v;
+    int loss_ce = cv->loss == VX_LOSS_CE && !x->rt.loss_own;
+
+    /* training: the policy's step on one micro-batch of prompt + completion
+     * tokens. The log-prob logits are added below (their size is not the
+     * SFT loss's): the step runs with the fused loss, whose logits are
+     * never whole. States offloaded between phases (verl) are on the GPU
+     * for the step. */
+    rl_part T;
+    vx_values_copy(&v, cv, &vx_config_layout);
+    v.mode = VX_MODE_TRAIN;
+    v.batch_size = (int64_t)j.mb;
+    v.seq_len = (int64_t)(j.P + j.C);
+    v.prompt_len = v.gen_len = 0;
+    if (loss_ce) v.loss = VX_LOSS_FUSED_LINEAR;
+    if (x->rt.rl_offload_between) v.offload_params = v.offload_optimizer = VX_OFFLOAD_NONE;
+    if ((rc = run_part(x, &v, &sub, &T))) return rc;
+    uint64_t Tl = x->rt.rl_logits_all ? j.P + j.C : j.C;
+    uint64_t train_logits = loss_ce ? logprob_logits(x, j.mb, Tl) : 0;
+    /* Per-token buffers of the whole rollout batch kept for the loss:
+     * old and reference log-probs, advantages broadcast, the completion
+     * mask (fp32 each). */
+    uint64_t loss_bufs = vx_sat_mul(vx_sat_mul(j.seqs, j.C), 16);
+
+    /* What stays between phases: the trainer's states (gradients are freed
+     * by zero_grad(set_to_none=True) after each step), less what the stack
+     * moves to the host between phases. */
+    uint64_t keep[VX_NCAT] = {0}, host[VX_NCAT] = {0};
+    add_part(keep, T.gpu, STATE_CATS, VX_ARRAY_LEN(STATE_CATS));
+    memcpy(host, T.host, sizeof host);
+    if (x->rt.rl_offload_between && cv->offload_params != VX_OFFLOAD_NONE) {
+        host[VRAMEST_CAT_WEIGHTS] = vx_sat_add(host[VRAMEST_CAT_WEIGHTS], keep[VRAMEST_CAT_WEIGHTS]);
+        keep[VRAMEST_CAT_WEIGHTS] = 0;
+    }
+    if (x->rt.rl_offload_between && cv->offload_optimizer != VX_OFFLOAD_NONE) {
+        host[VRAMEST_CAT_OPTIMIZER_STATES] =
+            vx_sat_add(host[VRAMEST_CAT_OPTIMIZER_STATES], keep[VRAMEST_CAT_OPTIMIZER_STATES]);
+        host[VRAMEST_CAT_MASTER_WEIGHTS] = vx_sat_add(host[VRAMEST_CAT_MASTER_WEIGHTS], keep[VRAMEST_CAT_MASTER_WEIGHTS]);
+        keep[VRAMEST_CAT_OPTIMIZER_STATES] = keep[VRAMEST_CAT_MASTER_WEIGHTS] = 0;
+    }
+    /* A reference copy: the policy's weights again (loaded with the same
+     * dtype and sharding), on the GPU throughout, or only while it scores
+     * when offloaded. */
+    uint64_t ref_w = j.reference == VX_REF_COPY ? T.gpu[VRAMEST_CAT_WEIGHTS] : 0;
+    int ref_resident = ref_w && cv->rl_reference_offload == VX_OFFLOAD_NONE;
+    if (ref_w && !ref_resident) host[VRAMEST_CAT_WEIGHTS] = vx_sat_add(host[VRAMEST_CAT_WEIGHTS], ref_w);
+
+    /* rollout: generate() in the trainer, or the vLLM engine. */
+    rl_part E;
+    memset(&E, 0, sizeof E);
+    vx_values_copy(&v, cv, &vx_config_layout);
+    v.mode = VX_MODE_INFER;
+    v.gradient_checkpointing = VX_GC_NONE;
+    v.batch_size = (int64_t)j.seqs;
+    v.prompt_len = (int64_t)j.P;
+    v.gen_len = (int64_t)j.C;
+    v.kv_cache = 1;
+    if (j.engine == VX_ROLLOUT_VLLM) {
+        v.framework = VX_FW_VLLM;
+        v.tp = cv->rollout_tp > 0 ? cv->rollout_tp : 1;
+        v.pp = v.cp = v.ep = 1;
+        v.dp = 0;
+        v.gpus = v.tp;
+        v.zero_stage = 0;
+        v.fsdp = VX_FSDP_NONE;
+        v.offload_params = v.offload_optimizer = VX_OFFLOAD_NONE;
+        /* The engine serves the policy's weights in the compute dtype (LoRA
+         * merged or applied by vLLM's LoRA kernels). */
+        v.finetune = VX_FT_FULL;
+        v.gpu_memory_utilization = j.util;
+        v.max_model_len = cv->rollout_max_model_len > 0 ? cv->rollout_max_model_len : (int64_t)(j.P + j.C);
+        v.max_num_seqs = cv->rollout_max_num_seqs > 0 ? cv->rollout_max_num_seqs : 256;
+        v.max_num_batched_tokens = cv->rollout_max_num_batched_tokens;
+        v.enforce_eager = cv->rollout_enforce_eager;
+        memcpy(v.framework_version, cv->rollout_engine_version, sizeof v.framework_version);
+        v.loss = VX_LOSS_CE;
+        v.fsdp_version = 0;
+    } else {
+        v.offload_params = v.offload_optimizer = VX_OFFLOAD_NONE;
+        v.zero_stage = 0;
+        v.fsdp = VX_FSDP_NONE;
+        v.fsdp_version = 0;
+        v.gpus = v.tp * v.pp;
+        v.dp = 0;
+    }
+    if ((rc = run_part(x, &v, &sub, &E))) return rc;
+    uint64_t engine_ctx = vx_cuda_context_bytes(x);
+    /* The engine's memory while the trainer works: asleep, its weights go
+     * to the host and its KV pool is freed (vLLM sleep level 1); without
+     * sleep, free_cache_engine frees the pool only; otherwise all of it
+     * stays. CUDA graphs and the workspaces stay in every case. */
+    uint64_t engine_rest[VX_NCAT] = {0};
+    if (j.engine == VX_ROLLOUT_VLLM && j.placement == VX_PLACE_COLOCATED) {
+        memcpy(engine_rest, E.gpu, sizeof engine_rest);
+        engine_rest[VRAMEST_CAT_ACTIVATIONS] = engine_rest[VRAMEST_CAT_LOGITS] = 0;
+        if (j.free_kv || j.sleep) engine_rest[VRAMEST_CAT_KV_CACHE] = 0;
+        if (j.sleep) {
+            host[VRAMEST_CAT_WEIGHTS] = vx_sat_add(host[VRAMEST_CAT_WEIGHTS], engine_rest[VRAMEST_CAT_WEIGHTS]);
+            engine_rest[VRAMEST_CAT_WEIGHTS] = 0;
+        }
+    }
+
+    /* scoring: forward passes without gradients over a micro-batch of
+     * prompt + completion (the reference's; the policy's old log-probs
+     * where the stack recomputes them). Without either there is none. */
+    rl_part F;
+    memset(&F, 0, sizeof F);
+    int scores = j.reference != VX_REF_NONE || x->rt.rl_old_logps;
+    if (scores) {
+        vx_values_copy(&v, cv, &vx_config_layout);
+        v.mode = VX_MODE_INFER;
+        v.gradient_checkpointing = VX_GC_NONE;
+        v.batch_size = (int64_t)j.mb;
+        v.prompt_len = (int64_t)(j.P + j.C);
+        v.gen_len = 0;
+        v.kv_cache = 0;
+        v.offload_params = v.offload_optimizer = VX_OFFLOAD_NONE;
+        v.zero_stage = 0;
+        v.fsdp = VX_FSDP_NONE;
+        v.fsdp_version = 0;
+        v.gpus = v.tp * v.pp;
+        v.dp = 0;
+        if ((rc = run_part(x, &v, &sub, &F))) return rc;
+        F.gpu[VRAMEST_CAT_LOGITS] = logprob_logits(x, j.mb, Tl);
+        F.gpu[VRAMEST_CAT_KV_CACHE] = 0;
+    }
+
+    /* The phases. */
+    vx_rl_phases *p = &r->rl;
+    memset(p, 0, sizeof *p);
+    for (int k = 0; k < VX_RLP_N; k++) {
+        add_part(p->cat[k], keep, STATE_CATS, VX_ARRAY_LEN(STATE_CATS));
+        p->cat[k][VRAMEST_CAT_WEIGHTS] = vx_sat_add(p->cat[k][VRAMEST_CAT_WEIGHTS], ref_resident ? ref_w : 0);
+        p->cat[k][VRAMEST_CAT_LOGITS] = vx_sat_add(p->cat[k][VRAMEST_CAT_LOGITS], k ? loss_bufs : 0);
+    }
+    /* rollout */
+    uint64_t *ro = p->cat[VX_RLP_ROLLOUT];
+    if (j.placement == VX_PLACE_SAME_PROCESS) {
+        add_part(ro, E.gpu, WORK_CATS, VX_ARRAY_LEN(WORK_CATS));
+    } else if (j.placement == VX_PLACE_COLOCATED) {
+        for (int c = 0; c < VX_NCAT; c++) ro[c] = vx_sat_add(ro[c], E.gpu[c]);
+    } else {
+        p->engine_total = vx_sat_add(E.total, engine_ctx);
+    }
+    /* scoring: the policy's weights come back for its own log-probs
+     * (verl loads the offloaded shards for compute_log_prob) */
+    uint64_t *sc = p->cat[VX_RLP_SCORING];
+    if (scores) {
+        if (x->rt.rl_old_logps || j.reference == VX_REF_ADAPTERS_DISABLED)
+            sc[VRAMEST_CAT_WEIGHTS] = vx_sat_add(sc[VRAMEST_CAT_WEIGHTS], T.gpu[VRAMEST_CAT_WEIGHTS] - keep[VRAMEST_CAT_WEIGHTS]);
+        if (ref_w && !ref_resident) sc[VRAMEST_CAT_WEIGHTS] = vx_sat_add(sc[VRAMEST_CAT_WEIGHTS], ref_w);
+        add_part(sc, F.gpu, WORK_CATS, VX_ARRAY_LEN(WORK_CATS));
+    }
+    /* training: the step as estimated, in place of the resident states */
+    uint64_t *tr = p->cat[VX_RLP_TRAINING];
+    for (int c = 0; c < VX_NCAT; c++) {
+        int state = c == VRAMEST_CAT_WEIGHTS || c == VRAMEST_CAT_MASTER_WEIGHTS || c == VRAMEST_CAT_OPTIMIZER_STATES ||
+                    c == VRAMEST_CAT_ADAPTER;
+        uint64_t base = state ? tr[c] - keep[c] : tr[c];
+        tr[c] = vx_sat_add(base, T.gpu[c]);
+    }
+    tr[VRAMEST_CAT_LOGITS] = vx_sat_add(tr[VRAMEST_CAT_LOGITS], train_logits);
+    for (int k = VX_RLP_SCORING; k < VX_RLP_N; k++)
+        for (int c = 0; c < VX_NCAT; c++) p->cat[k][c] = vx_sat_add(p->cat[k][c], engine_rest[c]);
+
+    uint64_t ctx = vx_cuda_context_bytes(x);
+    int peak = 0;
+    for (int k = 0; k < VX_RLP_N; k++) {
+        uint64_t t = ctx;
+        for (int c = 0; c < VX_NCAT; c++) t = vx_sat_add(t, p->cat[k][c]);
+        p->total[k] = t;
+        if (t > p->total[peak]) peak = k;
+    }
+    p->on = 1;
+    p->peak = peak;
+    p->placement = j.placement;
+    p->engine = j.engine;
+    p->sleep = j.sleep;
+    p->reference = j.reference;
+    p->prompts = (int64_t)j.prompts;
+    p->seqs_per_gpu = (int64_t)j.seqs;
+    p->micro_seqs = (int64_t)j.mb;
+    p->engine_budget = j.engine == VX_ROLLOUT_VLLM ? (uint64_t)(j.util * (double)r->device_bytes) : 0;
+    p->kv_pool = E.kv_pool;
+
+    /* The headline is the peak phase's breakdown (the CUDA context comes
+     * with the runtime terms, once). */
+    for (int c = 0; c < VX_NCAT; c++)
+        if (p->cat[peak][c]) vx_result_add(r, VRAMEST_DEV_GPU, c, p->cat[peak][c], 0, 0, VRAMEST_PROV_FORMULA);
+    uint64_t h = 0;
+    for (int c = 0; c < VX_NCAT; c++)
+        if (host[c]) {
+            vx_result_add(r, VRAMEST_DEV_HOST, c, host[c], 0, 0, VRAMEST_PROV_FORMULA);
+            h = vx_sat_add(h, host[c]);
+        }
+    p->host_offload = h;
+    static const int phase_of[VX_RLP_N] = {VRAMEST_PHASE_DECODE, VRAMEST_PHASE_FORWARD, VRAMEST_PHASE_BACKWARD};
+    static const char *const labels[VX_RLP_N] = {"rollout", "scoring", "training"};
+    for (int k = 0; k < VX_RLP_N; k++) vx_result_point(r, phase_of[k], labels[k], p->total[k] - ctx);
+    r->val[VRAMEST_VAL_PEAK_PHASE] = (uint64_t)phase_of[peak];
+    return VRAMEST_OK;
+}
