@@ -47,7 +47,6 @@ typedef struct rl_job {
 typedef struct rl_part {
     uint64_t gpu[VX_NCAT], host[VX_NCAT];
     uint64_t total; /* device total without the CUDA context */
-    uint64_t kv_pool;
 } rl_part;
 
 static int resolve_job(vx_ctx *x, rl_job *j)
@@ -165,7 +164,6 @@ static int run_part(vx_ctx *x, const vx_config_values *v, struct vramest_result 
     memcpy(out->gpu, sub->cat[VRAMEST_DEV_GPU], sizeof out->gpu);
     memcpy(out->host, sub->cat[VRAMEST_DEV_HOST], sizeof out->host);
     out->total = sub->val[VRAMEST_VAL_DEVICE_TOTAL];
-    out->kv_pool = sub->val_ok[VRAMEST_VAL_KV_POOL_BYTES] ? sub->val[VRAMEST_VAL_KV_POOL_BYTES] : 0;
     /* The sub-estimate's cautions are the job's (precision assumed, vLLM
      * would not start, ...). */
     for (uint32_t i = 0; i < sub->n_warn; i++) {
@@ -177,20 +175,21 @@ static int run_part(vx_ctx *x, const vx_config_values *v, struct vramest_result 
     return VRAMEST_OK;
 }
 
-/* Logits of the policy's (or the reference's) per-token log-probs over
- * `seqs` sequences: logits at `tokens` positions in the compute dtype, and
- * their copy divided by the sampling temperature (TRL
- * _get_per_token_logps_and_entropies; verl logprobs_from_logits after
- * logits.div_). In training the log-softmax output saved for backward
- * replaces the unscaled logits, and the gradient of the logits replaces the
- * scaled copy: two elements per logit either way. */
-static uint64_t logprob_logits(const vx_ctx *x, uint64_t seqs, uint64_t tokens)
+/* Logits of the per-token log-probs over `seqs` sequences at `tokens`
+ * positions, in the compute dtype, divided in place by the temperature
+ * (TRL 1.9 _get_per_token_logps_and_entropies: logits.div_, then
+ * selective_log_softmax row by row; verl logprobs_from_logits after
+ * logits.div_). Training (`grad`): the logits and the log-softmax output
+ * autograd saves, or later the logits' gradient: two elements per logit.
+ * Scoring: the logits and one sequence's log-softmax at a time. */
+static uint64_t logprob_logits(const vx_ctx *x, uint64_t seqs, uint64_t tokens, int grad)
 {
     uint64_t A = vx_dtype_size(x->pol.rp.compute_dtype);
     if (!A) A = 2;
     uint64_t tp = (uint64_t)(x->cv->tp > 0 ? x->cv->tp : 1);
     uint64_t V = vx_ceil_div((uint64_t)x->pol.s->vocab, tp);
-    return vx_sat_mul(vx_sat_mul(vx_sat_mul(seqs, tokens), V), 2 * A);
+    uint64_t row = vx_sat_mul(vx_sat_mul(tokens, V), A);
+    return grad ? vx_sat_mul(vx_sat_mul(seqs, row), 2) : vx_sat_mul(vx_sat_add(seqs, 1), row);
 }
 
 static void add_part(uint64_t *dst, const uint64_t *src, const int *cats, size_t n)
@@ -229,7 +228,7 @@ int vx_estimate_rl(vx_ctx *x)
     if (x->rt.rl_offload_between) v.offload_params = v.offload_optimizer = VX_OFFLOAD_NONE;
     if ((rc = run_part(x, &v, &sub, &T))) return rc;
     uint64_t Tl = x->rt.rl_logits_all ? j.P + j.C : j.C;
-    uint64_t train_logits = loss_ce ? logprob_logits(x, j.mb, Tl) : 0;
+    uint64_t train_logits = loss_ce ? logprob_logits(x, j.mb, Tl, 1) : 0;
     /* Per-token buffers of the whole rollout batch kept for the loss:
      * old and reference log-probs, advantages broadcast, the completion
      * mask (fp32 each). */
@@ -334,7 +333,7 @@ int vx_estimate_rl(vx_ctx *x)
         v.gpus = v.tp * v.pp;
         v.dp = 0;
         if ((rc = run_part(x, &v, &sub, &F))) return rc;
-        F.gpu[VRAMEST_CAT_LOGITS] = logprob_logits(x, j.mb, Tl);
+        F.gpu[VRAMEST_CAT_LOGITS] = logprob_logits(x, j.mb, Tl, 0);
         F.gpu[VRAMEST_CAT_KV_CACHE] = 0;
     }
 
@@ -394,7 +393,7 @@ int vx_estimate_rl(vx_ctx *x)
     p->seqs_per_gpu = (int64_t)j.seqs;
     p->micro_seqs = (int64_t)j.mb;
     p->engine_budget = j.engine == VX_ROLLOUT_VLLM ? (uint64_t)(j.util * (double)r->device_bytes) : 0;
-    p->kv_pool = E.kv_pool;
+    p->kv_pool = E.gpu[VRAMEST_CAT_KV_CACHE]; /* the pool as allocated: whole blocks */
 
     /* The headline is the peak phase's breakdown (the CUDA context comes
      * with the runtime terms, once). */

@@ -1,0 +1,295 @@
+/* Mode rl (issue #23): each phase of an RL step against hand arithmetic
+ * (the log-prob logits, the loss buffers, the reference's weights, the
+ * engine's budget and pool, what sleeps and what is offloaded between
+ * phases), the training phase against the training estimator it is built
+ * on, the peak over the phases, bad input, and the solvers' searches. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "estimate/estimate.h"
+#include "runtime/config.h"
+#include "solve/solve.h"
+
+typedef struct fx {
+    vramest_model *m;
+    vramest_precision *p;
+    vramest_config *c;
+    struct vramest_result *r;
+    int rc;
+} fx;
+
+static void load(fx *f, const char *spec)
+{
+    memset(f, 0, sizeof *f);
+    int rc = vramest_spec_parse(spec, strlen(spec), &f->m, &f->p, &f->c);
+    cr_assert_eq(rc, VRAMEST_OK, "spec: %s (%s)", vramest_last_error_message(), spec);
+    f->r = calloc(1, sizeof *f->r);
+    cr_assert(f->r);
+    f->rc = vx_estimate_into(f->m, f->p, f->c, f->r);
+}
+
+static void drop(fx *f)
+{
+    free(f->r);
+    vramest_model_free(f->m);
+    vramest_precision_free(f->p);
+    vramest_config_free(f->c);
+}
+
+static uint64_t total_of(const uint64_t *cat)
+{
+    uint64_t t = 0;
+    for (int c = 0; c < VX_NCAT; c++) t += cat[c];
+    return t;
+}
+
+/* qwen2-0.5b: vocab 151936, 494,032,768 parameters in bf16 (2-byte
+ * logits); each tensor rounded up by the allocator (512 B, vLLM blocks). */
+#define BF16_WEIGHTS(w) ((w) >= 2ull * 494032768 && (w) < 2ull * 494032768 + (1ull << 20))
+#define V 151936ull
+#define TRL_JOB                                                                                                    \
+    "{\"model\":\"qwen2-0.5b\",\"precision\":\"bf16\",\"device\":\"A100-80GB\",\"runtime\":{\"framework\":\"trl\"}," \
+    "\"workload\":{\"mode\":\"rl\",\"batch_size\":8,\"prompt_len\":256,\"gen_len\":256,"                        \
+    "\"gradient_checkpointing\":\"full\"%s}%s}"
+
+static void trl_job(fx *f, const char *workload_extra, const char *rest)
+{
+    char spec[1024];
+    snprintf(spec, sizeof spec, TRL_JOB, workload_extra, rest);
+    load(f, spec);
+}
+
+Test(rl, trl_defaults_no_reference_generate_in_process)
+{
+    fx f;
+    trl_job(&f, "", "");
+    cr_assert_eq(f.rc, VRAMEST_OK, "%s", vramest_last_error_message());
+    const vx_rl_phases *p = &f.r->rl;
+    cr_assert(p->on);
+    cr_assert_eq(p->placement, VX_PLACE_SAME_PROCESS);
+    cr_assert_eq(p->reference, VX_REF_NONE, "TRL GRPOConfig beta 0.0: no reference model");
+    /* one prompt x 8 completions on one GPU, one micro-batch of 8 */
+    cr_assert_eq(p->prompts, 1);
+    cr_assert_eq(p->seqs_per_gpu, 8);
+    cr_assert_eq(p->micro_seqs, 8);
+    /* loss buffers: 8 completions x 256 tokens x 4 fp32 per-token values */
+    uint64_t bufs = 8ull * 256 * 16;
+    /* training: logits over the completion only (logits_to_keep), 2 bytes,
+     * saved log-softmax beside them: 2 x 2 B x 8 x 256 x V */
+    uint64_t logits = 2ull * 2 * 8 * 256 * V;
+    cr_assert_geq(p->cat[VX_RLP_TRAINING][VRAMEST_CAT_LOGITS], logits + bufs);
+    /* no scoring forward: no reference, TRL recomputes no old log-probs */
+    cr_assert_eq(p->cat[VX_RLP_SCORING][VRAMEST_CAT_ACTIVATIONS], 0);
+    cr_assert_eq(p->cat[VX_RLP_SCORING][VRAMEST_CAT_LOGITS], bufs);
+    /* weights resident in every phase, the same bytes */
+    uint64_t w = p->cat[VX_RLP_TRAINING][VRAMEST_CAT_WEIGHTS];
+    cr_assert(BF16_WEIGHTS(w), "bf16 weights of qwen2-0.5b: %llu", (unsigned long long)w);
+    for (int k = 0; k < VX_RLP_N; k++) cr_assert_eq(p->cat[k][VRAMEST_CAT_WEIGHTS], w);
+    /* generate() of 8 sequences: a KV cache in the rollout only */
+    cr_assert_gt(p->cat[VX_RLP_ROLLOUT][VRAMEST_CAT_KV_CACHE], 0);
+    cr_assert_eq(p->cat[VX_RLP_TRAINING][VRAMEST_CAT_KV_CACHE], 0);
+    /* gradients are freed between steps (zero_grad set_to_none) */
+    cr_assert_eq(p->cat[VX_RLP_ROLLOUT][VRAMEST_CAT_GRADIENTS], 0);
+    /* the peak and the headline */
+    int peak = 0;
+    for (int k = 1; k < VX_RLP_N; k++)
+        if (p->total[k] > p->total[peak]) peak = k;
+    cr_assert_eq(p->peak, peak);
+    cr_assert_eq(f.r->val[VRAMEST_VAL_DEVICE_TOTAL], p->total[peak]);
+    cr_assert_eq(p->total[peak], total_of(p->cat[peak]) + f.r->cuda_context_bytes);
+    drop(&f);
+}
+
+/* The training phase is the training estimator's step on one micro-batch
+ * of prompt + completion, with the fused loss (the log-prob logits are
+ * counted apart), plus those logits and the loss buffers. */
+Test(rl, training_phase_is_the_training_step_plus_logprob_logits)
+{
+    fx f, t;
+    trl_job(&f, "", "");
+    cr_assert_eq(f.rc, VRAMEST_OK);
+    load(&t, "{\"model\":\"qwen2-0.5b\",\"precision\":\"bf16\",\"device\":\"A100-80GB\",\"runtime\":{\"framework\":"
+             "\"trl\"},\"workload\":{\"mode\":\"train\",\"batch_size\":8,\"seq_len\":512,\"gradient_checkpointing\":"
+             "\"full\",\"loss\":\"fused_linear\"}}");
+    cr_assert_eq(t.rc, VRAMEST_OK, "%s", vramest_last_error_message());
+    const vx_rl_phases *p = &f.r->rl;
+    uint64_t extra = 2ull * 2 * 8 * 256 * V + 8ull * 256 * 16;
+    uint64_t train = t.r->val[VRAMEST_VAL_DEVICE_TOTAL];
+    cr_assert_eq(p->total[VX_RLP_TRAINING] - extra, train, "%llu vs %llu",
+                 (unsigned long long)(p->total[VX_RLP_TRAINING] - extra), (unsigned long long)train);
+    drop(&f);
+    drop(&t);
+}
+
+Test(rl, reference_copy_doubles_the_weights_and_scores)
+{
+    fx f;
+    trl_job(&f, "", "");
+    uint64_t w = f.r->rl.cat[VX_RLP_TRAINING][VRAMEST_CAT_WEIGHTS];
+    drop(&f);
+    trl_job(&f, "", ",\"rl\":{\"reference\":\"copy\",\"reward\":\"rule\",\"critic\":null}");
+    cr_assert_eq(f.rc, VRAMEST_OK, "%s", vramest_last_error_message());
+    const vx_rl_phases *p = &f.r->rl;
+    for (int k = 0; k < VX_RLP_N; k++)
+        cr_assert_eq(p->cat[k][VRAMEST_CAT_WEIGHTS], 2 * w, "phase %d: policy + reference", k);
+    /* the reference's logits over a micro-batch, one sequence's log-softmax
+     * beside them: (8 + 1) x 256 x V x 2 B */
+    cr_assert_eq(p->cat[VX_RLP_SCORING][VRAMEST_CAT_LOGITS], 9ull * 256 * V * 2 + 8ull * 256 * 16);
+    cr_assert_gt(p->cat[VX_RLP_SCORING][VRAMEST_CAT_ACTIVATIONS], 0);
+    drop(&f);
+
+    /* offloaded, the copy is on the GPU while it scores only */
+    trl_job(&f, "", ",\"rl\":{\"reference\":\"copy\",\"reference_offload\":\"cpu\"}");
+    cr_assert_eq(f.rc, VRAMEST_OK, "%s", vramest_last_error_message());
+    p = &f.r->rl;
+    cr_assert_eq(p->cat[VX_RLP_SCORING][VRAMEST_CAT_WEIGHTS], 2 * w);
+    cr_assert_eq(p->cat[VX_RLP_TRAINING][VRAMEST_CAT_WEIGHTS], w);
+    cr_assert_eq(f.r->cat[VRAMEST_DEV_HOST][VRAMEST_CAT_WEIGHTS], w);
+    drop(&f);
+}
+
+#define VERL_JOB                                                                                                   \
+    "{\"model\":\"qwen2-0.5b\",\"precision\":\"bf16\",\"device\":\"H100-80GB\",\"runtime\":{\"framework\":\"verl\"}," \
+    "\"workload\":{\"mode\":\"rl\",\"finetune\":\"lora\",\"lora_rank\":32,\"num_generations\":5,"                 \
+    "\"rollout_batch_size\":16,\"prompt_len\":512,\"gen_len\":1024,\"gradient_checkpointing\":\"full\"},"         \
+    "\"parallel\":{\"gpus\":2,\"fsdp\":\"full_shard\",\"offload_params\":\"cpu\",\"offload_optimizer\":\"cpu\"},"   \
+    "\"rl\":{\"rollout\":{\"engine\":\"vllm\",\"tp\":1,\"gpu_memory_utilization\":0.25%s}}}"
+
+Test(rl, verl_hybrid_engine_sleeps_and_offloads_between_phases)
+{
+    fx f;
+    char spec[1024];
+    snprintf(spec, sizeof spec, VERL_JOB, "");
+    load(&f, spec);
+    cr_assert_eq(f.rc, VRAMEST_OK, "%s", vramest_last_error_message());
+    const vx_rl_phases *p = &f.r->rl;
+    cr_assert_eq(p->placement, VX_PLACE_COLOCATED);
+    cr_assert(p->sleep, "verl's engine sleeps between rollouts");
+    cr_assert_eq(p->reference, VX_REF_ADAPTERS_DISABLED, "a LoRA policy's reference is itself without adapters");
+    /* 16 prompts x 5 on 2 GPUs = 40 completions per GPU; the legacy global
+     * micro-batch = 16 prompts / 2 GPUs = 8 sequences */
+    cr_assert_eq(p->seqs_per_gpu, 40);
+    cr_assert_eq(p->micro_seqs, 8);
+    /* the engine's budget is 0.25 of the device */
+    cr_assert_eq(p->engine_budget, (uint64_t)(0.25 * (double)f.r->device_bytes));
+    cr_assert_gt(p->kv_pool, 0);
+    cr_assert_eq(p->cat[VX_RLP_ROLLOUT][VRAMEST_CAT_KV_CACHE], p->kv_pool);
+    /* asleep: no pool and no engine weights while the trainer works */
+    cr_assert_eq(p->cat[VX_RLP_TRAINING][VRAMEST_CAT_KV_CACHE], 0);
+    cr_assert_eq(p->cat[VX_RLP_SCORING][VRAMEST_CAT_KV_CACHE], 0);
+    /* offloaded between phases: in the rollout the GPU holds the engine's
+     * weights (the whole model at tp 1) and no trainer shard */
+    uint64_t full = p->cat[VX_RLP_ROLLOUT][VRAMEST_CAT_WEIGHTS];
+    cr_assert(BF16_WEIGHTS(full), "%llu", (unsigned long long)full);
+    cr_assert_eq(p->cat[VX_RLP_ROLLOUT][VRAMEST_CAT_OPTIMIZER_STATES], 0);
+    cr_assert_gt(p->host_offload, full, "the engine's sleeping weights and the trainer's shards are on the host");
+    /* verl's log-prob logits cover every position: 2 x 2 B x 8 x 1536 x V */
+    cr_assert_geq(p->cat[VX_RLP_TRAINING][VRAMEST_CAT_LOGITS], 2ull * 2 * 8 * 1536 * V);
+    cr_assert_lt(p->cat[VX_RLP_TRAINING][VRAMEST_CAT_LOGITS], 2ull * 2 * 8 * 1536 * V + 40ull * 1024 * 16 + 1);
+    drop(&f);
+
+    /* awake, the engine keeps its pool and weights through training */
+    snprintf(spec, sizeof spec, VERL_JOB, ",\"sleep_mode\":false,\"free_cache_engine\":false");
+    load(&f, spec);
+    cr_assert_eq(f.rc, VRAMEST_OK, "%s", vramest_last_error_message());
+    p = &f.r->rl;
+    cr_assert_eq(p->cat[VX_RLP_TRAINING][VRAMEST_CAT_KV_CACHE], p->kv_pool);
+    cr_assert_geq(p->cat[VX_RLP_TRAINING][VRAMEST_CAT_WEIGHTS], full);
+    drop(&f);
+}
+
+Test(rl, separate_engine_gpus_are_reported_apart)
+{
+    fx f;
+    trl_job(&f, "", ",\"rl\":{\"placement\":\"separate\",\"rollout\":{\"engine\":\"vllm\"}}");
+    cr_assert_eq(f.rc, VRAMEST_OK, "%s", vramest_last_error_message());
+    const vx_rl_phases *p = &f.r->rl;
+    cr_assert_eq(p->cat[VX_RLP_ROLLOUT][VRAMEST_CAT_KV_CACHE], 0, "the pool is on the engine's GPUs");
+    cr_assert_geq(p->engine_total, (uint64_t)(0.9 * (double)f.r->device_bytes), "a vLLM server at 0.9");
+    drop(&f);
+}
+
+static void expect_error(const char *spec, int code, const char *words)
+{
+    vramest_model *m = NULL;
+    vramest_precision *pr = NULL;
+    vramest_config *c = NULL;
+    int rc = vramest_spec_parse(spec, strlen(spec), &m, &pr, &c);
+    if (rc == VRAMEST_OK) {
+        vramest_result *r = NULL;
+        rc = vramest_estimate(m, pr, c, &r);
+        vramest_result_free(r);
+    }
+    cr_assert_eq(rc, code, "%s: rc %d (%s)", spec, rc, vramest_last_error_message());
+    cr_assert(strstr(vramest_last_error_message(), words), "%s lacks '%s'", vramest_last_error_message(), words);
+    vramest_model_free(m);
+    vramest_precision_free(pr);
+    vramest_config_free(c);
+}
+
+Test(rl, bad_input_gets_a_specific_error)
+{
+    char spec[1024];
+    /* TRL: 8 completions per step cannot form groups of 3 */
+    snprintf(spec, sizeof spec, TRL_JOB, ",\"num_generations\":3", "");
+    expect_error(spec, VRAMEST_E_CONFLICT, "num_generations 3 must divide the generation batch");
+    /* colocated: the engine cannot have the whole GPU */
+    snprintf(spec, sizeof spec, TRL_JOB, "",
+             ",\"rl\":{\"placement\":\"colocated\",\"rollout\":{\"engine\":\"vllm\",\"gpu_memory_utilization\":1}}");
+    expect_error(spec, VRAMEST_E_CONFLICT, "must stay below 1");
+    snprintf(spec, sizeof spec, TRL_JOB, "", ",\"rl\":{\"rollout\":{\"gpu_memory_utilization\":1.5}}");
+    expect_error(spec, VRAMEST_E_RANGE, "rollout_gpu_memory_utilization");
+    /* a reward model or a reference of its own (another vocabulary
+     * included) is refused, not assumed to be the policy */
+    snprintf(spec, sizeof spec, TRL_JOB, "", ",\"rl\":{\"reward\":{\"model\":\"llama-3.2-1b\"}}");
+    expect_error(spec, VRAMEST_E_UNSUPPORTED, "rl.reward");
+    snprintf(spec, sizeof spec, TRL_JOB, "", ",\"rl\":{\"reference\":{\"model\":\"llama-3.2-1b\"}}");
+    expect_error(spec, VRAMEST_E_UNSUPPORTED, "rl.reference");
+    snprintf(spec, sizeof spec, TRL_JOB, "", ",\"rl\":{\"rollout\":{\"engin\":\"vllm\"}}");
+    expect_error(spec, VRAMEST_E_UNKNOWN_OPTION, "engin");
+    /* settings that contradict each other */
+    snprintf(spec, sizeof spec, TRL_JOB, ",\"algorithm\":\"ppo\"", "");
+    expect_error(spec, VRAMEST_E_CONFLICT, "needs a value model");
+    snprintf(spec, sizeof spec, TRL_JOB, ",\"algorithm\":\"dpo\"", "");
+    expect_error(spec, VRAMEST_E_UNSUPPORTED, "DPO family");
+    snprintf(spec, sizeof spec, TRL_JOB, "", ",\"rl\":{\"reference\":\"adapters_disabled\"}");
+    expect_error(spec, VRAMEST_E_CONFLICT, "needs a LoRA policy");
+    snprintf(spec, sizeof spec, TRL_JOB, "", ",\"rl\":{\"placement\":\"same_process\",\"rollout\":{\"engine\":\"vllm\"}}");
+    expect_error(spec, VRAMEST_E_CONFLICT, "rl.placement same_process with rollout engine vllm");
+    expect_error("{\"model\":\"qwen2-0.5b\",\"workload\":{\"mode\":\"rl\"}}", VRAMEST_E_CONFLICT,
+                 "framework trl, verl or openrlhf");
+}
+
+/* The solvers bisect: more prompts or more completions never take less. */
+Test(rl, memory_grows_with_the_rollout_batch_and_generations)
+{
+    fx f;
+    char spec[1024];
+    uint64_t last = 0;
+    for (int n = 4; n <= 64; n *= 2) {
+        snprintf(spec, sizeof spec, VERL_JOB, "");
+        load(&f, spec);
+        cr_assert_eq(f.rc, VRAMEST_OK);
+        vramest_config_set_i64(f.c, VRAMEST_CFG_ROLLOUT_BATCH_SIZE, n);
+        cr_assert_eq(vx_estimate_into(f.m, f.p, f.c, f.r), VRAMEST_OK);
+        cr_assert_geq(f.r->val[VRAMEST_VAL_DEVICE_TOTAL], last, "rollout_batch_size %d", n);
+        last = f.r->val[VRAMEST_VAL_DEVICE_TOTAL];
+        drop(&f);
+    }
+    snprintf(spec, sizeof spec, VERL_JOB, "");
+    load(&f, spec);
+    int64_t best = 0;
+    cr_assert_eq(vx_solve_max(f.m, f.p, f.c, VRAMEST_CFG_ROLLOUT_BATCH_SIZE, VX_FIT_ESTIMATE, &best, NULL),
+                 VRAMEST_OK, "%s", vramest_last_error_message());
+    cr_assert_gt(best, 0);
+    /* the answer fits and one more does not */
+    vramest_config_set_i64(f.c, VRAMEST_CFG_ROLLOUT_BATCH_SIZE, best);
+    cr_assert_eq(vx_estimate_into(f.m, f.p, f.c, f.r), VRAMEST_OK);
+    cr_assert(f.r->val[VRAMEST_VAL_FITS]);
+    vramest_config_set_i64(f.c, VRAMEST_CFG_ROLLOUT_BATCH_SIZE, best + 1);
+    cr_assert_eq(vx_estimate_into(f.m, f.p, f.c, f.r), VRAMEST_OK);
+    cr_assert(!f.r->val[VRAMEST_VAL_FITS]);
+    drop(&f);
+}
