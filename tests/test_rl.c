@@ -167,7 +167,7 @@ Test(rl, verl_hybrid_engine_sleeps_and_offloads_between_phases)
     const vx_rl_phases *p = &f.r->rl;
     cr_assert_eq(p->placement, VX_PLACE_COLOCATED);
     cr_assert(p->sleep, "verl's engine sleeps between rollouts");
-    cr_assert_eq(p->reference, VX_REF_ADAPTERS_DISABLED, "a LoRA policy's reference is itself without adapters");
+    cr_assert_eq(p->reference, VX_REF_NONE, "verl 0.9: use_kl_loss and use_kl_in_reward are false by default");
     /* 16 prompts x 5 on 2 GPUs = 40 completions per GPU; the legacy global
      * micro-batch = 16 prompts / 2 GPUs = 8 sequences */
     cr_assert_eq(p->seqs_per_gpu, 40);

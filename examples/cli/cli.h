@@ -110,6 +110,9 @@ const char *plan_device(json_object *plan);
 void describe(json_object *plan, const char *model_arg, int with_precision, char *buf, size_t cap);
 vc_point *plan_timeline(json_object *plan, size_t *out_n);
 
+/* rl_phases.c: mode rl's phases side by side (nothing for other modes). */
+void print_rl_phases(json_object *plan);
+
 /* bars.c: a bar owns its arrays; bar_free releases them. */
 typedef struct bar_store {
     uint64_t *cats, *lo, *hi;

@@ -221,6 +221,8 @@ int print_table(const vramest_result *r, json_object *plan, const out_opts *o)
                (unsigned long long)tokens);
     }
 
+    print_rl_phases(plan);
+
     print_solution(plan);
 
     print_verdict(r, plan);

@@ -137,11 +137,14 @@ static const row rows[VX_FW_COUNT_] = {
      * same GPUs, the engine asleep (weights and KV pool freed) outside the
      * rollout; param_offload / optimizer_offload move the FSDP shards to
      * the host between phases and back for each phase; old log-probs
-     * recomputed by the actor; logits of every (unpadded) position;
-     * reference a copy (the policy with adapters disabled for LoRA);
-     * rollout.gpu_memory_utilization 0.5. Releases 0.2 to 0.9. */
+     * recomputed by the actor; logits of every (unpadded) position; no
+     * reference unless use_kl_loss or use_kl_in_reward (both false by
+     * default: trainer/ppo/utils.py need_reference_policy), then a copy or
+     * the policy with adapters disabled for LoRA; rollout
+     * gpu_memory_utilization 0.5, free_cache_engine true
+     * (trainer/config/_generated_ppo_trainer.yaml). Releases 0.2 to 0.9. */
     [VX_FW_VERL] = {.rt = {.framework = VX_FW_VERL, .losses = 1 << VX_LOSS_CE | 1 << VX_LOSS_FUSED_LINEAR, .rl_stack = 1,
-                           .rl_reference = VX_REF_COPY, .rl_engine = VX_ROLLOUT_VLLM,
+                           .rl_reference = VX_REF_NONE, .rl_engine = VX_ROLLOUT_VLLM,
                            .rl_placement = VX_PLACE_COLOCATED, .rl_sleep = 1, .rl_util_permille = 500,
                            .rl_offload_between = 1, .rl_logits_all = 1, .rl_old_logps = 1},
                     .ver = {.name = "verl", .forms = VX_VS_RELEASE, .form = VX_VS_RELEASE, .oldest = VX_VER(0, 2, 0),

@@ -100,7 +100,12 @@ static int resolve_job(vx_ctx *x, rl_job *j)
     int peft = cv->finetune == VX_FT_LORA || cv->finetune == VX_FT_QLORA;
     /* A LoRA policy's reference is itself with the adapters off (verl
      * ref_in_actor, TRL's PEFT path): no second set of weights. */
-    if (j->reference == VX_REF_COPY && peft && cv->rl_reference == VX_REF_AUTO) j->reference = VX_REF_ADAPTERS_DISABLED;
+    if (j->reference == VX_REF_COPY && peft) {
+        if (cv->rl_reference == VX_REF_COPY)
+            vx_result_warn(x->r, "rl.reference copy with a LoRA policy: TRL and verl score the reference as the "
+                                 "policy with its adapters disabled, so no second copy is counted");
+        j->reference = VX_REF_ADAPTERS_DISABLED;
+    }
     if (j->reference == VX_REF_ADAPTERS_DISABLED && !peft)
         return vx_fail(VRAMEST_E_CONFLICT, "rl.reference adapters_disabled needs a LoRA policy (finetune lora or qlora)");
 
@@ -297,8 +302,11 @@ int vx_estimate_rl(vx_ctx *x)
     }
     if ((rc = run_part(x, &v, &sub, &E))) return rc;
     uint64_t engine_ctx = vx_cuda_context_bytes(x);
-    /* The engine's memory while the trainer works: asleep, its weights go
-     * to the host and its KV pool is freed (vLLM sleep level 1); without
+    /* The engine's memory while the trainer works: asleep, its KV pool is
+     * freed and its weights leave the GPU - kept on the host for a LoRA
+     * policy (vLLM sleep level 1: the base is not synced again), discarded
+     * for a full one (level 2, verl vllm_async_server._resolve_sleep_level);
+     * without
      * sleep, free_cache_engine frees the pool only; otherwise all of it
      * stays. CUDA graphs and the workspaces stay in every case. */
     uint64_t engine_rest[VX_NCAT] = {0};
@@ -307,7 +315,8 @@ int vx_estimate_rl(vx_ctx *x)
         engine_rest[VRAMEST_CAT_ACTIVATIONS] = engine_rest[VRAMEST_CAT_LOGITS] = 0;
         if (j.free_kv || j.sleep) engine_rest[VRAMEST_CAT_KV_CACHE] = 0;
         if (j.sleep) {
-            host[VRAMEST_CAT_WEIGHTS] = vx_sat_add(host[VRAMEST_CAT_WEIGHTS], engine_rest[VRAMEST_CAT_WEIGHTS]);
+            if (cv->finetune == VX_FT_LORA || cv->finetune == VX_FT_QLORA)
+                host[VRAMEST_CAT_WEIGHTS] = vx_sat_add(host[VRAMEST_CAT_WEIGHTS], engine_rest[VRAMEST_CAT_WEIGHTS]);
             engine_rest[VRAMEST_CAT_WEIGHTS] = 0;
         }
     }

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Mode rl as a user meets it (issue #23): the phases side by side in the
+# table, the SVG timeline rollout -> scoring -> training, the plan's "rl"
+# member, the largest rollout batch, and TRL's group rule refused by name.
+# usage: rl.sh PATH/TO/vramest
+. "$(dirname "$0")/lib.sh"
+cat >"$tmp/verl.json" <<'JSON'
+{"model": "qwen2-0.5b", "precision": "bf16", "device": "H100-80GB",
+ "runtime": {"framework": "verl"},
+ "workload": {"mode": "rl", "finetune": "lora", "num_generations": 5, "rollout_batch_size": 16,
+              "prompt_len": 512, "gen_len": 1024, "gradient_checkpointing": "full"},
+ "parallel": {"gpus": 2, "fsdp": "full_shard", "offload_params": "cpu", "offload_optimizer": "cpu"},
+ "rl": {"critic": null, "rollout": {"engine": "vllm", "gpu_memory_utilization": 0.25, "sleep_mode": true}}}
+JSON
+run --spec "$tmp/verl.json" --svg "$tmp/verl.svg"
+expect_rc 0 "verl spec"
+expect_out "RL step (colocated vllm rollout" "the table names the placement"
+expect_out "rollout *" "the table marks the peak phase (the engine at 0.25 of the GPU)"
+expect_out "asleep outside the rollout" "the engine's sleep is said"
+for phase in rollout scoring training; do
+    grep -q "$phase" "$tmp/verl.svg" || fail "the SVG timeline lacks $phase"
+done
+
+run --spec "$tmp/verl.json" --json
+expect_rc 0 "verl spec --json"
+expect_json rl.placement colocated "plan rl.placement"
+expect_json rl.phases.0.name rollout "first phase"
+expect_json rl.phases.2.name training "last phase"
+expect_json rl.micro_batch_sequences 8 "16 prompts on 2 GPUs"
+
+run --spec "$tmp/verl.json" --max rollout_batch_size --json
+expect_rc 0 "--max rollout_batch_size"
+expect_json solution.key rollout_batch_size "the solution's key"
+
+run --model qwen2-0.5b --set mode=rl --set framework=trl --set batch_size=6 --set num_generations=4
+expect_rc 2 "TRL: 6 completions cannot form groups of 4"
+expect_err "num_generations 4 must divide the generation batch" "the group rule is named"
+finish
