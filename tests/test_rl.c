@@ -293,3 +293,24 @@ Test(rl, memory_grows_with_the_rollout_batch_and_generations)
     cr_assert(!f.r->val[VRAMEST_VAL_FITS]);
     drop(&f);
 }
+
+/* The largest utilization is the boundary: at it every phase fits, a
+ * little above it one does not (the engine awake through training). */
+Test(rl, largest_engine_utilization_is_the_fit_boundary)
+{
+    fx f;
+    char spec[1024];
+    snprintf(spec, sizeof spec, VERL_JOB, ",\"sleep_mode\":false,\"free_cache_engine\":false");
+    load(&f, spec);
+    cr_assert_eq(f.rc, VRAMEST_OK, "%s", vramest_last_error_message());
+    double u = f.r->rl.max_util;
+    cr_assert(u > 0.25 && u < 0.99, "max_util %g", u);
+    double at = (double)(int)(u * 1000) / 1000;
+    vramest_config_set_f64(f.c, VRAMEST_CFG_ROLLOUT_GPU_MEMORY_UTILIZATION, at);
+    cr_assert_eq(vx_estimate_into(f.m, f.p, f.c, f.r), VRAMEST_OK);
+    cr_assert(f.r->val[VRAMEST_VAL_FITS], "fits at %g", at);
+    vramest_config_set_f64(f.c, VRAMEST_CFG_ROLLOUT_GPU_MEMORY_UTILIZATION, at + 0.01);
+    cr_assert_eq(vx_estimate_into(f.m, f.p, f.c, f.r), VRAMEST_OK);
+    cr_assert(!f.r->val[VRAMEST_VAL_FITS], "does not fit at %g", at + 0.01);
+    drop(&f);
+}

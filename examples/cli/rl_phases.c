@@ -55,6 +55,9 @@ void print_rl_phases(json_object *plan)
                gib(u64_at(rl, "kv_pool_bytes")), jget(rl, "engine_sleeps") && json_object_get_boolean(jget(rl, "engine_sleeps"))
                                                      ? ", asleep outside the rollout"
                                                      : "");
+    json_object *mu = jget(rl, "max_gpu_memory_utilization");
+    if (mu && (json_object_is_type(mu, json_type_double) || json_object_is_type(mu, json_type_int)))
+        printf("  largest gpu_memory_utilization that leaves every phase room: %.3f\n", json_object_get_double(mu));
     if (engine) printf("  engine GPUs (separate): %.3f GiB each\n", gib(engine));
     if (host) printf("  host: %.3f GiB offloaded between phases\n", gib(host));
 }

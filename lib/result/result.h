@@ -62,6 +62,8 @@ typedef struct vx_rl_phases {
     uint64_t engine_budget;        /* the engine's gpu_memory_utilization x device memory (0 without a device) */
     uint64_t kv_pool;              /* the engine's KV pool per GPU */
     uint64_t host_offload;         /* host bytes of what is offloaded between phases */
+    double max_util;               /* colocated: the largest gpu_memory_utilization with which every phase fits
+                                      (0: none does; -1: not colocated or no device) */
     int64_t prompts, seqs_per_gpu, micro_seqs; /* the rollout batch, completions per GPU, sequences per micro-batch */
 } vx_rl_phases;
 

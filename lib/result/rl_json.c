@@ -51,6 +51,11 @@ void vx_result_rl_json(vx_jw *w, const struct vramest_result *r, int *first)
         vx_jw_puts(w, "}}");
     }
     vx_jw_put(w, "]", 1);
+    vx_jw_key(w, "max_gpu_memory_utilization", &f);
+    if (p->max_util >= 0)
+        vx_jw_printf(w, "%.3f", p->max_util);
+    else
+        vx_jw_puts(w, "null");
     vx_jw_printf(w, ",\"engine_budget\":%llu,\"kv_pool_bytes\":%llu,\"engine_gpu_total\":%llu,\"host_offload\":%llu}",
                  (unsigned long long)p->engine_budget, (unsigned long long)p->kv_pool,
                  (unsigned long long)p->engine_total, (unsigned long long)p->host_offload);

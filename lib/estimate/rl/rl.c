@@ -207,6 +207,30 @@ static const int STATE_CATS[] = {VRAMEST_CAT_WEIGHTS, VRAMEST_CAT_MASTER_WEIGHTS
 static const int WORK_CATS[] = {VRAMEST_CAT_KV_CACHE, VRAMEST_CAT_ACTIVATIONS, VRAMEST_CAT_LOGITS,
                                 VRAMEST_CAT_WORKSPACE};
 
+/* The largest gpu_memory_utilization of a colocated engine that leaves
+ * every phase within the usable memory. The engine's pool is the budget
+ * less fixed terms, so a phase holding the pool (the rollout; the others
+ * while the engine is awake and keeps it) moves one for one with
+ * utilization x device memory, and the rest do not move at all. */
+static double max_utilization(const struct vramest_result *r, const vx_rl_phases *p, const rl_job *j)
+{
+    uint64_t dev = r->device_bytes;
+    if (j->placement != VX_PLACE_COLOCATED || !dev) return -1;
+    double head = r->cfg.headroom_gib * (double)VX_GIB + r->cfg.headroom_fraction * (double)dev;
+    double usable = (double)dev - head;
+    double best = 0.99;
+    for (int k = 0; k < VX_RLP_N; k++) {
+        int holds_pool = k == VX_RLP_ROLLOUT || (!j->sleep && !j->free_kv);
+        if (!holds_pool) {
+            if ((double)p->total[k] > usable) return 0;
+            continue;
+        }
+        double u = j->util + (usable - (double)p->total[k]) / (double)dev;
+        if (u < best) best = u;
+    }
+    return best > 0 ? best : 0;
+}
+
 int vx_estimate_rl(vx_ctx *x)
 {
     struct vramest_result *r = x->r;
@@ -403,6 +427,7 @@ int vx_estimate_rl(vx_ctx *x)
     p->micro_seqs = (int64_t)j.mb;
     p->engine_budget = j.engine == VX_ROLLOUT_VLLM ? (uint64_t)(j.util * (double)r->device_bytes) : 0;
     p->kv_pool = E.gpu[VRAMEST_CAT_KV_CACHE]; /* the pool as allocated: whole blocks */
+    p->max_util = max_utilization(r, p, &j);
 
     /* The headline is the peak phase's breakdown (the CUDA context comes
      * with the runtime terms, once). */
