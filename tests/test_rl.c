@@ -246,7 +246,9 @@ Test(rl, bad_input_gets_a_specific_error)
     snprintf(spec, sizeof spec, TRL_JOB, "", ",\"rl\":{\"reward\":{\"model\":\"llama-3.2-1b\"}}");
     expect_error(spec, VRAMEST_E_UNSUPPORTED, "rl.reward");
     snprintf(spec, sizeof spec, TRL_JOB, "", ",\"rl\":{\"reference\":{\"model\":\"llama-3.2-1b\"}}");
-    expect_error(spec, VRAMEST_E_UNSUPPORTED, "rl.reference");
+    expect_error(spec, VRAMEST_E_CONFLICT, "vocabulary of 128256 tokens, the policy 151936");
+    snprintf(spec, sizeof spec, TRL_JOB, "", ",\"rl\":{\"reference\":{\"model\":\"qwen3-8b\"}}");
+    expect_error(spec, VRAMEST_E_UNSUPPORTED, "not modelled yet");
     snprintf(spec, sizeof spec, TRL_JOB, "", ",\"rl\":{\"rollout\":{\"engin\":\"vllm\"}}");
     expect_error(spec, VRAMEST_E_UNKNOWN_OPTION, "engin");
     /* settings that contradict each other */

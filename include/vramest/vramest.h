@@ -288,7 +288,7 @@ typedef enum vramest_option {
     VRAMEST_PREC_EMBEDDINGS = 2011,        /**< "embeddings" (enum dtype of the token embeddings, and of a tied output head; auto = the method's default) */
 
     /* ---- config: workload (3000-3099) ---- */
-    VRAMEST_CFG_MODE = 3000,                   /**< "mode" (enum: load, train, infer) */
+    VRAMEST_CFG_MODE = 3000,                   /**< "mode" (enum: load, train, infer, rl) */
     VRAMEST_CFG_BATCH_SIZE = 3001,             /**< "batch_size" (micro-batch) */
     VRAMEST_CFG_SEQ_LEN = 3002,                /**< "seq_len" (tokens per sample) */
     VRAMEST_CFG_GRAD_ACCUM_STEPS = 3003,       /**< "grad_accum_steps" */
@@ -381,6 +381,7 @@ typedef enum vramest_option {
     VRAMEST_CFG_RL_REWARD = 3412,              /**< "reward" (rl; enum: rule, none) @since 1.0 */
     VRAMEST_CFG_RL_CRITIC = 3413,              /**< "critic" (rl; enum: none, copy) @since 1.0 */
     VRAMEST_CFG_RL_PLACEMENT = 3414,           /**< "placement" (rl; enum: auto, same_process, colocated, separate) @since 1.0 */
+    VRAMEST_CFG_RL_REFERENCE_VOCAB = 3415,     /**< "reference_vocab" (rl; the vocabulary of a reference model of its own; 0 = the policy's) @since 1.0 */
     VRAMEST_CFG_ROLLOUT_ENGINE = 3420,         /**< "rollout_engine" (spec rl.rollout.engine; enum: auto, transformers, vllm) @since 1.0 */
     VRAMEST_CFG_ROLLOUT_ENGINE_VERSION = 3421, /**< "rollout_engine_version" (spec rl.rollout.engine_version; string) @since 1.0 */
     VRAMEST_CFG_ROLLOUT_TP = 3422,             /**< "rollout_tp" (spec rl.rollout.tp) @since 1.0 */

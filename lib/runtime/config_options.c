@@ -258,6 +258,9 @@ const vx_option_def vx_config_options[] = {
     ENUM(VRAMEST_CFG_RL_PLACEMENT, "placement", "rl", place_e, VX_PLACE_AUTO, rl_placement, true,
          "where the rollout engine runs: auto (from the engine), same_process (generate() in the trainer), "
          "colocated (a vLLM engine on the trainer's GPUs), separate (a vLLM server on its own GPUs)"),
+    I64(VRAMEST_CFG_RL_REFERENCE_VOCAB, "reference_vocab", "rl", 0, 1e9, 0, rl_reference_vocab, true,
+        "the vocabulary of a reference model of its own (the spec's rl.reference {\"model\": ...} sets it; 0 = "
+        "the policy's): another vocabulary than the policy's is an error, the same one is not modelled yet"),
     ENUM(VRAMEST_CFG_ROLLOUT_ENGINE, "rollout_engine", "rl", rengine_e, VX_ROLLOUT_AUTO, rollout_engine, true,
          "rl.rollout.engine: auto (TRL transformers, verl vllm), transformers, vllm"),
     STR(VRAMEST_CFG_ROLLOUT_ENGINE_VERSION, "rollout_engine_version", "rl", "", rollout_engine_version, true,

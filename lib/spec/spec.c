@@ -510,10 +510,25 @@ static int set_rl_member(spec_handles *h, const vx_jdoc *doc, const char *where,
     if (v->type == VX_J_NULL) return VRAMEST_OK;
     const vx_option_def *d = find_option("rl", oname, strlen(oname));
     if (!d) return fail_unknown_key(where, name, "rl", NULL, 0);
+    if (v->type == VX_J_OBJ && d->key == VRAMEST_CFG_RL_REFERENCE) {
+        /* A reference of its own: its vocabulary is what the estimate
+         * checks against the policy's (the per-token KL needs one
+         * tokenizer); the rest of it is not modelled yet. */
+        const vx_jv *mv = vx_jget(doc, v, "model");
+        if (!mv || v->u.c.count != 1)
+            return vx_fail(VRAMEST_E_INVALID_ARG, "spec: rl.reference: give {\"model\": ...} (a preset name or a "
+                                                  "model source object), or a name: none, copy, adapters_disabled");
+        vramest_model *rm = NULL;
+        int rc = vx_spec_model(doc, mv, &rm);
+        if (rc) return vx_fail_prefix(rc, "spec: rl.reference: ");
+        const vx_option_def *vd = find_option("rl", "reference_vocab", 15);
+        rc = vd ? h_set_i64(h, vd, rm->shape.vocab) : vx_fail(VRAMEST_E_INTERNAL, "no reference_vocab option");
+        vramest_model_free(rm);
+        return rc;
+    }
     if (v->type == VX_J_OBJ)
         return vx_fail(VRAMEST_E_UNSUPPORTED, "spec: %s.%s: a model of its own is not modelled yet (give a name: %s)",
-                       where, name,
-                       d->key == VRAMEST_CFG_RL_REWARD ? "rule or none" : "none, copy or adapters_disabled");
+                       where, name, "rule or none");
     const char *on = d->type == VRAMEST_TYPE_ENUM ? vramest_option_value_name(d->key, VX_TRI_ON) : NULL;
     if ((v->type == VX_J_TRUE || v->type == VX_J_FALSE) && on && strcmp(on, "on") == 0) {
         int rc = h_set_str(h, d, v->type == VX_J_TRUE ? "on" : "off");

@@ -178,7 +178,7 @@ def test_help_lists_every_option_with_bounds_from_the_library():
                 assert opt.description[:40] in doc
     doc = pydoc.render_doc(vramest.Config, renderer=pydoc.plaintext)
     assert "batch_size (integer from 1 to 1000000000; default 1)" in doc
-    assert "mode (one of: load, train, infer; default load)" in doc
+    assert "mode (one of: load, train, infer, rl; default load)" in doc
     assert "kv_cache (True or False; default True)" in doc
     assert "memory_gib (number from 0 to 1048576; default 0)" in doc
     assert re.search(r"\n \|  workload:\n \|      mode \(", doc)  # indented like the docstring

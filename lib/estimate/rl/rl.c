@@ -66,6 +66,14 @@ static int resolve_job(vx_ctx *x, rl_job *j)
         return vx_fail(VRAMEST_E_CONFLICT, "algorithm ppo needs a value model: set rl.critic to copy");
     if (cv->algorithm == VX_ALG_GRPO && cv->rl_critic != VX_CRITIC_NONE)
         return vx_fail(VRAMEST_E_CONFLICT, "algorithm grpo has no value model: rl.critic must be none");
+    if (cv->rl_reference_vocab > 0 && cv->rl_reference_vocab != x->pol.s->vocab)
+        return vx_fail(VRAMEST_E_CONFLICT,
+                       "rl.reference has a vocabulary of %lld tokens, the policy %lld: the per-token KL compares "
+                       "log-probs of the same tokens, so the reference must share the policy's tokenizer",
+                       (long long)cv->rl_reference_vocab, (long long)x->pol.s->vocab);
+    if (cv->rl_reference_vocab > 0)
+        return vx_fail(VRAMEST_E_UNSUPPORTED,
+                       "rl.reference: a reference model of its own is not modelled yet (copy, adapters_disabled or none)");
     if (cv->rl_critic != VX_CRITIC_NONE)
         return vx_fail(VRAMEST_E_UNSUPPORTED, "rl.critic copy (PPO's value model) is not modelled yet");
 
