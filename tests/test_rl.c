@@ -231,35 +231,37 @@ static void expect_error(const char *spec, int code, const char *words)
 
 Test(rl, bad_input_gets_a_specific_error)
 {
+    static const struct {
+        const char *workload, *rest; /* added to TRL_JOB's workload and after it */
+        int code;
+        const char *words;
+    } cases[] = {
+        /* TRL: 8 completions per step cannot form groups of 3 */
+        {",\"num_generations\":3", "", VRAMEST_E_CONFLICT, "num_generations 3 must divide the generation batch"},
+        /* colocated: the engine cannot have the whole GPU */
+        {"", ",\"rl\":{\"placement\":\"colocated\",\"rollout\":{\"engine\":\"vllm\",\"gpu_memory_utilization\":1}}",
+         VRAMEST_E_CONFLICT, "must stay below 1"},
+        {"", ",\"rl\":{\"rollout\":{\"gpu_memory_utilization\":1.5}}", VRAMEST_E_RANGE,
+         "rollout_gpu_memory_utilization"},
+        /* a reference of its own: another vocabulary is an error, the same
+         * one not modelled yet; a reward model not modelled yet */
+        {"", ",\"rl\":{\"reference\":{\"model\":\"llama-3.2-1b\"}}", VRAMEST_E_CONFLICT,
+         "vocabulary of 128256 tokens, the policy 151936"},
+        {"", ",\"rl\":{\"reference\":{\"model\":\"qwen3-8b\"}}", VRAMEST_E_UNSUPPORTED, "not modelled yet"},
+        {"", ",\"rl\":{\"reward\":{\"model\":\"llama-3.2-1b\"}}", VRAMEST_E_UNSUPPORTED, "rl.reward"},
+        {"", ",\"rl\":{\"rollout\":{\"engin\":\"vllm\"}}", VRAMEST_E_UNKNOWN_OPTION, "engin"},
+        /* settings that contradict each other */
+        {",\"algorithm\":\"ppo\"", "", VRAMEST_E_CONFLICT, "needs a value model"},
+        {",\"algorithm\":\"dpo\"", "", VRAMEST_E_UNSUPPORTED, "DPO family"},
+        {"", ",\"rl\":{\"reference\":\"adapters_disabled\"}", VRAMEST_E_CONFLICT, "needs a LoRA policy"},
+        {"", ",\"rl\":{\"placement\":\"same_process\",\"rollout\":{\"engine\":\"vllm\"}}", VRAMEST_E_CONFLICT,
+         "rl.placement same_process with rollout engine vllm"},
+    };
     char spec[1024];
-    /* TRL: 8 completions per step cannot form groups of 3 */
-    snprintf(spec, sizeof spec, TRL_JOB, ",\"num_generations\":3", "");
-    expect_error(spec, VRAMEST_E_CONFLICT, "num_generations 3 must divide the generation batch");
-    /* colocated: the engine cannot have the whole GPU */
-    snprintf(spec, sizeof spec, TRL_JOB, "",
-             ",\"rl\":{\"placement\":\"colocated\",\"rollout\":{\"engine\":\"vllm\",\"gpu_memory_utilization\":1}}");
-    expect_error(spec, VRAMEST_E_CONFLICT, "must stay below 1");
-    snprintf(spec, sizeof spec, TRL_JOB, "", ",\"rl\":{\"rollout\":{\"gpu_memory_utilization\":1.5}}");
-    expect_error(spec, VRAMEST_E_RANGE, "rollout_gpu_memory_utilization");
-    /* a reward model or a reference of its own (another vocabulary
-     * included) is refused, not assumed to be the policy */
-    snprintf(spec, sizeof spec, TRL_JOB, "", ",\"rl\":{\"reward\":{\"model\":\"llama-3.2-1b\"}}");
-    expect_error(spec, VRAMEST_E_UNSUPPORTED, "rl.reward");
-    snprintf(spec, sizeof spec, TRL_JOB, "", ",\"rl\":{\"reference\":{\"model\":\"llama-3.2-1b\"}}");
-    expect_error(spec, VRAMEST_E_CONFLICT, "vocabulary of 128256 tokens, the policy 151936");
-    snprintf(spec, sizeof spec, TRL_JOB, "", ",\"rl\":{\"reference\":{\"model\":\"qwen3-8b\"}}");
-    expect_error(spec, VRAMEST_E_UNSUPPORTED, "not modelled yet");
-    snprintf(spec, sizeof spec, TRL_JOB, "", ",\"rl\":{\"rollout\":{\"engin\":\"vllm\"}}");
-    expect_error(spec, VRAMEST_E_UNKNOWN_OPTION, "engin");
-    /* settings that contradict each other */
-    snprintf(spec, sizeof spec, TRL_JOB, ",\"algorithm\":\"ppo\"", "");
-    expect_error(spec, VRAMEST_E_CONFLICT, "needs a value model");
-    snprintf(spec, sizeof spec, TRL_JOB, ",\"algorithm\":\"dpo\"", "");
-    expect_error(spec, VRAMEST_E_UNSUPPORTED, "DPO family");
-    snprintf(spec, sizeof spec, TRL_JOB, "", ",\"rl\":{\"reference\":\"adapters_disabled\"}");
-    expect_error(spec, VRAMEST_E_CONFLICT, "needs a LoRA policy");
-    snprintf(spec, sizeof spec, TRL_JOB, "", ",\"rl\":{\"placement\":\"same_process\",\"rollout\":{\"engine\":\"vllm\"}}");
-    expect_error(spec, VRAMEST_E_CONFLICT, "rl.placement same_process with rollout engine vllm");
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        snprintf(spec, sizeof spec, TRL_JOB, cases[i].workload, cases[i].rest);
+        expect_error(spec, cases[i].code, cases[i].words);
+    }
     expect_error("{\"model\":\"qwen2-0.5b\",\"workload\":{\"mode\":\"rl\"}}", VRAMEST_E_CONFLICT,
                  "framework trl, verl or openrlhf");
 }

@@ -54,12 +54,7 @@ int vx_estimate_into(const struct vramest_model *model, const struct vramest_pre
     /* Zero the figures only: warnings, timeline points and rank groups are
      * read up to their counts, and the echo is copied in whole below. A full
      * memset of the ~10 KiB result was half the cost of a load estimate. */
-    memset(r, 0, offsetof(struct vramest_result, warn));
-    r->n_timeline = 0;
-    r->n_ranks = 0;
-    r->cuda_context_bytes = 0;
-    r->rl.on = 0;
-    r->magic = VX_MAGIC_RESULT;
+    vx_result_begin(r);
     memcpy(r->model_name, model->name, sizeof r->model_name);
     r->shape = model->shape;
     /* the precision is echoed as resolved, after the estimate

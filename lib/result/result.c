@@ -2,7 +2,9 @@
  * figures from the categories so that their sums always agree. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "result/names.h"
 #include "result/result.h"
@@ -44,6 +46,16 @@ static void sum_device(const uint64_t cat[VX_NCAT], uint32_t touched, uint64_t *
     *alloc = a;
     *reserved = vx_sat_add(a, cat[VRAMEST_CAT_ALLOCATOR]);
     *total = vx_sat_add(*reserved, cat[VRAMEST_CAT_FRAMEWORK]);
+}
+
+void vx_result_begin(struct vramest_result *r)
+{
+    memset(r, 0, offsetof(struct vramest_result, warn));
+    r->n_timeline = 0;
+    r->n_ranks = 0;
+    r->cuda_context_bytes = 0;
+    r->rl.on = 0;
+    r->magic = VX_MAGIC_RESULT;
 }
 
 void vx_result_finish(struct vramest_result *r)

@@ -171,6 +171,10 @@ void vx_result_add(struct vramest_result *r, int dev, int cat, uint64_t bytes, u
  * be NULL) goes into the "why" of a job that does not fit. */
 int vx_result_json_extra(const struct vramest_result *res, const vx_fix *fix, const char *extra, char *buf,
                          size_t cap, size_t *out_needed) VX_HIDDEN;
+/* Zero the figures of a result an estimate is about to fill (warnings,
+ * timeline points and rank groups are read up to their counts; the echo is
+ * the caller's to copy). */
+void vx_result_begin(struct vramest_result *r) VX_HIDDEN;
 /* Derive peak_allocated/reserved/device_total from the GPU categories and
  * the fits verdict from the device. Call last. */
 void vx_result_finish(struct vramest_result *r) VX_HIDDEN;

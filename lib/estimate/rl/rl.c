@@ -160,12 +160,7 @@ static int run_part(vx_ctx *x, const vx_config_values *v, struct vramest_result 
 {
     struct vramest_config c;
     vx_config_from_values(&c, v);
-    memset(sub, 0, offsetof(struct vramest_result, warn));
-    sub->n_timeline = 0;
-    sub->n_ranks = 0;
-    sub->n_warn = 0;
-    sub->rl.on = 0;
-    sub->magic = VX_MAGIC_RESULT;
+    vx_result_begin(sub);
     sub->shape = x->r->shape;
     vx_values_copy(&sub->cfg, &c.v, &vx_config_layout);
     sub->device_bytes = x->r->device_bytes;
@@ -203,6 +198,28 @@ static uint64_t logprob_logits(const vx_ctx *x, uint64_t seqs, uint64_t tokens, 
     uint64_t V = vx_ceil_div((uint64_t)x->pol.s->vocab, tp);
     uint64_t row = vx_sat_mul(vx_sat_mul(tokens, V), A);
     return grad ? vx_sat_mul(vx_sat_mul(seqs, row), 2) : vx_sat_mul(vx_sat_add(seqs, 1), row);
+}
+
+/* A forward job of one model replica (mode infer) from the RL job's
+ * settings: `seqs` sequences of `prompt` tokens generating `gen` more,
+ * with or without a KV cache. Only its activations, logits, cache and
+ * workspace are taken: the weights are the trainer's, counted apart. */
+static void forward_job(vx_config_values *v, const vx_config_values *cv, uint64_t seqs, uint64_t prompt, uint64_t gen,
+                        int cache)
+{
+    vx_values_copy(v, cv, &vx_config_layout);
+    v->mode = VX_MODE_INFER;
+    v->gradient_checkpointing = VX_GC_NONE;
+    v->batch_size = (int64_t)seqs;
+    v->prompt_len = (int64_t)prompt;
+    v->gen_len = (int64_t)gen;
+    v->kv_cache = cache;
+    v->offload_params = v->offload_optimizer = VX_OFFLOAD_NONE;
+    v->zero_stage = 0;
+    v->fsdp = VX_FSDP_NONE;
+    v->fsdp_version = 0;
+    v->gpus = v->tp * v->pp;
+    v->dp = 0;
 }
 
 static void add_part(uint64_t *dst, const uint64_t *src, const int *cats, size_t n)
@@ -297,22 +314,12 @@ int vx_estimate_rl(vx_ctx *x)
     /* rollout: generate() in the trainer, or the vLLM engine. */
     rl_part E;
     memset(&E, 0, sizeof E);
-    vx_values_copy(&v, cv, &vx_config_layout);
-    v.mode = VX_MODE_INFER;
-    v.gradient_checkpointing = VX_GC_NONE;
-    v.batch_size = (int64_t)j.seqs;
-    v.prompt_len = (int64_t)j.P;
-    v.gen_len = (int64_t)j.C;
-    v.kv_cache = 1;
+    forward_job(&v, cv, j.seqs, j.P, j.C, 1);
     if (j.engine == VX_ROLLOUT_VLLM) {
         v.framework = VX_FW_VLLM;
         v.tp = cv->rollout_tp > 0 ? cv->rollout_tp : 1;
         v.pp = v.cp = v.ep = 1;
-        v.dp = 0;
         v.gpus = v.tp;
-        v.zero_stage = 0;
-        v.fsdp = VX_FSDP_NONE;
-        v.offload_params = v.offload_optimizer = VX_OFFLOAD_NONE;
         /* The engine serves the policy's weights in the compute dtype (LoRA
          * merged or applied by vLLM's LoRA kernels). */
         v.finetune = VX_FT_FULL;
@@ -323,14 +330,6 @@ int vx_estimate_rl(vx_ctx *x)
         v.enforce_eager = cv->rollout_enforce_eager;
         memcpy(v.framework_version, cv->rollout_engine_version, sizeof v.framework_version);
         v.loss = VX_LOSS_CE;
-        v.fsdp_version = 0;
-    } else {
-        v.offload_params = v.offload_optimizer = VX_OFFLOAD_NONE;
-        v.zero_stage = 0;
-        v.fsdp = VX_FSDP_NONE;
-        v.fsdp_version = 0;
-        v.gpus = v.tp * v.pp;
-        v.dp = 0;
     }
     if ((rc = run_part(x, &v, &sub, &E))) return rc;
     uint64_t engine_ctx = vx_cuda_context_bytes(x);
@@ -360,19 +359,7 @@ int vx_estimate_rl(vx_ctx *x)
     memset(&F, 0, sizeof F);
     int scores = j.reference != VX_REF_NONE || x->rt.rl_old_logps;
     if (scores) {
-        vx_values_copy(&v, cv, &vx_config_layout);
-        v.mode = VX_MODE_INFER;
-        v.gradient_checkpointing = VX_GC_NONE;
-        v.batch_size = (int64_t)j.mb;
-        v.prompt_len = (int64_t)(j.P + j.C);
-        v.gen_len = 0;
-        v.kv_cache = 0;
-        v.offload_params = v.offload_optimizer = VX_OFFLOAD_NONE;
-        v.zero_stage = 0;
-        v.fsdp = VX_FSDP_NONE;
-        v.fsdp_version = 0;
-        v.gpus = v.tp * v.pp;
-        v.dp = 0;
+        forward_job(&v, cv, j.mb, j.P + j.C, 0, 0);
         if ((rc = run_part(x, &v, &sub, &F))) return rc;
         F.gpu[VRAMEST_CAT_LOGITS] = logprob_logits(x, j.mb, Tl, 0);
         F.gpu[VRAMEST_CAT_KV_CACHE] = 0;
