@@ -318,3 +318,20 @@ Test(rl, largest_engine_utilization_is_the_fit_boundary)
     cr_assert(!f.r->val[VRAMEST_VAL_FITS], "does not fit at %g", at + 0.01);
     drop(&f);
 }
+
+/* OpenRLHF's defaults: vLLM engines on their own GPUs at 0.95, a
+ * reference copy beside the DeepSpeed actor. */
+Test(rl, openrlhf_defaults_separate_engines_and_a_reference)
+{
+    fx f;
+    load(&f, "{\"model\":\"qwen2-0.5b\",\"precision\":\"bf16\",\"device\":\"A100-80GB\",\"runtime\":{\"framework\":"
+             "\"openrlhf\"},\"workload\":{\"mode\":\"rl\",\"batch_size\":8,\"prompt_len\":256,\"gen_len\":256}}");
+    cr_assert_eq(f.rc, VRAMEST_OK, "%s", vramest_last_error_message());
+    const vx_rl_phases *p = &f.r->rl;
+    cr_assert_eq(p->placement, VX_PLACE_SEPARATE);
+    cr_assert_eq(p->reference, VX_REF_COPY);
+    cr_assert_eq(p->engine_budget, (uint64_t)(0.95 * (double)f.r->device_bytes));
+    cr_assert_geq(p->engine_total, p->engine_budget);
+    cr_assert_eq(p->cat[VX_RLP_ROLLOUT][VRAMEST_CAT_KV_CACHE], 0);
+    drop(&f);
+}

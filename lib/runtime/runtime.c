@@ -150,13 +150,15 @@ static const row rows[VX_FW_COUNT_] = {
                     .ver = {.name = "verl", .forms = VX_VS_RELEASE, .form = VX_VS_RELEASE, .oldest = VX_VER(0, 2, 0),
                             .newest = VX_VER(0, 9, 0), .current = VX_VER(0, 9, 0), .since = "2026-08"},
                     .hf_code = 1},
-    /* OpenRLHF (OpenRLHF/OpenRLHF@3c3be623): DeepSpeed actor, critic,
-     * reference and reward as Ray actors; vLLM engines on their own GPUs
-     * unless --colocate_all_models; a reference model (init_kl_coef > 0);
-     * old log-probs from the actor. Releases 0.5 to 0.11. */
+    /* OpenRLHF (OpenRLHF/OpenRLHF@3c3be623, openrlhf/cli/train_ppo_ray.py):
+     * DeepSpeed actor, critic, reference and reward as Ray actors; vLLM
+     * engines on their own GPUs unless --train.colocate_all, at
+     * --vllm.gpu_memory_utilization 0.95, without sleep; a reference model
+     * (--algo.kl.init_coef 0.01); old log-probs from the actor. Releases
+     * 0.5 to 0.11. */
     [VX_FW_OPENRLHF] = {.rt = {.framework = VX_FW_OPENRLHF, .opt_fused = 1, .ddp = VX_DDP_DEEPSPEED, .mixed_master = 1,
                                .rl_stack = 1, .rl_reference = VX_REF_COPY, .rl_engine = VX_ROLLOUT_VLLM,
-                               .rl_placement = VX_PLACE_SEPARATE, .rl_util_permille = 900, .rl_old_logps = 1},
+                               .rl_placement = VX_PLACE_SEPARATE, .rl_util_permille = 950, .rl_old_logps = 1},
                         .ver = {.name = "OpenRLHF", .forms = VX_VS_RELEASE, .form = VX_VS_RELEASE,
                                 .oldest = VX_VER(0, 5, 0), .newest = VX_VER(0, 11, 0), .current = VX_VER(0, 11, 0),
                                 .since = "2026-08"},

@@ -93,9 +93,11 @@ static int resolve_job(vx_ctx *x, rl_job *j)
                        j->engine == VX_ROLLOUT_TRANSFORMERS ? "transformers" : "vllm");
     j->sleep = cv->rollout_sleep_mode == VX_TRI_AUTO ? rt->rl_sleep : cv->rollout_sleep_mode == VX_TRI_ON;
     j->free_kv = cv->rollout_free_cache_engine == VX_TRI_AUTO ? j->sleep : cv->rollout_free_cache_engine == VX_TRI_ON;
+    /* A separate engine is a vLLM server: OpenRLHF's own default, else
+     * vLLM's 0.9 (TRL's `trl vllm-serve`, verl's standalone rollout). */
     j->util = cv->rollout_gpu_memory_utilization > 0 ? cv->rollout_gpu_memory_utilization
-              : j->placement == VX_PLACE_SEPARATE     ? 0.9
-                                                      : rt->rl_util_permille / 1000.0;
+              : j->placement == VX_PLACE_SEPARATE && rt->rl_placement != VX_PLACE_SEPARATE ? 0.9
+                                                                                          : rt->rl_util_permille / 1000.0;
     /* The engine's budget is a fraction of the whole GPU; beside a trainer
      * that fraction cannot be all of it. */
     if (j->placement == VX_PLACE_COLOCATED && j->util >= 1.0)
