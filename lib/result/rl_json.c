@@ -6,7 +6,7 @@
 
 static const char *const phase_names[VX_RLP_N] = {"rollout", "scoring", "training"};
 static const char *const placement_names[] = {"auto", "same_process", "colocated", "separate"};
-static const char *const engine_names[] = {"auto", "transformers", "vllm"};
+static const char *const engine_names[] = {"auto", "transformers", "vllm", "none"};
 static const char *const reference_names[] = {"auto", "none", "copy", "adapters_disabled"};
 
 static const char *name_of(const char *const *names, size_t n, int v)

@@ -49,7 +49,7 @@ static const vx_enum_name place_e[] = {{VX_PLACE_AUTO, "auto"}, {VX_PLACE_SAME_P
                                        {VX_PLACE_COLOCATED, "colocated"}, {VX_PLACE_SEPARATE, "separate"},
                                        {0, NULL}};
 static const vx_enum_name rengine_e[] = {{VX_ROLLOUT_AUTO, "auto"}, {VX_ROLLOUT_TRANSFORMERS, "transformers"},
-                                         {VX_ROLLOUT_VLLM, "vllm"}, {0, NULL}};
+                                         {VX_ROLLOUT_VLLM, "vllm"}, {VX_ROLLOUT_NONE, "none"}, {0, NULL}};
 static const vx_enum_name tri_e[] = {{VX_TRI_AUTO, "auto"}, {VX_TRI_OFF, "off"}, {VX_TRI_ON, "on"}, {0, NULL}};
 #define F(field) offsetof(vx_config_values, field)
 #define ROW(key, name, alias, type, grp, mn, mx, def, enums, defs, field, modelled, desc)                          \
@@ -235,8 +235,8 @@ const vx_option_def vx_config_options[] = {
 
     /* Post-training with RL (issue #23; docs/guide.md "RL post-training"). */
     ENUM(VRAMEST_CFG_ALGORITHM, "algorithm", "workload", alg_e, VX_ALG_GRPO, algorithm, true,
-         "mode rl: grpo, ppo (a critic), or the preference family dpo, kto, orpo, simpo (no rollout; refused for "
-         "now)"),
+         "mode rl: grpo, ppo (a critic; refused for now), or the preference family dpo, kto, orpo, simpo (no "
+         "rollout: chosen and rejected completions through the policy, the reference inside the step)"),
     I64(VRAMEST_CFG_NUM_GENERATIONS, "num_generations", "workload", 1, 65536, 8, num_generations, true,
         "mode rl: completions sampled per prompt (TRL num_generations, verl rollout.n)"),
     I64(VRAMEST_CFG_ROLLOUT_BATCH_SIZE, "rollout_batch_size", "workload", 0, 1e9, 0, rollout_batch_size, true,
@@ -262,7 +262,7 @@ const vx_option_def vx_config_options[] = {
         "the vocabulary of a reference model of its own (the spec's rl.reference {\"model\": ...} sets it; 0 = "
         "the policy's): another vocabulary than the policy's is an error, the same one is not modelled yet"),
     ENUM(VRAMEST_CFG_ROLLOUT_ENGINE, "rollout_engine", "rl", rengine_e, VX_ROLLOUT_AUTO, rollout_engine, true,
-         "rl.rollout.engine: auto (TRL transformers, verl vllm), transformers, vllm"),
+         "rl.rollout.engine: auto (TRL transformers, verl vllm; none for the DPO family), transformers, vllm, none"),
     STR(VRAMEST_CFG_ROLLOUT_ENGINE_VERSION, "rollout_engine_version", "rl", "", rollout_engine_version, true,
         "rl.rollout.engine_version: the engine's release, as runtime.framework_version takes it (\"\" = current)"),
     I64(VRAMEST_CFG_ROLLOUT_TP, "rollout_tp", "rl", 0, 65536, 0, rollout_tp, true,

@@ -34,6 +34,7 @@
 #define RL_DEFAULT_COMPLETION 512
 
 typedef struct rl_job {
+    int pref;                /* the preference family (DPO, KTO, ORPO, SimPO): no rollout */
     int placement, engine, sleep, free_kv, reference;
     uint64_t P, C, G;        /* prompt tokens, completion tokens, completions per prompt */
     uint64_t dp;             /* trainer data-parallel ranks */
@@ -47,7 +48,62 @@ typedef struct rl_job {
 typedef struct rl_part {
     uint64_t gpu[VX_NCAT], host[VX_NCAT];
     uint64_t total; /* device total without the CUDA context */
+    uint64_t peak_alloc; /* allocated at the estimate's peak */
+    uint64_t fb_alloc;   /* the most allocated before the optimizer step (forward, backward; training) */
 } rl_part;
+
+static int resolve_reference(vx_ctx *x, rl_job *j, int stack_default);
+
+/* The preference family trains on given chosen / rejected completions: no
+ * rollout, each example two sequences through the policy (TRL DPOTrainer
+ * concatenates chosen and rejected; KTO adds its mismatched KL batch, ORPO
+ * and SimPO (CPOTrainer) the same pair), the reference - DPO and KTO only,
+ * ORPO and SimPO have none - run inside the loss while the policy's
+ * forward is alive (huggingface/trl@f2cd57710 dpo_trainer.py _compute_loss). */
+static int resolve_preference(vx_ctx *x, rl_job *j)
+{
+    const vx_config_values *cv = x->cv;
+    int ref_free = cv->algorithm == VX_ALG_ORPO || cv->algorithm == VX_ALG_SIMPO;
+    if (cv->rollout_engine != VX_ROLLOUT_AUTO && cv->rollout_engine != VX_ROLLOUT_NONE)
+        return vx_fail(VRAMEST_E_CONFLICT, "algorithm %s generates nothing: rl.rollout.engine must be none (or auto)",
+                       vramest_option_value_name(VRAMEST_CFG_ALGORITHM, cv->algorithm));
+    if (ref_free && (cv->rl_reference == VX_REF_COPY || cv->rl_reference == VX_REF_ADAPTERS_DISABLED))
+        return vx_fail(VRAMEST_E_CONFLICT, "algorithm %s is reference-free: rl.reference must be none",
+                       vramest_option_value_name(VRAMEST_CFG_ALGORITHM, cv->algorithm));
+    j->engine = VX_ROLLOUT_NONE;
+    j->placement = VX_PLACE_SAME_PROCESS;
+    j->sleep = j->free_kv = 0;
+    j->util = 0;
+    int rc = resolve_reference(x, j, ref_free ? VX_REF_NONE : VX_REF_COPY);
+    if (rc) return rc;
+    j->P = vx_infer_prompt_len(cv);
+    j->C = cv->gen_len > 0 ? (uint64_t)cv->gen_len : 0;
+    j->G = 1;
+    uint64_t split = (uint64_t)(cv->tp * cv->pp * cv->cp);
+    j->dp = cv->dp > 0 ? (uint64_t)cv->dp : vx_max_u64((uint64_t)cv->gpus / (split ? split : 1), 1);
+    uint64_t examples = cv->micro_batch_size > 0 ? (uint64_t)cv->micro_batch_size : (uint64_t)cv->batch_size;
+    j->prompts = vx_sat_mul(vx_sat_mul((uint64_t)cv->batch_size, j->dp), (uint64_t)cv->grad_accum_steps);
+    j->mb = j->seqs = vx_sat_mul(examples, 2);
+    return VRAMEST_OK;
+}
+
+static int resolve_reference(vx_ctx *x, rl_job *j, int stack_default)
+{
+    const vx_config_values *cv = x->cv;
+    j->reference = cv->rl_reference != VX_REF_AUTO ? (int)cv->rl_reference : stack_default;
+    int peft = cv->finetune == VX_FT_LORA || cv->finetune == VX_FT_QLORA;
+    /* A LoRA policy's reference is itself with the adapters off (verl
+     * ref_in_actor, TRL's PEFT path): no second set of weights. */
+    if (j->reference == VX_REF_COPY && peft) {
+        if (cv->rl_reference == VX_REF_COPY)
+            vx_result_warn(x->r, "rl.reference copy with a LoRA policy: TRL and verl score the reference as the "
+                                 "policy with its adapters disabled, so no second copy is counted");
+        j->reference = VX_REF_ADAPTERS_DISABLED;
+    }
+    if (j->reference == VX_REF_ADAPTERS_DISABLED && !peft)
+        return vx_fail(VRAMEST_E_CONFLICT, "rl.reference adapters_disabled needs a LoRA policy (finetune lora or qlora)");
+    return VRAMEST_OK;
+}
 
 static int resolve_job(vx_ctx *x, rl_job *j)
 {
@@ -57,11 +113,7 @@ static int resolve_job(vx_ctx *x, rl_job *j)
     if (!rt->rl_stack)
         return vx_fail(VRAMEST_E_CONFLICT,
                        "mode rl runs on a post-training stack: framework trl, verl or openrlhf (is %s)", fw ? fw : "?");
-    if (cv->algorithm != VX_ALG_GRPO && cv->algorithm != VX_ALG_PPO)
-        return vx_fail(VRAMEST_E_UNSUPPORTED,
-                       "algorithm %s: the DPO family (no rollout) is not modelled yet in mode rl; estimate its policy "
-                       "step as mode train with twice the batch (chosen + rejected)",
-                       vramest_option_value_name(VRAMEST_CFG_ALGORITHM, cv->algorithm));
+    j->pref = cv->algorithm != VX_ALG_GRPO && cv->algorithm != VX_ALG_PPO;
     if (cv->algorithm == VX_ALG_PPO && cv->rl_critic == VX_CRITIC_NONE)
         return vx_fail(VRAMEST_E_CONFLICT, "algorithm ppo needs a value model: set rl.critic to copy");
     if (cv->algorithm == VX_ALG_GRPO && cv->rl_critic != VX_CRITIC_NONE)
@@ -77,7 +129,12 @@ static int resolve_job(vx_ctx *x, rl_job *j)
     if (cv->rl_critic != VX_CRITIC_NONE)
         return vx_fail(VRAMEST_E_UNSUPPORTED, "rl.critic copy (PPO's value model) is not modelled yet");
 
+    if (j->pref) return resolve_preference(x, j);
     j->engine = cv->rollout_engine != VX_ROLLOUT_AUTO ? (int)cv->rollout_engine : rt->rl_engine;
+    if (j->engine == VX_ROLLOUT_NONE)
+        return vx_fail(VRAMEST_E_CONFLICT, "algorithm %s samples completions: rollout engine none is for the DPO "
+                                           "family",
+                       cv->algorithm == VX_ALG_PPO ? "ppo" : "grpo");
     j->placement = (int)cv->rl_placement;
     if (j->placement == VX_PLACE_AUTO)
         j->placement = j->engine == VX_ROLLOUT_TRANSFORMERS ? VX_PLACE_SAME_PROCESS
@@ -106,18 +163,8 @@ static int resolve_job(vx_ctx *x, rl_job *j)
                        "so the engine's fraction must stay below 1",
                        j->util);
 
-    j->reference = cv->rl_reference != VX_REF_AUTO ? (int)cv->rl_reference : rt->rl_reference;
-    int peft = cv->finetune == VX_FT_LORA || cv->finetune == VX_FT_QLORA;
-    /* A LoRA policy's reference is itself with the adapters off (verl
-     * ref_in_actor, TRL's PEFT path): no second set of weights. */
-    if (j->reference == VX_REF_COPY && peft) {
-        if (cv->rl_reference == VX_REF_COPY)
-            vx_result_warn(x->r, "rl.reference copy with a LoRA policy: TRL and verl score the reference as the "
-                                 "policy with its adapters disabled, so no second copy is counted");
-        j->reference = VX_REF_ADAPTERS_DISABLED;
-    }
-    if (j->reference == VX_REF_ADAPTERS_DISABLED && !peft)
-        return vx_fail(VRAMEST_E_CONFLICT, "rl.reference adapters_disabled needs a LoRA policy (finetune lora or qlora)");
+    int rc = resolve_reference(x, j, rt->rl_reference);
+    if (rc) return rc;
 
     j->P = vx_infer_prompt_len(cv);
     j->C = cv->gen_len > 0 ? (uint64_t)cv->gen_len : RL_DEFAULT_COMPLETION;
@@ -174,6 +221,12 @@ static int run_part(vx_ctx *x, const vx_config_values *v, struct vramest_result 
     memcpy(out->gpu, sub->cat[VRAMEST_DEV_GPU], sizeof out->gpu);
     memcpy(out->host, sub->cat[VRAMEST_DEV_HOST], sizeof out->host);
     out->total = sub->val[VRAMEST_VAL_DEVICE_TOTAL];
+    out->peak_alloc = sub->val[VRAMEST_VAL_PEAK_ALLOCATED];
+    out->fb_alloc = 0;
+    for (uint32_t i = 0; i < sub->n_timeline; i++)
+        if (sub->timeline[i].phase != VRAMEST_PHASE_OPTIMIZER)
+            out->fb_alloc = vx_max_u64(out->fb_alloc, sub->timeline[i].allocated);
+    if (!sub->n_timeline) out->fb_alloc = out->peak_alloc;
     /* The sub-estimate's cautions are the job's (precision assumed, vLLM
      * would not start, ...). */
     for (uint32_t i = 0; i < sub->n_warn; i++) {
@@ -283,7 +336,10 @@ int vx_estimate_rl(vx_ctx *x)
     if (loss_ce) v.loss = VX_LOSS_FUSED_LINEAR;
     if (x->rt.rl_offload_between) v.offload_params = v.offload_optimizer = VX_OFFLOAD_NONE;
     if ((rc = run_part(x, &v, &sub, &T))) return rc;
-    uint64_t Tl = x->rt.rl_logits_all ? j.P + j.C : j.C;
+    /* Positions with logits: the completion (TRL's logits_to_keep), or
+     * every position (verl's unpadded forward; the preference trainers'
+     * concatenated forward, masked to the completion afterwards). */
+    uint64_t Tl = x->rt.rl_logits_all || j.pref ? j.P + j.C : j.C;
     uint64_t train_logits = loss_ce ? logprob_logits(x, j.mb, Tl, 1) : 0;
     /* Per-token buffers of the whole rollout batch kept for the loss:
      * old and reference log-probs, advantages broadcast, the completion
@@ -313,11 +369,14 @@ int vx_estimate_rl(vx_ctx *x)
     int ref_resident = ref_w && cv->rl_reference_offload == VX_OFFLOAD_NONE;
     if (ref_w && !ref_resident) host[VRAMEST_CAT_WEIGHTS] = vx_sat_add(host[VRAMEST_CAT_WEIGHTS], ref_w);
 
-    /* rollout: generate() in the trainer, or the vLLM engine. */
+    /* rollout: generate() in the trainer, or the vLLM engine (none for
+     * the preference family). */
     rl_part E;
     memset(&E, 0, sizeof E);
     forward_job(&v, cv, j.seqs, j.P, j.C, 1);
-    if (j.engine == VX_ROLLOUT_VLLM) {
+    if (j.engine == VX_ROLLOUT_NONE) {
+        /* nothing generated */
+    } else if (j.engine == VX_ROLLOUT_VLLM) {
         v.framework = VX_FW_VLLM;
         v.tp = cv->rollout_tp > 0 ? cv->rollout_tp : 1;
         v.pp = v.cp = v.ep = 1;
@@ -333,7 +392,7 @@ int vx_estimate_rl(vx_ctx *x)
         memcpy(v.framework_version, cv->rollout_engine_version, sizeof v.framework_version);
         v.loss = VX_LOSS_CE;
     }
-    if ((rc = run_part(x, &v, &sub, &E))) return rc;
+    if (j.engine != VX_ROLLOUT_NONE && (rc = run_part(x, &v, &sub, &E))) return rc;
     uint64_t engine_ctx = vx_cuda_context_bytes(x);
     /* The engine's memory while the trainer works: asleep, its KV pool is
      * freed and its weights leave the GPU - kept on the host for a LoRA
@@ -359,7 +418,7 @@ int vx_estimate_rl(vx_ctx *x)
      * where the stack recomputes them). Without either there is none. */
     rl_part F;
     memset(&F, 0, sizeof F);
-    int scores = j.reference != VX_REF_NONE || x->rt.rl_old_logps;
+    int scores = j.reference != VX_REF_NONE || (x->rt.rl_old_logps && !j.pref);
     if (scores) {
         forward_job(&v, cv, j.mb, j.P + j.C, 0, 0);
         if ((rc = run_part(x, &v, &sub, &F))) return rc;
@@ -387,7 +446,13 @@ int vx_estimate_rl(vx_ctx *x)
     /* scoring: the policy's weights come back for its own log-probs
      * (verl loads the offloaded shards for compute_log_prob) */
     uint64_t *sc = p->cat[VX_RLP_SCORING];
-    if (scores) {
+    /* The preference trainers run the reference inside the loss, while
+     * the policy's forward is alive: its pass belongs to the training
+     * phase. */
+    uint64_t ref_in_step = 0;
+    if (scores && j.pref) {
+        for (size_t i = 0; i < VX_ARRAY_LEN(WORK_CATS); i++) ref_in_step = vx_sat_add(ref_in_step, F.gpu[WORK_CATS[i]]);
+    } else if (scores) {
         if (x->rt.rl_old_logps || j.reference == VX_REF_ADAPTERS_DISABLED)
             sc[VRAMEST_CAT_WEIGHTS] = vx_sat_add(sc[VRAMEST_CAT_WEIGHTS], T.gpu[VRAMEST_CAT_WEIGHTS] - keep[VRAMEST_CAT_WEIGHTS]);
         if (ref_w && !ref_resident) sc[VRAMEST_CAT_WEIGHTS] = vx_sat_add(sc[VRAMEST_CAT_WEIGHTS], ref_w);
@@ -401,7 +466,16 @@ int vx_estimate_rl(vx_ctx *x)
         uint64_t base = state ? tr[c] - keep[c] : tr[c];
         tr[c] = vx_sat_add(base, T.gpu[c]);
     }
-    tr[VRAMEST_CAT_LOGITS] = vx_sat_add(tr[VRAMEST_CAT_LOGITS], train_logits);
+    /* The log-prob logits (and the preference trainers' reference pass)
+     * live during the forward and backward, not at the optimizer step: they
+     * raise the step's peak only by what they take it above the step's own
+     * peak (a small model's peak is often its optimizer step). The excess
+     * is reported as logits, then activations. */
+    uint64_t level = vx_sat_add(vx_sat_add(T.fb_alloc, train_logits), ref_in_step);
+    uint64_t over = level > T.peak_alloc ? level - T.peak_alloc : 0;
+    uint64_t as_logits = vx_min_u64(over, vx_sat_add(train_logits, j.pref ? F.gpu[VRAMEST_CAT_LOGITS] : 0));
+    tr[VRAMEST_CAT_LOGITS] = vx_sat_add(tr[VRAMEST_CAT_LOGITS], as_logits);
+    tr[VRAMEST_CAT_ACTIVATIONS] = vx_sat_add(tr[VRAMEST_CAT_ACTIVATIONS], over - as_logits);
     for (int k = VX_RLP_SCORING; k < VX_RLP_N; k++)
         for (int c = 0; c < VX_NCAT; c++) p->cat[k][c] = vx_sat_add(p->cat[k][c], engine_rest[c]);
 
