@@ -27,22 +27,8 @@
 
 #include "estimate/infer/infer.h"
 #include "estimate/rl/rl.h"
+#include "estimate/rl/rl_job.h"
 #include "estimate/train/train.h"
-
-/* TRL GRPOConfig.max_completion_length and verl data.max_response_length
- * default to 512 tokens. */
-#define RL_DEFAULT_COMPLETION 512
-
-typedef struct rl_job {
-    int pref;                /* the preference family (DPO, KTO, ORPO, SimPO): no rollout */
-    int placement, engine, sleep, free_kv, reference;
-    uint64_t P, C, G;        /* prompt tokens, completion tokens, completions per prompt */
-    uint64_t dp;             /* trainer data-parallel ranks */
-    uint64_t prompts;        /* prompts per step, all GPUs */
-    uint64_t seqs;           /* completions per trainer GPU per step */
-    uint64_t mb;             /* sequences per GPU per micro-batch (training and scoring) */
-    double util;             /* the engine's gpu_memory_utilization */
-} rl_job;
 
 /* What a phase estimate leaves: its GPU and host categories. */
 typedef struct rl_part {
@@ -51,156 +37,6 @@ typedef struct rl_part {
     uint64_t peak_alloc; /* allocated at the estimate's peak */
     uint64_t fb_alloc;   /* the most allocated before the optimizer step (forward, backward; training) */
 } rl_part;
-
-static int resolve_reference(vx_ctx *x, rl_job *j, int stack_default);
-
-/* The preference family trains on given chosen / rejected completions: no
- * rollout, each example two sequences through the policy (TRL DPOTrainer
- * concatenates chosen and rejected; KTO adds its mismatched KL batch, ORPO
- * and SimPO (CPOTrainer) the same pair), the reference - DPO and KTO only,
- * ORPO and SimPO have none - run inside the loss while the policy's
- * forward is alive (huggingface/trl@f2cd57710 dpo_trainer.py _compute_loss). */
-static int resolve_preference(vx_ctx *x, rl_job *j)
-{
-    const vx_config_values *cv = x->cv;
-    int ref_free = cv->algorithm == VX_ALG_ORPO || cv->algorithm == VX_ALG_SIMPO;
-    if (cv->rollout_engine != VX_ROLLOUT_AUTO && cv->rollout_engine != VX_ROLLOUT_NONE)
-        return vx_fail(VRAMEST_E_CONFLICT, "algorithm %s generates nothing: rl.rollout.engine must be none (or auto)",
-                       vramest_option_value_name(VRAMEST_CFG_ALGORITHM, cv->algorithm));
-    if (ref_free && (cv->rl_reference == VX_REF_COPY || cv->rl_reference == VX_REF_ADAPTERS_DISABLED))
-        return vx_fail(VRAMEST_E_CONFLICT, "algorithm %s is reference-free: rl.reference must be none",
-                       vramest_option_value_name(VRAMEST_CFG_ALGORITHM, cv->algorithm));
-    j->engine = VX_ROLLOUT_NONE;
-    j->placement = VX_PLACE_SAME_PROCESS;
-    j->sleep = j->free_kv = 0;
-    j->util = 0;
-    int rc = resolve_reference(x, j, ref_free ? VX_REF_NONE : VX_REF_COPY);
-    if (rc) return rc;
-    j->P = vx_infer_prompt_len(cv);
-    j->C = cv->gen_len > 0 ? (uint64_t)cv->gen_len : 0;
-    j->G = 1;
-    uint64_t split = (uint64_t)(cv->tp * cv->pp * cv->cp);
-    j->dp = cv->dp > 0 ? (uint64_t)cv->dp : vx_max_u64((uint64_t)cv->gpus / (split ? split : 1), 1);
-    uint64_t examples = cv->micro_batch_size > 0 ? (uint64_t)cv->micro_batch_size : (uint64_t)cv->batch_size;
-    j->prompts = vx_sat_mul(vx_sat_mul((uint64_t)cv->batch_size, j->dp), (uint64_t)cv->grad_accum_steps);
-    j->mb = j->seqs = vx_sat_mul(examples, 2);
-    return VRAMEST_OK;
-}
-
-static int resolve_reference(vx_ctx *x, rl_job *j, int stack_default)
-{
-    const vx_config_values *cv = x->cv;
-    j->reference = cv->rl_reference != VX_REF_AUTO ? (int)cv->rl_reference : stack_default;
-    int peft = cv->finetune == VX_FT_LORA || cv->finetune == VX_FT_QLORA;
-    /* A LoRA policy's reference is itself with the adapters off (verl
-     * ref_in_actor, TRL's PEFT path): no second set of weights. */
-    if (j->reference == VX_REF_COPY && peft) {
-        if (cv->rl_reference == VX_REF_COPY)
-            vx_result_warn(x->r, "rl.reference copy with a LoRA policy: TRL and verl score the reference as the "
-                                 "policy with its adapters disabled, so no second copy is counted");
-        j->reference = VX_REF_ADAPTERS_DISABLED;
-    }
-    if (j->reference == VX_REF_ADAPTERS_DISABLED && !peft)
-        return vx_fail(VRAMEST_E_CONFLICT, "rl.reference adapters_disabled needs a LoRA policy (finetune lora or qlora)");
-    return VRAMEST_OK;
-}
-
-static int resolve_job(vx_ctx *x, rl_job *j)
-{
-    const vx_config_values *cv = x->cv;
-    const vx_runtime *rt = &x->rt;
-    const char *fw = vx_enum_name_of(vx_framework_enum, cv->framework);
-    if (!rt->rl_stack)
-        return vx_fail(VRAMEST_E_CONFLICT,
-                       "mode rl runs on a post-training stack: framework trl, verl or openrlhf (is %s)", fw ? fw : "?");
-    j->pref = cv->algorithm != VX_ALG_GRPO && cv->algorithm != VX_ALG_PPO;
-    if (cv->algorithm == VX_ALG_PPO && cv->rl_critic == VX_CRITIC_NONE)
-        return vx_fail(VRAMEST_E_CONFLICT, "algorithm ppo needs a value model: set rl.critic to copy");
-    if (cv->algorithm == VX_ALG_GRPO && cv->rl_critic != VX_CRITIC_NONE)
-        return vx_fail(VRAMEST_E_CONFLICT, "algorithm grpo has no value model: rl.critic must be none");
-    if (cv->rl_reference_vocab > 0 && cv->rl_reference_vocab != x->pol.s->vocab)
-        return vx_fail(VRAMEST_E_CONFLICT,
-                       "rl.reference has a vocabulary of %lld tokens, the policy %lld: the per-token KL compares "
-                       "log-probs of the same tokens, so the reference must share the policy's tokenizer",
-                       (long long)cv->rl_reference_vocab, (long long)x->pol.s->vocab);
-    if (cv->rl_reference_vocab > 0)
-        return vx_fail(VRAMEST_E_UNSUPPORTED,
-                       "rl.reference: a reference model of its own is not modelled yet (copy, adapters_disabled or none)");
-    if (cv->rl_critic != VX_CRITIC_NONE)
-        return vx_fail(VRAMEST_E_UNSUPPORTED, "rl.critic copy (PPO's value model) is not modelled yet");
-
-    if (j->pref) return resolve_preference(x, j);
-    j->engine = cv->rollout_engine != VX_ROLLOUT_AUTO ? (int)cv->rollout_engine : rt->rl_engine;
-    if (j->engine == VX_ROLLOUT_NONE)
-        return vx_fail(VRAMEST_E_CONFLICT, "algorithm %s samples completions: rollout engine none is for the DPO "
-                                           "family",
-                       cv->algorithm == VX_ALG_PPO ? "ppo" : "grpo");
-    j->placement = (int)cv->rl_placement;
-    if (j->placement == VX_PLACE_AUTO)
-        j->placement = j->engine == VX_ROLLOUT_TRANSFORMERS ? VX_PLACE_SAME_PROCESS
-                       : rt->rl_placement == VX_PLACE_SAME_PROCESS ? VX_PLACE_COLOCATED
-                                                                   : rt->rl_placement;
-    if ((j->placement == VX_PLACE_SAME_PROCESS) != (j->engine == VX_ROLLOUT_TRANSFORMERS))
-        return vx_fail(VRAMEST_E_CONFLICT,
-                       "rl.placement %s with rollout engine %s: generate() runs in the trainer's process "
-                       "(same_process), a vLLM engine colocated or separate",
-                       j->placement == VX_PLACE_SAME_PROCESS ? "same_process"
-                       : j->placement == VX_PLACE_COLOCATED  ? "colocated"
-                                                             : "separate",
-                       j->engine == VX_ROLLOUT_TRANSFORMERS ? "transformers" : "vllm");
-    j->sleep = cv->rollout_sleep_mode == VX_TRI_AUTO ? rt->rl_sleep : cv->rollout_sleep_mode == VX_TRI_ON;
-    j->free_kv = cv->rollout_free_cache_engine == VX_TRI_AUTO ? j->sleep : cv->rollout_free_cache_engine == VX_TRI_ON;
-    /* A separate engine is a vLLM server: OpenRLHF's own default, else
-     * vLLM's 0.9 (TRL's `trl vllm-serve`, verl's standalone rollout). */
-    j->util = cv->rollout_gpu_memory_utilization > 0 ? cv->rollout_gpu_memory_utilization
-              : j->placement == VX_PLACE_SEPARATE && rt->rl_placement != VX_PLACE_SEPARATE ? 0.9
-                                                                                          : rt->rl_util_permille / 1000.0;
-    /* The engine's budget is a fraction of the whole GPU; beside a trainer
-     * that fraction cannot be all of it. */
-    if (j->placement == VX_PLACE_COLOCATED && j->util >= 1.0)
-        return vx_fail(VRAMEST_E_CONFLICT,
-                       "colocated rollout with gpu_memory_utilization %.2f: the engine and the trainer share each GPU, "
-                       "so the engine's fraction must stay below 1",
-                       j->util);
-
-    int rc = resolve_reference(x, j, rt->rl_reference);
-    if (rc) return rc;
-
-    j->P = vx_infer_prompt_len(cv);
-    j->C = cv->gen_len > 0 ? (uint64_t)cv->gen_len : RL_DEFAULT_COMPLETION;
-    if (cv->gen_len <= 0)
-        vx_result_warn(x->r, "gen_len not given: completions of %d tokens assumed (TRL max_completion_length, verl "
-                             "max_response_length defaults)",
-                       RL_DEFAULT_COMPLETION);
-    j->G = (uint64_t)cv->num_generations;
-    uint64_t split = (uint64_t)(cv->tp * cv->pp * cv->cp);
-    j->dp = cv->dp > 0 ? (uint64_t)cv->dp : vx_max_u64((uint64_t)cv->gpus / (split ? split : 1), 1);
-    if (cv->rollout_batch_size > 0) {
-        j->prompts = (uint64_t)cv->rollout_batch_size;
-    } else {
-        /* TRL: the generation batch is per_device_train_batch_size x
-         * processes x steps_per_generation completions, num_generations
-         * of each prompt (GRPOConfig.__post_init__ refuses the rest). */
-        uint64_t gen = vx_sat_mul(vx_sat_mul((uint64_t)cv->batch_size, j->dp), (uint64_t)cv->grad_accum_steps);
-        if (gen % j->G && x->rt.rl_group_check)
-            return vx_fail(VRAMEST_E_CONFLICT,
-                           "num_generations %llu must divide the generation batch, batch_size x data-parallel GPUs x "
-                           "grad_accum_steps = %llu (TRL GRPOConfig): each prompt's completions form one group",
-                           (unsigned long long)j->G, (unsigned long long)gen);
-        j->prompts = vx_max_u64(gen / j->G, 1);
-    }
-    j->seqs = vx_ceil_div(vx_sat_mul(j->prompts, j->G), j->dp);
-    /* Without a micro-batch: TRL's per_device_train_batch_size, or verl's
-     * legacy global ppo_micro_batch_size set to the train batch, which
-     * fsdp_workers.py divides by the data-parallel size and does not
-     * multiply by rollout.n (verl-project/verl@1dda039b9). */
-    j->mb = cv->micro_batch_size > 0    ? (uint64_t)cv->micro_batch_size
-            : cv->rollout_batch_size > 0 ? vx_ceil_div(j->prompts, j->dp)
-                                         : (uint64_t)cv->batch_size;
-    if (j->mb > j->seqs) j->mb = j->seqs;
-    if (!j->mb) j->mb = 1;
-    return VRAMEST_OK;
-}
 
 /* Run one estimate of mode train or infer for `v` into `sub` and keep its
  * categories: the phase's own work, sized by the estimators every other
@@ -316,7 +152,7 @@ int vx_estimate_rl(vx_ctx *x)
     struct vramest_result *r = x->r;
     const vx_config_values *cv = x->cv;
     rl_job j;
-    int rc = resolve_job(x, &j);
+    int rc = vx_rl_resolve_job(x, &j);
     if (rc) return rc;
     struct vramest_result sub;
     vx_config_values v;
@@ -398,9 +234,8 @@ int vx_estimate_rl(vx_ctx *x)
      * freed and its weights leave the GPU - kept on the host for a LoRA
      * policy (vLLM sleep level 1: the base is not synced again), discarded
      * for a full one (level 2, verl vllm_async_server._resolve_sleep_level);
-     * without
-     * sleep, free_cache_engine frees the pool only; otherwise all of it
-     * stays. CUDA graphs and the workspaces stay in every case. */
+     * without sleep, free_cache_engine frees the pool only; otherwise all
+     * of it stays. CUDA graphs and the workspaces stay in every case. */
     uint64_t engine_rest[VX_NCAT] = {0};
     if (j.engine == VX_ROLLOUT_VLLM && j.placement == VX_PLACE_COLOCATED) {
         memcpy(engine_rest, E.gpu, sizeof engine_rest);
