@@ -259,6 +259,7 @@ Test(rl, bad_input_gets_a_specific_error)
         {"", ",\"rl\":{\"rollout\":{\"engin\":\"vllm\"}}", VRAMEST_E_UNKNOWN_OPTION, "engin"},
         /* settings that contradict each other */
         {",\"algorithm\":\"ppo\"", "", VRAMEST_E_CONFLICT, "needs a value model"},
+        {"", ",\"rl\":{\"critic\":\"copy\"}", VRAMEST_E_CONFLICT, "algorithm grpo has no value model"},
         {",\"algorithm\":\"orpo\"", ",\"rl\":{\"reference\":\"copy\"}", VRAMEST_E_CONFLICT, "reference-free"},
         {",\"algorithm\":\"dpo\"", ",\"rl\":{\"rollout\":{\"engine\":\"vllm\"}}", VRAMEST_E_CONFLICT,
          "generates nothing"},
@@ -370,4 +371,25 @@ Test(rl, preference_family_runs_pairs_without_a_rollout)
     cr_assert_lt(o.r->rl.total[VX_RLP_TRAINING], p->total[VX_RLP_TRAINING], "no reference copy, no reference pass");
     drop(&f);
     drop(&o);
+}
+
+/* PPO: the critic is the policy's architecture with a one-output head,
+ * trained too; its weights and optimizer states stay beside the actor's in
+ * every phase, and the training phase is the larger of the two updates. */
+Test(rl, ppo_critic_keeps_its_states_beside_the_actors)
+{
+    fx g, f;
+    trl_job(&g, "", "");
+    trl_job(&f, ",\"algorithm\":\"ppo\"", ",\"rl\":{\"critic\":\"copy\"}");
+    cr_assert_eq(f.rc, VRAMEST_OK, "%s", vramest_last_error_message());
+    const vx_rl_phases *a = &g.r->rl, *p = &f.r->rl;
+    uint64_t w = a->cat[VX_RLP_ROLLOUT][VRAMEST_CAT_WEIGHTS];
+    /* the value head adds hidden x 1 parameters (896 x 2 B, rounded) */
+    cr_assert_geq(p->cat[VX_RLP_ROLLOUT][VRAMEST_CAT_WEIGHTS], 2 * w);
+    cr_assert_lt(p->cat[VX_RLP_ROLLOUT][VRAMEST_CAT_WEIGHTS], 2 * w + (1u << 20));
+    cr_assert_geq(p->cat[VX_RLP_ROLLOUT][VRAMEST_CAT_OPTIMIZER_STATES],
+                  2 * a->cat[VX_RLP_ROLLOUT][VRAMEST_CAT_OPTIMIZER_STATES]);
+    for (int k = 0; k < VX_RLP_N; k++) cr_assert_gt(p->total[k], a->total[k], "phase %d holds the critic too", k);
+    drop(&g);
+    drop(&f);
 }

@@ -235,7 +235,7 @@ const vx_option_def vx_config_options[] = {
 
     /* Post-training with RL (issue #23; docs/guide.md "RL post-training"). */
     ENUM(VRAMEST_CFG_ALGORITHM, "algorithm", "workload", alg_e, VX_ALG_GRPO, algorithm, true,
-         "mode rl: grpo, ppo (a critic; refused for now), or the preference family dpo, kto, orpo, simpo (no "
+         "mode rl: grpo, ppo (with rl.critic copy), or the preference family dpo, kto, orpo, simpo (no "
          "rollout: chosen and rejected completions through the policy, the reference inside the step)"),
     I64(VRAMEST_CFG_NUM_GENERATIONS, "num_generations", "workload", 1, 65536, 8, num_generations, true,
         "mode rl: completions sampled per prompt (TRL num_generations, verl rollout.n)"),
@@ -254,7 +254,8 @@ const vx_option_def vx_config_options[] = {
     ENUM(VRAMEST_CFG_RL_REWARD, "reward", "rl", reward_e, VX_REWARD_RULE, rl_reward, true,
          "the reward: rule (a function, no model on the GPU) or none; a reward model is not modelled yet"),
     ENUM(VRAMEST_CFG_RL_CRITIC, "critic", "rl", critic_e, VX_CRITIC_NONE, rl_critic, true,
-         "the value model: none (GRPO) or copy (PPO: a trained copy of the policy's architecture)"),
+         "the value model: none (GRPO, the DPO family) or copy (PPO: the policy's architecture with a value head, "
+         "trained)"),
     ENUM(VRAMEST_CFG_RL_PLACEMENT, "placement", "rl", place_e, VX_PLACE_AUTO, rl_placement, true,
          "where the rollout engine runs: auto (from the engine), same_process (generate() in the trainer), "
          "colocated (a vLLM engine on the trainer's GPUs), separate (a vLLM server on its own GPUs)"),

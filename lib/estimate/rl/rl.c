@@ -118,6 +118,25 @@ static void add_part(uint64_t *dst, const uint64_t *src, const int *cats, size_t
     for (size_t i = 0; i < n; i++) dst[cats[i]] = vx_sat_add(dst[cats[i]], src[cats[i]]);
 }
 
+/* The stack moves a model's states to the host between phases (verl's
+ * param_offload / optimizer_offload): off `keep`, onto `host`. */
+static void offload_between(const vx_ctx *x, const vx_config_values *cv, uint64_t *keep, uint64_t *host)
+{
+    if (!x->rt.rl_offload_between) return;
+    static const int params[] = {VRAMEST_CAT_WEIGHTS};
+    static const int states[] = {VRAMEST_CAT_OPTIMIZER_STATES, VRAMEST_CAT_MASTER_WEIGHTS};
+    const int *cats = NULL;
+    for (int pass = 0; pass < 2; pass++) {
+        size_t n = pass ? VX_ARRAY_LEN(states) : VX_ARRAY_LEN(params);
+        int on = pass ? cv->offload_optimizer != VX_OFFLOAD_NONE : cv->offload_params != VX_OFFLOAD_NONE;
+        cats = pass ? states : params;
+        for (size_t i = 0; on && i < n; i++) {
+            host[cats[i]] = vx_sat_add(host[cats[i]], keep[cats[i]]);
+            keep[cats[i]] = 0;
+        }
+    }
+}
+
 static const int STATE_CATS[] = {VRAMEST_CAT_WEIGHTS, VRAMEST_CAT_MASTER_WEIGHTS, VRAMEST_CAT_OPTIMIZER_STATES,
                                  VRAMEST_CAT_ADAPTER};
 static const int WORK_CATS[] = {VRAMEST_CAT_KV_CACHE, VRAMEST_CAT_ACTIVATIONS, VRAMEST_CAT_LOGITS,
@@ -188,15 +207,28 @@ int vx_estimate_rl(vx_ctx *x)
     uint64_t keep[VX_NCAT] = {0}, host[VX_NCAT] = {0};
     add_part(keep, T.gpu, STATE_CATS, VX_ARRAY_LEN(STATE_CATS));
     memcpy(host, T.host, sizeof host);
-    if (x->rt.rl_offload_between && cv->offload_params != VX_OFFLOAD_NONE) {
-        host[VRAMEST_CAT_WEIGHTS] = vx_sat_add(host[VRAMEST_CAT_WEIGHTS], keep[VRAMEST_CAT_WEIGHTS]);
-        keep[VRAMEST_CAT_WEIGHTS] = 0;
-    }
-    if (x->rt.rl_offload_between && cv->offload_optimizer != VX_OFFLOAD_NONE) {
-        host[VRAMEST_CAT_OPTIMIZER_STATES] =
-            vx_sat_add(host[VRAMEST_CAT_OPTIMIZER_STATES], keep[VRAMEST_CAT_OPTIMIZER_STATES]);
-        host[VRAMEST_CAT_MASTER_WEIGHTS] = vx_sat_add(host[VRAMEST_CAT_MASTER_WEIGHTS], keep[VRAMEST_CAT_MASTER_WEIGHTS]);
-        keep[VRAMEST_CAT_OPTIMIZER_STATES] = keep[VRAMEST_CAT_MASTER_WEIGHTS] = 0;
+    offload_between(x, cv, keep, host);
+    /* PPO's critic: the policy's architecture with a value head (one output
+     * per position: the sequence-classification head's Linear(h, 1)),
+     * trained with the policy's settings (verl critic worker, OpenRLHF
+     * CriticModel, TRL PolicyAndValueWrapper). Its states stay between
+     * phases as the actor's do. */
+    rl_part K;
+    memset(&K, 0, sizeof K);
+    uint64_t keep_c[VX_NCAT] = {0};
+    if (j.critic) {
+        vx_values_copy(&v, cv, &vx_config_layout);
+        v.mode = VX_MODE_TRAIN;
+        v.batch_size = (int64_t)j.mb;
+        v.seq_len = (int64_t)(j.P + j.C);
+        v.prompt_len = v.gen_len = 0;
+        v.head = VX_HEAD_SEQ_CLS;
+        v.num_labels = 1;
+        v.loss = VX_LOSS_CE;
+        if (x->rt.rl_offload_between) v.offload_params = v.offload_optimizer = VX_OFFLOAD_NONE;
+        if ((rc = run_part(x, &v, &sub, &K))) return rc;
+        add_part(keep_c, K.gpu, STATE_CATS, VX_ARRAY_LEN(STATE_CATS));
+        offload_between(x, cv, keep_c, host);
     }
     /* A reference copy: the policy's weights again (loaded with the same
      * dtype and sharding), on the GPU throughout, or only while it scores
@@ -266,6 +298,7 @@ int vx_estimate_rl(vx_ctx *x)
     memset(p, 0, sizeof *p);
     for (int k = 0; k < VX_RLP_N; k++) {
         add_part(p->cat[k], keep, STATE_CATS, VX_ARRAY_LEN(STATE_CATS));
+        add_part(p->cat[k], keep_c, STATE_CATS, VX_ARRAY_LEN(STATE_CATS));
         p->cat[k][VRAMEST_CAT_WEIGHTS] = vx_sat_add(p->cat[k][VRAMEST_CAT_WEIGHTS], ref_resident ? ref_w : 0);
         p->cat[k][VRAMEST_CAT_LOGITS] = vx_sat_add(p->cat[k][VRAMEST_CAT_LOGITS], k ? loss_bufs : 0);
     }
@@ -313,6 +346,21 @@ int vx_estimate_rl(vx_ctx *x)
     tr[VRAMEST_CAT_ACTIVATIONS] = vx_sat_add(tr[VRAMEST_CAT_ACTIVATIONS], over - as_logits);
     for (int k = VX_RLP_SCORING; k < VX_RLP_N; k++)
         for (int c = 0; c < VX_NCAT; c++) p->cat[k][c] = vx_sat_add(p->cat[k][c], engine_rest[c]);
+    /* The critic's update runs before or after the actor's, not with it
+     * (verl update_critic, OpenRLHF's critic actor): the training phase is
+     * the larger of the two steps, each beside the other's resident states. */
+    if (j.critic) {
+        uint64_t ct[VX_NCAT] = {0}, ta = 0, tc = 0;
+        add_part(ct, keep, STATE_CATS, VX_ARRAY_LEN(STATE_CATS));
+        ct[VRAMEST_CAT_WEIGHTS] = vx_sat_add(ct[VRAMEST_CAT_WEIGHTS], ref_resident ? ref_w : 0);
+        ct[VRAMEST_CAT_LOGITS] = loss_bufs;
+        for (int c = 0; c < VX_NCAT; c++) {
+            ct[c] = vx_sat_add(vx_sat_add(ct[c], K.gpu[c]), engine_rest[c]);
+            ta = vx_sat_add(ta, tr[c]);
+            tc = vx_sat_add(tc, ct[c]);
+        }
+        if (tc > ta) memcpy(tr, ct, sizeof ct);
+    }
 
     uint64_t ctx = vx_cuda_context_bytes(x);
     int peak = 0;

@@ -81,8 +81,10 @@ int vx_rl_resolve_job(vx_ctx *x, rl_job *j)
     j->pref = cv->algorithm != VX_ALG_GRPO && cv->algorithm != VX_ALG_PPO;
     if (cv->algorithm == VX_ALG_PPO && cv->rl_critic == VX_CRITIC_NONE)
         return vx_fail(VRAMEST_E_CONFLICT, "algorithm ppo needs a value model: set rl.critic to copy");
-    if (cv->algorithm == VX_ALG_GRPO && cv->rl_critic != VX_CRITIC_NONE)
-        return vx_fail(VRAMEST_E_CONFLICT, "algorithm grpo has no value model: rl.critic must be none");
+    if (cv->algorithm != VX_ALG_PPO && cv->rl_critic != VX_CRITIC_NONE)
+        return vx_fail(VRAMEST_E_CONFLICT, "algorithm %s has no value model: rl.critic must be none",
+                       vramest_option_value_name(VRAMEST_CFG_ALGORITHM, cv->algorithm));
+    j->critic = cv->rl_critic == VX_CRITIC_COPY;
     if (cv->rl_reference_vocab > 0 && cv->rl_reference_vocab != x->pol.s->vocab)
         return vx_fail(VRAMEST_E_CONFLICT,
                        "rl.reference has a vocabulary of %lld tokens, the policy %lld: the per-token KL compares "
@@ -91,8 +93,6 @@ int vx_rl_resolve_job(vx_ctx *x, rl_job *j)
     if (cv->rl_reference_vocab > 0)
         return vx_fail(VRAMEST_E_UNSUPPORTED,
                        "rl.reference: a reference model of its own is not modelled yet (copy, adapters_disabled or none)");
-    if (cv->rl_critic != VX_CRITIC_NONE)
-        return vx_fail(VRAMEST_E_UNSUPPORTED, "rl.critic copy (PPO's value model) is not modelled yet");
 
     if (j->pref) return resolve_preference(x, j);
     j->engine = cv->rollout_engine != VX_ROLLOUT_AUTO ? (int)cv->rollout_engine : rt->rl_engine;
