@@ -35,4 +35,29 @@ expect_json solution.key rollout_batch_size "the solution's key"
 run --model qwen2-0.5b --set mode=rl --set framework=trl --set batch_size=6 --set num_generations=4
 expect_rc 2 "TRL: 6 completions cannot form groups of 4"
 expect_err "num_generations 4 must divide the generation batch" "the group rule is named"
+# Every published figure (tests/data/rl/published.jsonl) is estimated, and
+# each stays within the error docs/methodology.md reports for it (+2 points).
+python3 - "$VRAMEST" "$(dirname "$0")/../data/rl/published.jsonl" <<'PY' || fail "published RL figures"
+import json, subprocess, sys
+cli, path = sys.argv[1], sys.argv[2]
+reported = {"verl-grpo-lora-qwen2.5-14b": -63.8, "verl-grpo-lora-qwen2.5-32b": -63.6, "verl-grpo-lora-qwen2.5-72b": -59.1,
+            "trl-grpo-qlora-qwen2-7b": 22.5, "trl-grpo-qlora-qwen2.5-7b": 22.5, "trl-grpo-qlora-qwen3-8b": 27.8,
+            "trl-grpo-qlora-llama3.1-8b": 23.6, "trl-grpo-qlora-llama3.2-3b": 1.8,
+            "trl-issue3456-grpo-qwen3-0.6b": -38.6, "trl-issue3456-grpo-qwen3-1.7b": -27.6,
+            "verl-grpo-deepseek-v3-671b": -21.0}
+bad = 0
+for line in open(path):
+    c = json.loads(line)
+    p = subprocess.run([cli, "--spec", "-", "--json"], input=json.dumps(c["spec"]), capture_output=True, text=True)
+    if p.returncode not in (0, 1, 3):
+        print("FAIL: %s: exit %d %s" % (c["id"], p.returncode, p.stderr.strip()[-200:])); bad += 1; continue
+    v = json.loads(p.stdout)
+    for k in {"peak_reserved": "gpu.peak_reserved", "device_total": "gpu.device_total"}.get(c["metric"], c["metric"]).split("."):
+        v = v[k]
+    err = 100.0 * (v - c["measured_bytes"]) / c["measured_bytes"]
+    want = [r for k, r in reported.items() if c["id"].startswith(k)][0]
+    if abs(err) > abs(want) + 2:
+        print("FAIL: %s: error %+.1f%%, methodology.md reports %+.1f%%" % (c["id"], err, want)); bad += 1
+sys.exit(1 if bad else 0)
+PY
 finish
