@@ -22,23 +22,31 @@ typedef struct advice {
 #define TRAIN (1 << VX_MODE_TRAIN)
 #define INFER (1 << VX_MODE_INFER)
 #define LOAD (1 << VX_MODE_LOAD)
+#define RL (1 << VX_MODE_RL)
 
 static const advice candidates[] = {
-    {TRAIN | INFER, "{\"workload\":{\"attention\":\"flash\"}}", "attention=flash", VRAMEST_HANDLE_CONFIG,
+    {TRAIN | INFER | RL, "{\"workload\":{\"attention\":\"flash\"}}", "attention=flash", VRAMEST_HANDLE_CONFIG,
      VRAMEST_CFG_ATTENTION, "flash"},
     {TRAIN, "{\"precision\":\"amp_bf16\"}", "precision=amp_bf16", 0, 0, "amp_bf16"},
     {TRAIN | INFER | LOAD, "{\"precision\":\"bf16\"}", "precision=bf16", 0, 0, "bf16"},
-    {TRAIN, "{\"workload\":{\"gradient_checkpointing\":\"full\"}}", "gradient_checkpointing=full",
+    /* RL: the log-prob logits fused with the output projection (Liger's
+     * GRPO loss: TRL use_liger_kernel, verl use_fused_kernels), a colocated
+     * engine asleep while the trainer works. */
+    {RL, "{\"workload\":{\"loss\":\"fused_linear\"}}", "loss=fused_linear", VRAMEST_HANDLE_CONFIG, VRAMEST_CFG_LOSS,
+     "fused_linear"},
+    {RL, "{\"rl\":{\"rollout\":{\"sleep_mode\":true}}}", "rollout_sleep_mode=on", VRAMEST_HANDLE_CONFIG,
+     VRAMEST_CFG_ROLLOUT_SLEEP_MODE, "on"},
+    {TRAIN | RL, "{\"workload\":{\"gradient_checkpointing\":\"full\"}}", "gradient_checkpointing=full",
      VRAMEST_HANDLE_CONFIG, VRAMEST_CFG_GRADIENT_CHECKPOINTING, "full"},
-    {TRAIN, "{\"workload\":{\"optimizer\":\"adamw_8bit\"}}", "optimizer=adamw_8bit", VRAMEST_HANDLE_CONFIG,
+    {TRAIN | RL, "{\"workload\":{\"optimizer\":\"adamw_8bit\"}}", "optimizer=adamw_8bit", VRAMEST_HANDLE_CONFIG,
      VRAMEST_CFG_OPTIMIZER, "adamw_8bit"},
     {INFER, "{\"precision\":{\"kv_cache\":\"fp8\"}}", "precision.kv_cache=fp8", VRAMEST_HANDLE_PRECISION,
      VRAMEST_PREC_KV_CACHE, "fp8"},
     {INFER | LOAD, "{\"precision\":\"int8\"}", "precision=int8", 0, 0, "int8"},
-    {TRAIN, "{\"workload\":{\"finetune\":\"lora\"}}", "finetune=lora", VRAMEST_HANDLE_CONFIG, VRAMEST_CFG_FINETUNE,
+    {TRAIN | RL, "{\"workload\":{\"finetune\":\"lora\"}}", "finetune=lora", VRAMEST_HANDLE_CONFIG, VRAMEST_CFG_FINETUNE,
      "lora"},
     {INFER | LOAD, "{\"precision\":\"nf4\"}", "precision=nf4", 0, 0, "nf4"},
-    {TRAIN, "{\"workload\":{\"finetune\":\"qlora\"},\"precision\":\"nf4\"}", "finetune=qlora precision=nf4",
+    {TRAIN | RL, "{\"workload\":{\"finetune\":\"qlora\"},\"precision\":\"nf4\"}", "finetune=qlora precision=nf4",
      VRAMEST_HANDLE_CONFIG, VRAMEST_CFG_FINETUNE, "qlora"},
     {TRAIN, "{\"parallel\":{\"zero_stage\":1}}", "zero_stage=1", VRAMEST_HANDLE_CONFIG, VRAMEST_CFG_ZERO_STAGE, "1"},
     {TRAIN, "{\"parallel\":{\"zero_stage\":2}}", "zero_stage=2", VRAMEST_HANDLE_CONFIG, VRAMEST_CFG_ZERO_STAGE, "2"},
