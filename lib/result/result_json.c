@@ -258,7 +258,7 @@ static void write_plan(vx_jw *w, const struct vramest_result *r, const vx_fix *f
     vx_jw_put(w, "{", 1);
     g = 1;
     echo(w, vx_precision_options, vx_precision_option_count, &r->prec, "precision", &g);
-    static const char *groups[] = {"workload", "parallel", "device", "runtime"};
+    static const char *groups[] = {"workload", "parallel", "device", "runtime", "rl"};
     for (size_t i = 0; i < VX_ARRAY_LEN(groups); i++)
         echo(w, vx_config_options, vx_config_option_count, &r->cfg, groups[i], &g);
     vx_jw_key(w, "cuda_context_bytes", &g);
