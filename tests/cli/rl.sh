@@ -44,7 +44,8 @@ reported = {"verl-grpo-lora-qwen2.5-14b": -63.8, "verl-grpo-lora-qwen2.5-32b": -
             "trl-grpo-qlora-qwen2-7b": 22.5, "trl-grpo-qlora-qwen2.5-7b": 22.5, "trl-grpo-qlora-qwen3-8b": 27.8,
             "trl-grpo-qlora-llama3.1-8b": 23.6, "trl-grpo-qlora-llama3.2-3b": 1.8,
             "trl-issue3456-grpo-qwen3-0.6b": -38.6, "trl-issue3456-grpo-qwen3-1.7b": -27.6,
-            "verl-grpo-deepseek-v3-671b": -21.0}
+            "verl-grpo-deepseek-v3-671b": -21.0, "verl-grpo-lora-qwen2.5-7b-1x": -69.0,
+            "verl-grpo-lora-qwen2.5-3b-1x": -27.4, "verl-grpo-lora-qwen2.5-1.5b-1x": -57.8}
 bad = 0
 for line in open(path):
     c = json.loads(line)
