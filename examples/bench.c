@@ -7,6 +7,8 @@
  *   config.json       vramest_model_parse of a Llama config.json from memory
  *   spec plan         vramest_spec_plan of a small preset spec (parse + estimate + JSON)
  *   estimate infer    generation with a KV cache
+ *   estimate rl       a GRPO step on verl: the training step, the vLLM engine
+ *                     and the scoring forward as sub-estimates (issue #23)
  *   estimate 70B      Llama-3.1-70B training, ZeRO-3 on 64 GPUs, checkpointing
  *   solve max batch   vramest_solve_max(batch_size) for LoRA on an A100-80GB
  *   admission         one scheduler job: vramest_spec_parse (cached model) +
@@ -252,6 +254,20 @@ int main(void)
     vramest_config_set_i64(b.cfg, VRAMEST_CFG_PROMPT_LEN, 2048);
     vramest_config_set_i64(b.cfg, VRAMEST_CFG_GEN_LEN, 256);
     snprintf(label, sizeof label, "estimate %s infer", preset);
+    failed |= bench(label, do_estimate, &b);
+
+    /* An RL step: verl's colocated GRPO with LoRA (three sub-estimates). */
+    vramest_config_free(b.cfg);
+    vramest_config_new(&b.cfg);
+    vramest_config_set_str(b.cfg, VRAMEST_CFG_MODE, "rl");
+    vramest_config_set_str(b.cfg, VRAMEST_CFG_FRAMEWORK, "verl");
+    vramest_config_set_str(b.cfg, VRAMEST_CFG_FINETUNE, "lora");
+    vramest_config_set_str(b.cfg, VRAMEST_CFG_GRADIENT_CHECKPOINTING, "full");
+    vramest_config_set_i64(b.cfg, VRAMEST_CFG_ROLLOUT_BATCH_SIZE, 64);
+    vramest_config_set_i64(b.cfg, VRAMEST_CFG_PROMPT_LEN, 512);
+    vramest_config_set_i64(b.cfg, VRAMEST_CFG_GEN_LEN, 1024);
+    vramest_config_set_str(b.cfg, VRAMEST_CFG_DEVICE, "H100-80GB");
+    snprintf(label, sizeof label, "estimate %s rl (verl grpo)", preset);
     failed |= bench(label, do_estimate, &b);
 
     /* The solver: the largest LoRA micro-batch on an A100-80GB. */
