@@ -393,3 +393,25 @@ Test(rl, ppo_critic_keeps_its_states_beside_the_actors)
     drop(&g);
     drop(&f);
 }
+
+/* verl >= 0.7 runs vLLM as a server process beside the trainer: its CUDA
+ * context stays through every phase; before 0.7 the engine shared the
+ * trainer's process. */
+Test(rl, verl_async_engine_keeps_its_own_context)
+{
+    fx now, old;
+    char spec[1024];
+    snprintf(spec, sizeof spec, VERL_JOB, "");
+    load(&now, spec);
+    cr_assert_eq(now.rc, VRAMEST_OK, "%s", vramest_last_error_message());
+    load(&old, spec);
+    vramest_config_set_str(old.c, VRAMEST_CFG_FRAMEWORK_VERSION, "0.6");
+    cr_assert_eq(vx_estimate_into(old.m, old.p, old.c, old.r), VRAMEST_OK, "%s", vramest_last_error_message());
+    uint64_t ctx = now.r->cuda_context_bytes;
+    cr_assert_gt(ctx, 0);
+    for (int k = 0; k < VX_RLP_N; k++)
+        cr_assert_eq(now.r->rl.cat[k][VRAMEST_CAT_FRAMEWORK], old.r->rl.cat[k][VRAMEST_CAT_FRAMEWORK] + ctx, "phase %d",
+                     k);
+    drop(&now);
+    drop(&old);
+}

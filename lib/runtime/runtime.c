@@ -141,12 +141,15 @@ static const row rows[VX_FW_COUNT_] = {
      * reference unless use_kl_loss or use_kl_in_reward (both false by
      * default: trainer/ppo/utils.py need_reference_policy), then a copy or
      * the policy with adapters disabled for LoRA; rollout
-     * gpu_memory_utilization 0.5, free_cache_engine true
+     * gpu_memory_utilization 0.5, free_cache_engine true, tensor parallel
+     * 2, mode async: a vLLM server process beside the trainer (rule below
+     * for the in-process engine before 0.7)
      * (trainer/config/_generated_ppo_trainer.yaml). Releases 0.2 to 0.9. */
     [VX_FW_VERL] = {.rt = {.framework = VX_FW_VERL, .losses = 1 << VX_LOSS_CE | 1 << VX_LOSS_FUSED_LINEAR, .rl_stack = 1,
                            .rl_reference = VX_REF_NONE, .rl_engine = VX_ROLLOUT_VLLM,
                            .rl_placement = VX_PLACE_COLOCATED, .rl_sleep = 1, .rl_util_permille = 500,
-                           .rl_offload_between = 1, .rl_logits_all = 1, .rl_old_logps = 1},
+                           .rl_offload_between = 1, .rl_logits_all = 1, .rl_old_logps = 1, .rl_engine_process = 1,
+                           .rl_rollout_tp = 2},
                     .ver = {.name = "verl", .forms = VX_VS_RELEASE, .form = VX_VS_RELEASE, .oldest = VX_VER(0, 2, 0),
                             .newest = VX_VER(0, 9, 0), .current = VX_VER(0, 9, 0), .since = "2026-08"},
                     .hf_code = 1},
@@ -158,7 +161,8 @@ static const row rows[VX_FW_COUNT_] = {
      * 0.5 to 0.11. */
     [VX_FW_OPENRLHF] = {.rt = {.framework = VX_FW_OPENRLHF, .opt_fused = 1, .ddp = VX_DDP_DEEPSPEED, .mixed_master = 1,
                                .rl_stack = 1, .rl_reference = VX_REF_COPY, .rl_engine = VX_ROLLOUT_VLLM,
-                               .rl_placement = VX_PLACE_SEPARATE, .rl_util_permille = 950, .rl_old_logps = 1},
+                               .rl_placement = VX_PLACE_SEPARATE, .rl_util_permille = 950, .rl_old_logps = 1,
+                               .rl_engine_process = 1},
                         .ver = {.name = "OpenRLHF", .forms = VX_VS_RELEASE, .form = VX_VS_RELEASE,
                                 .oldest = VX_VER(0, 5, 0), .newest = VX_VER(0, 11, 0), .current = VX_VER(0, 11, 0),
                                 .since = "2026-08"},
@@ -219,6 +223,10 @@ static const rule rules[] = {
     /* ForCausalLMLoss (4.46; 4.45's Llama classes upcast in the model
      * already) upcasts the logits inside the loss. */
     {VX_FW_ANY, VX_RTC_TRANSFORMERS, VX_VER(4, 45, 0), VX_VER_MAX, FIELD(loss_upcast), 1},
+    /* verl: the rollout ran in the trainer's process (rollout.mode sync)
+     * until 0.7 made the vLLM server (async) the default
+     * (verl-project/verl tags v0.6.0 and v0.7.0, ppo_trainer.yaml). */
+    {VX_FW_VERL, VX_RTC_FRAMEWORK, 0, UPTO(0, 6), FIELD(rl_engine_process), 0},
     /* nanotron: tp_recompute_allgather (huggingface/nanotron@1e02a9ce,
      * 2024-07-17) saves the shard and re-gathers it in backward. */
     {VX_FW_NANOTRON, VX_RTC_FRAMEWORK, 0, VX_VER(2024, 7, 16), FIELD(tp_save_gathered), 1},

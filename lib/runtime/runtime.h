@@ -155,6 +155,9 @@ typedef struct vx_runtime {
                                 unpadded logits), not only the completion's (TRL logits_to_keep) */
     int rl_group_check;      /* batch_size x processes x grad_accum_steps must be a whole number of prompt
                                 groups (TRL GRPOConfig); other stacks take a prompt count */
+    int rl_engine_process;   /* a colocated engine runs in a process of its own (its own CUDA context, kept
+                                while it sleeps): verl >= 0.7 rollout mode async, OpenRLHF's Ray actors */
+    int rl_rollout_tp;       /* the engine's tensor parallelism when rl.rollout.tp is 0 (0 = 1) */
     int rl_old_logps;        /* the policy's log-probs are recomputed in the scoring phase (verl
                                 compute_log_prob); TRL does so only for num_iterations > 1 */
     int tp_save_gathered;    /* a column-parallel linear under sequence parallelism saves its all-gathered

@@ -246,7 +246,9 @@ int vx_estimate_rl(vx_ctx *x)
         /* nothing generated */
     } else if (j.engine == VX_ROLLOUT_VLLM) {
         v.framework = VX_FW_VLLM;
-        v.tp = cv->rollout_tp > 0 ? cv->rollout_tp : 1;
+        /* the stack's default engine TP, on as many GPUs as the job has */
+        int64_t dtp = x->rt.rl_rollout_tp > 0 ? x->rt.rl_rollout_tp : 1;
+        v.tp = cv->rollout_tp > 0 ? cv->rollout_tp : (dtp < cv->gpus ? dtp : cv->gpus);
         v.pp = v.cp = v.ep = 1;
         v.gpus = v.tp;
         /* The engine serves the policy's weights in the compute dtype (LoRA
@@ -269,10 +271,16 @@ int vx_estimate_rl(vx_ctx *x)
      * without sleep, free_cache_engine frees the pool only; otherwise all
      * of it stays. CUDA graphs and the workspaces stay in every case. */
     uint64_t engine_rest[VX_NCAT] = {0};
+    /* An engine in a process of its own keeps its CUDA context through
+     * every phase, asleep or not. */
+    uint64_t own_ctx = j.engine == VX_ROLLOUT_VLLM && j.placement == VX_PLACE_COLOCATED && x->rt.rl_engine_process
+                           ? engine_ctx
+                           : 0;
     if (j.engine == VX_ROLLOUT_VLLM && j.placement == VX_PLACE_COLOCATED) {
         memcpy(engine_rest, E.gpu, sizeof engine_rest);
         engine_rest[VRAMEST_CAT_ACTIVATIONS] = engine_rest[VRAMEST_CAT_LOGITS] = 0;
         if (j.free_kv || j.sleep) engine_rest[VRAMEST_CAT_KV_CACHE] = 0;
+        engine_rest[VRAMEST_CAT_FRAMEWORK] = vx_sat_add(engine_rest[VRAMEST_CAT_FRAMEWORK], own_ctx);
         if (j.sleep) {
             if (cv->finetune == VX_FT_LORA || cv->finetune == VX_FT_QLORA)
                 host[VRAMEST_CAT_WEIGHTS] = vx_sat_add(host[VRAMEST_CAT_WEIGHTS], engine_rest[VRAMEST_CAT_WEIGHTS]);
@@ -308,6 +316,7 @@ int vx_estimate_rl(vx_ctx *x)
         add_part(ro, E.gpu, WORK_CATS, VX_ARRAY_LEN(WORK_CATS));
     } else if (j.placement == VX_PLACE_COLOCATED) {
         for (int c = 0; c < VX_NCAT; c++) ro[c] = vx_sat_add(ro[c], E.gpu[c]);
+        ro[VRAMEST_CAT_FRAMEWORK] = vx_sat_add(ro[VRAMEST_CAT_FRAMEWORK], own_ctx);
     } else {
         p->engine_total = vx_sat_add(E.total, engine_ctx);
     }
