@@ -149,7 +149,7 @@ static const row rows[VX_FW_COUNT_] = {
                            .rl_reference = VX_REF_NONE, .rl_engine = VX_ROLLOUT_VLLM,
                            .rl_placement = VX_PLACE_COLOCATED, .rl_sleep = 1, .rl_util_permille = 500,
                            .rl_offload_between = 1, .rl_logits_all = 1, .rl_old_logps = 1, .rl_engine_process = 1,
-                           .rl_rollout_tp = 2},
+                           .rl_rollout_tp = 2, .rl_sleep_lora_host = 1},
                     .ver = {.name = "verl", .forms = VX_VS_RELEASE, .form = VX_VS_RELEASE, .oldest = VX_VER(0, 2, 0),
                             .newest = VX_VER(0, 9, 0), .current = VX_VER(0, 9, 0), .since = "2026-08"},
                     .hf_code = 1},

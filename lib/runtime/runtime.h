@@ -157,6 +157,8 @@ typedef struct vx_runtime {
                                 groups (TRL GRPOConfig); other stacks take a prompt count */
     int rl_engine_process;   /* a colocated engine runs in a process of its own (its own CUDA context, kept
                                 while it sleeps): verl >= 0.7 rollout mode async, OpenRLHF's Ray actors */
+    int rl_sleep_lora_host;  /* a sleeping engine of a LoRA policy keeps its base weights on the host (vLLM
+                                sleep level 1: verl); otherwise they are discarded (level 2: TRL) */
     int rl_rollout_tp;       /* the engine's tensor parallelism when rl.rollout.tp is 0 (0 = 1) */
     int rl_old_logps;        /* the policy's log-probs are recomputed in the scoring phase (verl
                                 compute_log_prob); TRL does so only for num_iterations > 1 */

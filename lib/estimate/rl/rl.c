@@ -265,9 +265,10 @@ int vx_estimate_rl(vx_ctx *x)
     if (j.engine != VX_ROLLOUT_NONE && (rc = run_part(x, &v, &sub, &E))) return rc;
     uint64_t engine_ctx = vx_cuda_context_bytes(x);
     /* The engine's memory while the trainer works: asleep, its KV pool is
-     * freed and its weights leave the GPU - kept on the host for a LoRA
-     * policy (vLLM sleep level 1: the base is not synced again), discarded
-     * for a full one (level 2, verl vllm_async_server._resolve_sleep_level);
+     * freed and its weights leave the GPU - kept on the host for verl's
+     * LoRA policy (vLLM sleep level 1: the base is not synced again),
+     * discarded otherwise (level 2: verl
+     * vllm_async_server._resolve_sleep_level, TRL vllm_generation.py);
      * without sleep, free_cache_engine frees the pool only; otherwise all
      * of it stays. CUDA graphs and the workspaces stay in every case. */
     uint64_t engine_rest[VX_NCAT] = {0};
@@ -282,7 +283,7 @@ int vx_estimate_rl(vx_ctx *x)
         if (j.free_kv || j.sleep) engine_rest[VRAMEST_CAT_KV_CACHE] = 0;
         engine_rest[VRAMEST_CAT_FRAMEWORK] = vx_sat_add(engine_rest[VRAMEST_CAT_FRAMEWORK], own_ctx);
         if (j.sleep) {
-            if (cv->finetune == VX_FT_LORA || cv->finetune == VX_FT_QLORA)
+            if (x->rt.rl_sleep_lora_host && (cv->finetune == VX_FT_LORA || cv->finetune == VX_FT_QLORA))
                 host[VRAMEST_CAT_WEIGHTS] = vx_sat_add(host[VRAMEST_CAT_WEIGHTS], engine_rest[VRAMEST_CAT_WEIGHTS]);
             engine_rest[VRAMEST_CAT_WEIGHTS] = 0;
         }
