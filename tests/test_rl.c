@@ -84,8 +84,9 @@ Test(rl, trl_defaults_no_reference_generate_in_process)
     uint64_t w = p->cat[VX_RLP_TRAINING][VRAMEST_CAT_WEIGHTS];
     cr_assert(BF16_WEIGHTS(w), "bf16 weights of qwen2-0.5b: %llu", (unsigned long long)w);
     for (int k = 0; k < VX_RLP_N; k++) cr_assert_eq(p->cat[k][VRAMEST_CAT_WEIGHTS], w);
-    /* generate() of 8 sequences: a KV cache in the rollout only */
+    /* generate() of 8 sequences: a KV cache in the rollout only, no pool */
     cr_assert_gt(p->cat[VX_RLP_ROLLOUT][VRAMEST_CAT_KV_CACHE], 0);
+    cr_assert_eq(p->kv_pool, 0);
     cr_assert_eq(p->cat[VX_RLP_TRAINING][VRAMEST_CAT_KV_CACHE], 0);
     /* gradients are freed between steps (zero_grad set_to_none) */
     cr_assert_eq(p->cat[VX_RLP_ROLLOUT][VRAMEST_CAT_GRADIENTS], 0);

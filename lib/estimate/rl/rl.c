@@ -390,7 +390,8 @@ int vx_estimate_rl(vx_ctx *x)
     p->seqs_per_gpu = (int64_t)j.seqs;
     p->micro_seqs = (int64_t)j.mb;
     p->engine_budget = j.engine == VX_ROLLOUT_VLLM ? (uint64_t)(j.util * (double)r->device_bytes) : 0;
-    p->kv_pool = E.gpu[VRAMEST_CAT_KV_CACHE]; /* the pool as allocated: whole blocks */
+    /* the vLLM pool as allocated, whole blocks (generate()'s cache is no pool) */
+    p->kv_pool = j.engine == VX_ROLLOUT_VLLM ? E.gpu[VRAMEST_CAT_KV_CACHE] : 0;
     p->max_util = max_utilization(r, p, &j);
 
     /* The headline is the peak phase's breakdown (the CUDA context comes
