@@ -416,3 +416,19 @@ Test(rl, verl_async_engine_keeps_its_own_context)
     drop(&now);
     drop(&old);
 }
+
+/* Under FSDP TRL gathers the whole model for generate(): the rollout
+ * holds at least the replica's weights, the other phases the rank's. */
+Test(rl, generate_gathers_sharded_weights)
+{
+    fx f;
+    char spec[1024];
+    snprintf(spec, sizeof spec, TRL_JOB, "", ",\"parallel\":{\"gpus\":8,\"fsdp\":\"full_shard\"}");
+    load(&f, spec);
+    cr_assert_eq(f.rc, VRAMEST_OK, "%s", vramest_last_error_message());
+    const vx_rl_phases *p = &f.r->rl;
+    cr_assert_geq(p->cat[VX_RLP_ROLLOUT][VRAMEST_CAT_WEIGHTS], 2ull * 494032768, "%llu",
+                  (unsigned long long)p->cat[VX_RLP_ROLLOUT][VRAMEST_CAT_WEIGHTS]);
+    cr_assert_lt(p->cat[VX_RLP_SCORING][VRAMEST_CAT_WEIGHTS], p->cat[VX_RLP_ROLLOUT][VRAMEST_CAT_WEIGHTS]);
+    drop(&f);
+}

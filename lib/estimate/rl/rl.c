@@ -315,6 +315,12 @@ int vx_estimate_rl(vx_ctx *x)
     uint64_t *ro = p->cat[VX_RLP_ROLLOUT];
     if (j.placement == VX_PLACE_SAME_PROCESS) {
         add_part(ro, E.gpu, WORK_CATS, VX_ARRAY_LEN(WORK_CATS));
+        /* generate() on sharded weights gathers them whole first (TRL
+         * unwrap_model_for_generation: ZeRO-3 gather_deepspeed3_params,
+         * FSDP summon_full_params): the replica's weights for the rollout. */
+        if ((cv->zero_stage == 3 || cv->fsdp != VX_FSDP_NONE) && E.gpu[VRAMEST_CAT_WEIGHTS] > keep[VRAMEST_CAT_WEIGHTS])
+            ro[VRAMEST_CAT_WEIGHTS] =
+                vx_sat_add(ro[VRAMEST_CAT_WEIGHTS], E.gpu[VRAMEST_CAT_WEIGHTS] - keep[VRAMEST_CAT_WEIGHTS]);
     } else if (j.placement == VX_PLACE_COLOCATED) {
         for (int c = 0; c < VX_NCAT; c++) ro[c] = vx_sat_add(ro[c], E.gpu[c]);
         ro[VRAMEST_CAT_FRAMEWORK] = vx_sat_add(ro[VRAMEST_CAT_FRAMEWORK], own_ctx);
