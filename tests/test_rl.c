@@ -432,3 +432,27 @@ Test(rl, generate_gathers_sharded_weights)
     cr_assert_lt(p->cat[VX_RLP_SCORING][VRAMEST_CAT_WEIGHTS], p->cat[VX_RLP_ROLLOUT][VRAMEST_CAT_WEIGHTS]);
     drop(&f);
 }
+
+/* OpenRLHF's shared placement (--train.colocate_all) with the DeepSpeed
+ * models asleep between phases (--ds.enable_sleep): in the rollout the
+ * GPU holds the engine only; the policy, its optimizer states and the
+ * reference wait on the host. */
+Test(rl, openrlhf_shared_placement_with_sleeping_trainer)
+{
+    fx f;
+    load(&f, "{\"model\":\"qwen2-0.5b\",\"precision\":\"bf16\",\"device\":\"A100-80GB\",\"runtime\":{\"framework\":"
+             "\"openrlhf\"},\"workload\":{\"mode\":\"rl\",\"batch_size\":8,\"prompt_len\":256,\"gen_len\":256},"
+             "\"rl\":{\"placement\":\"shared\",\"trainer_sleep\":true,\"rollout\":{\"gpu_memory_utilization\":0.4,"
+             "\"sleep_mode\":true}}}");
+    cr_assert_eq(f.rc, VRAMEST_OK, "%s", vramest_last_error_message());
+    const vx_rl_phases *p = &f.r->rl;
+    cr_assert_eq(p->placement, VX_PLACE_SHARED);
+    cr_assert_eq(p->cat[VX_RLP_ROLLOUT][VRAMEST_CAT_OPTIMIZER_STATES], 0);
+    cr_assert(BF16_WEIGHTS(p->cat[VX_RLP_ROLLOUT][VRAMEST_CAT_WEIGHTS]), "the engine's weights only: %llu",
+              (unsigned long long)p->cat[VX_RLP_ROLLOUT][VRAMEST_CAT_WEIGHTS]);
+    /* policy + reference weights and the optimizer states on the host */
+    cr_assert_geq(p->host_offload, 2 * 2ull * 494032768 + f.r->rl.cat[VX_RLP_TRAINING][VRAMEST_CAT_OPTIMIZER_STATES]);
+    /* the reference is on the GPU while it scores */
+    cr_assert_geq(p->cat[VX_RLP_SCORING][VRAMEST_CAT_WEIGHTS], 2ull * 494032768);
+    drop(&f);
+}

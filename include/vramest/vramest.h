@@ -380,8 +380,9 @@ typedef enum vramest_option {
     VRAMEST_CFG_RL_REFERENCE_OFFLOAD = 3411,   /**< "reference_offload" (rl; enum: none, cpu) @since 1.0 */
     VRAMEST_CFG_RL_REWARD = 3412,              /**< "reward" (rl; enum: rule, none) @since 1.0 */
     VRAMEST_CFG_RL_CRITIC = 3413,              /**< "critic" (rl; enum: none, copy) @since 1.0 */
-    VRAMEST_CFG_RL_PLACEMENT = 3414,           /**< "placement" (rl; enum: auto, same_process, colocated, separate) @since 1.0 */
+    VRAMEST_CFG_RL_PLACEMENT = 3414,           /**< "placement" (rl; enum: auto, same_process, colocated, separate, shared) @since 1.0 */
     VRAMEST_CFG_RL_REFERENCE_VOCAB = 3415,     /**< "reference_vocab" (rl; the vocabulary of a reference model of its own; 0 = the policy's) @since 1.0 */
+    VRAMEST_CFG_RL_TRAINER_SLEEP = 3416,       /**< "trainer_sleep" (rl; bool: the trainer's models leave the GPU between phases) @since 1.0 */
     VRAMEST_CFG_ROLLOUT_ENGINE = 3420,         /**< "rollout_engine" (spec rl.rollout.engine; enum: auto, transformers, vllm) @since 1.0 */
     VRAMEST_CFG_ROLLOUT_ENGINE_VERSION = 3421, /**< "rollout_engine_version" (spec rl.rollout.engine_version; string) @since 1.0 */
     VRAMEST_CFG_ROLLOUT_TP = 3422,             /**< "rollout_tp" (spec rl.rollout.tp) @since 1.0 */

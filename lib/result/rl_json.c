@@ -5,7 +5,7 @@
 #include "result/result.h"
 
 static const char *const phase_names[VX_RLP_N] = {"rollout", "scoring", "training"};
-static const char *const placement_names[] = {"auto", "same_process", "colocated", "separate"};
+static const char *const placement_names[] = {"auto", "same_process", "colocated", "separate", "shared"};
 static const char *const engine_names[] = {"auto", "transformers", "vllm", "none"};
 static const char *const reference_names[] = {"auto", "none", "copy", "adapters_disabled"};
 

@@ -69,6 +69,7 @@ typedef struct vx_config_values {
      * "rl" object and its "rollout" member (rollout_* options) */
     int64_t algorithm, num_generations, rollout_batch_size, micro_batch_size;
     int64_t rl_reference, rl_reference_offload, rl_reward, rl_critic, rl_placement, rl_reference_vocab;
+    int64_t rl_trainer_sleep;
     int64_t rollout_engine, rollout_tp, rollout_max_model_len, rollout_max_num_seqs, rollout_max_num_batched_tokens;
     int64_t rollout_enforce_eager, rollout_sleep_mode, rollout_free_cache_engine;
     double rollout_gpu_memory_utilization;

@@ -47,6 +47,7 @@ static const vx_enum_name reward_e[] = {{VX_REWARD_RULE, "rule"}, {VX_REWARD_NON
 static const vx_enum_name critic_e[] = {{VX_CRITIC_NONE, "none"}, {VX_CRITIC_COPY, "copy"}, {0, NULL}};
 static const vx_enum_name place_e[] = {{VX_PLACE_AUTO, "auto"}, {VX_PLACE_SAME_PROCESS, "same_process"},
                                        {VX_PLACE_COLOCATED, "colocated"}, {VX_PLACE_SEPARATE, "separate"},
+                                       {VX_PLACE_SHARED, "shared"},
                                        {0, NULL}};
 static const vx_enum_name rengine_e[] = {{VX_ROLLOUT_AUTO, "auto"}, {VX_ROLLOUT_TRANSFORMERS, "transformers"},
                                          {VX_ROLLOUT_VLLM, "vllm"}, {VX_ROLLOUT_NONE, "none"}, {0, NULL}};
@@ -258,7 +259,11 @@ const vx_option_def vx_config_options[] = {
          "trained)"),
     ENUM(VRAMEST_CFG_RL_PLACEMENT, "placement", "rl", place_e, VX_PLACE_AUTO, rl_placement, true,
          "where the rollout engine runs: auto (from the engine), same_process (generate() in the trainer), "
-         "colocated (a vLLM engine on the trainer's GPUs), separate (a vLLM server on its own GPUs)"),
+         "colocated (a vLLM engine on the trainer's GPUs), separate (a vLLM server on its own GPUs), shared (OpenRLHF "
+         "--train.colocate_all: the engine and every model on the same GPUs)"),
+    BOOL(VRAMEST_CFG_RL_TRAINER_SLEEP, "trainer_sleep", "rl", 0, rl_trainer_sleep, true,
+         "the trainer's models (policy, critic, reference) move to the host between phases and back for their own "
+         "(OpenRLHF --ds.enable_sleep); verl does so through parallel.offload_params / offload_optimizer"),
     I64(VRAMEST_CFG_RL_REFERENCE_VOCAB, "reference_vocab", "rl", 0, 1e9, 0, rl_reference_vocab, true,
         "the vocabulary of a reference model of its own (the spec's rl.reference {\"model\": ...} sets it; 0 = "
         "the policy's): another vocabulary than the policy's is an error, the same one is not modelled yet"),

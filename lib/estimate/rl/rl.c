@@ -122,13 +122,14 @@ static void add_part(uint64_t *dst, const uint64_t *src, const int *cats, size_t
  * param_offload / optimizer_offload): off `keep`, onto `host`. */
 static void offload_between(const vx_ctx *x, const vx_config_values *cv, uint64_t *keep, uint64_t *host)
 {
-    if (!x->rt.rl_offload_between) return;
+    int all = cv->rl_trainer_sleep != 0; /* OpenRLHF --ds.enable_sleep: everything, whatever parallel says */
+    if (!x->rt.rl_offload_between && !all) return;
     static const int params[] = {VRAMEST_CAT_WEIGHTS};
     static const int states[] = {VRAMEST_CAT_OPTIMIZER_STATES, VRAMEST_CAT_MASTER_WEIGHTS};
     const int *cats = NULL;
     for (int pass = 0; pass < 2; pass++) {
         size_t n = pass ? VX_ARRAY_LEN(states) : VX_ARRAY_LEN(params);
-        int on = pass ? cv->offload_optimizer != VX_OFFLOAD_NONE : cv->offload_params != VX_OFFLOAD_NONE;
+        int on = all || (pass ? cv->offload_optimizer != VX_OFFLOAD_NONE : cv->offload_params != VX_OFFLOAD_NONE);
         cats = pass ? states : params;
         for (size_t i = 0; on && i < n; i++) {
             host[cats[i]] = vx_sat_add(host[cats[i]], keep[cats[i]]);
@@ -234,7 +235,7 @@ int vx_estimate_rl(vx_ctx *x)
      * dtype and sharding), on the GPU throughout, or only while it scores
      * when offloaded. */
     uint64_t ref_w = j.reference == VX_REF_COPY ? T.gpu[VRAMEST_CAT_WEIGHTS] : 0;
-    int ref_resident = ref_w && cv->rl_reference_offload == VX_OFFLOAD_NONE;
+    int ref_resident = ref_w && cv->rl_reference_offload == VX_OFFLOAD_NONE && !cv->rl_trainer_sleep;
     if (ref_w && !ref_resident) host[VRAMEST_CAT_WEIGHTS] = vx_sat_add(host[VRAMEST_CAT_WEIGHTS], ref_w);
 
     /* rollout: generate() in the trainer, or the vLLM engine (none for
@@ -388,7 +389,7 @@ int vx_estimate_rl(vx_ctx *x)
     }
     p->on = 1;
     p->peak = peak;
-    p->placement = j.placement;
+    p->placement = j.shared ? VX_PLACE_SHARED : j.placement;
     p->engine = j.engine;
     p->sleep = j.sleep;
     p->reference = j.reference;

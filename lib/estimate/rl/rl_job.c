@@ -101,6 +101,10 @@ int vx_rl_resolve_job(vx_ctx *x, rl_job *j)
                                            "family",
                        cv->algorithm == VX_ALG_PPO ? "ppo" : "grpo");
     j->placement = (int)cv->rl_placement;
+    /* OpenRLHF's shared placement is a colocated engine with every model
+     * on the same GPUs, which colocated already means here. */
+    j->shared = j->placement == VX_PLACE_SHARED;
+    if (j->shared) j->placement = VX_PLACE_COLOCATED;
     if (j->placement == VX_PLACE_AUTO)
         j->placement = j->engine == VX_ROLLOUT_TRANSFORMERS ? VX_PLACE_SAME_PROCESS
                        : rt->rl_placement == VX_PLACE_SAME_PROCESS ? VX_PLACE_COLOCATED

@@ -10,6 +10,7 @@
 typedef struct rl_job {
     int pref;                /* the preference family (DPO, KTO, ORPO, SimPO): no rollout */
     int critic;              /* PPO's value model: a trained copy of the policy's architecture */
+    int shared;              /* placement "shared" (OpenRLHF colocate_all), run as colocated */
     int placement, engine, sleep, free_kv, reference;
     uint64_t P, C, G;        /* prompt tokens, completion tokens, completions per prompt */
     uint64_t dp;             /* trainer data-parallel ranks */
