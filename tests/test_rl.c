@@ -456,3 +456,16 @@ Test(rl, openrlhf_shared_placement_with_sleeping_trainer)
     cr_assert_geq(p->cat[VX_RLP_SCORING][VRAMEST_CAT_WEIGHTS], 2ull * 494032768);
     drop(&f);
 }
+
+/* TRL recomputes the policy's log-probs when vLLM generated (importance
+ * sampling correction, on by default): a scoring pass without a
+ * reference; with generate() in the trainer there is none. */
+Test(rl, trl_scores_old_logprobs_after_vllm)
+{
+    fx f;
+    trl_job(&f, "", ",\"rl\":{\"rollout\":{\"engine\":\"vllm\"}}");
+    cr_assert_eq(f.rc, VRAMEST_OK, "%s", vramest_last_error_message());
+    cr_assert_eq(f.r->rl.placement, VX_PLACE_COLOCATED, "TRL vllm_mode colocate");
+    cr_assert_eq(f.r->rl.cat[VX_RLP_SCORING][VRAMEST_CAT_LOGITS], 9ull * 256 * V * 2 + 8ull * 256 * 16);
+    drop(&f);
+}

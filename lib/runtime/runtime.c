@@ -123,11 +123,14 @@ static const row rows[VX_FW_COUNT_] = {
      * model), use_vllm False (generate() in the trainer's process),
      * vllm_mode colocate with vllm_gpu_memory_utilization 0.3 and
      * vllm_enable_sleep_mode False; the policy's log-probs over the
-     * completion only (logits_to_keep). Releases 0.14 (GRPO) to 1.9. */
+     * completion only (logits_to_keep), recomputed before the step when
+     * vLLM generated (vllm_importance_sampling_correction True). Releases
+     * 0.14 (GRPO) to 1.9. */
     [VX_FW_TRL] = {.rt = {.framework = VX_FW_TRL, .opt_decay_groups = 1,
                           .losses = 1 << VX_LOSS_CE | 1 << VX_LOSS_FUSED_LINEAR, .rl_stack = 1,
                           .rl_reference = VX_REF_NONE, .rl_engine = VX_ROLLOUT_TRANSFORMERS,
-                          .rl_placement = VX_PLACE_SAME_PROCESS, .rl_util_permille = 300, .rl_group_check = 1},
+                          .rl_placement = VX_PLACE_SAME_PROCESS, .rl_util_permille = 300, .rl_group_check = 1,
+                          .rl_old_logps = 2},
                    .ver = {.name = "TRL", .forms = VX_VS_RELEASE, .form = VX_VS_RELEASE, .oldest = VX_VER(0, 14, 0),
                            .newest = VX_VER(1, 9, 2), .current = VX_VER(1, 9, 2), .since = "2026-08"},
                    .hf_code = 1},

@@ -160,8 +160,9 @@ typedef struct vx_runtime {
     int rl_sleep_lora_host;  /* a sleeping engine of a LoRA policy keeps its base weights on the host (vLLM
                                 sleep level 1: verl); otherwise they are discarded (level 2: TRL) */
     int rl_rollout_tp;       /* the engine's tensor parallelism when rl.rollout.tp is 0 (0 = 1) */
-    int rl_old_logps;        /* the policy's log-probs are recomputed in the scoring phase (verl
-                                compute_log_prob); TRL does so only for num_iterations > 1 */
+    int rl_old_logps;        /* the policy's log-probs are recomputed in the scoring phase: 1 always (verl
+                                compute_log_prob), 2 with a vLLM engine (TRL's importance-sampling
+                                correction, on by default; without vLLM only for num_iterations > 1) */
     int tp_save_gathered;    /* a column-parallel linear under sequence parallelism saves its all-gathered
                                 input, not the shard (nanotron before tp_recompute_allgather, 2024-07-17) */
 } vx_runtime;

@@ -295,7 +295,8 @@ int vx_estimate_rl(vx_ctx *x)
      * where the stack recomputes them). Without either there is none. */
     rl_part F;
     memset(&F, 0, sizeof F);
-    int scores = j.reference != VX_REF_NONE || (x->rt.rl_old_logps && !j.pref);
+    int old_logps = !j.pref && (x->rt.rl_old_logps == 1 || (x->rt.rl_old_logps == 2 && j.engine == VX_ROLLOUT_VLLM));
+    int scores = j.reference != VX_REF_NONE || old_logps;
     if (scores) {
         forward_job(&v, cv, j.mb, j.P + j.C, 0, 0);
         if ((rc = run_part(x, &v, &sub, &F))) return rc;
@@ -338,7 +339,7 @@ int vx_estimate_rl(vx_ctx *x)
     if (scores && j.pref) {
         for (size_t i = 0; i < VX_ARRAY_LEN(WORK_CATS); i++) ref_in_step = vx_sat_add(ref_in_step, F.gpu[WORK_CATS[i]]);
     } else if (scores) {
-        if (x->rt.rl_old_logps || j.reference == VX_REF_ADAPTERS_DISABLED)
+        if (old_logps || j.reference == VX_REF_ADAPTERS_DISABLED)
             sc[VRAMEST_CAT_WEIGHTS] = vx_sat_add(sc[VRAMEST_CAT_WEIGHTS], T.gpu[VRAMEST_CAT_WEIGHTS] - keep[VRAMEST_CAT_WEIGHTS]);
         if (ref_w && !ref_resident) sc[VRAMEST_CAT_WEIGHTS] = vx_sat_add(sc[VRAMEST_CAT_WEIGHTS], ref_w);
         add_part(sc, F.gpu, WORK_CATS, VX_ARRAY_LEN(WORK_CATS));
