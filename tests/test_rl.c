@@ -258,6 +258,9 @@ Test(rl, bad_input_gets_a_specific_error)
         {"", ",\"rl\":{\"reference\":{\"model\":\"qwen3-8b\"}}", VRAMEST_E_UNSUPPORTED, "not modelled yet"},
         {"", ",\"rl\":{\"reward\":{\"model\":\"llama-3.2-1b\"}}", VRAMEST_E_UNSUPPORTED, "rl.reward"},
         {"", ",\"rl\":{\"rollout\":{\"engin\":\"vllm\"}}", VRAMEST_E_UNKNOWN_OPTION, "engin"},
+        {"", ",\"rl\":{\"rollout\":{\"engine\":\"vllm\",\"engine_version\":\"v-next\"}}", VRAMEST_E_PARSE,
+         "rollout_engine_version"},
+        {"", ",\"rl\":{\"rollout\":{\"engine_version\":\"0.8.3\"}}", VRAMEST_E_CONFLICT, "is a vLLM release"},
         /* settings that contradict each other */
         {",\"algorithm\":\"ppo\"", "", VRAMEST_E_CONFLICT, "needs a value model"},
         {"", ",\"rl\":{\"critic\":\"copy\"}", VRAMEST_E_CONFLICT, "algorithm grpo has no value model"},

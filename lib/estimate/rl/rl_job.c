@@ -117,6 +117,16 @@ int vx_rl_resolve_job(vx_ctx *x, rl_job *j)
                        : j->placement == VX_PLACE_COLOCATED  ? "colocated"
                                                              : "separate",
                        j->engine == VX_ROLLOUT_TRANSFORMERS ? "transformers" : "vllm");
+    if (cv->rollout_engine_version[0]) {
+        /* the engine's release, checked as runtime.framework_version is */
+        int ver = 0;
+        if (j->engine != VX_ROLLOUT_VLLM)
+            return vx_fail(VRAMEST_E_CONFLICT, "rl.rollout.engine_version is a vLLM release: the rollout engine is "
+                                               "transformers (generate() runs at transformers_version)");
+        int rc = vx_runtime_check_version(vx_framework_versions(VX_FW_VLLM), "rollout_engine_version",
+                                          cv->rollout_engine_version, &ver);
+        if (rc) return rc;
+    }
     j->sleep = cv->rollout_sleep_mode == VX_TRI_AUTO ? rt->rl_sleep : cv->rollout_sleep_mode == VX_TRI_ON;
     j->free_kv = cv->rollout_free_cache_engine == VX_TRI_AUTO ? j->sleep : cv->rollout_free_cache_engine == VX_TRI_ON;
     /* A separate engine is a vLLM server: OpenRLHF's own default, else
