@@ -8,6 +8,7 @@
 #include "common/memo.h"
 #include "common/options.h"
 #include "model/family.h"
+#include "model/tower.h"
 
 /* Families: the values of the model_type option (lib/model/families/list.h;
  * each family's row is in that folder). An id names a family only where
@@ -160,6 +161,10 @@ struct vramest_model {
     char cover_note[VX_NOTE_LEN];
     char index_note[VX_NOTE_LEN];
     char declared_quant[32];
+    /* A multimodal config.json's vision tower and projector (model/tower.h;
+     * kind NONE for a text model): their tensors follow the language
+     * model's in the inventory. */
+    vx_tower tower;
 };
 
 /* Rebuild shape + inventory from the options (and file tensors). Sets

@@ -1,0 +1,186 @@
+/* Multimodal models (issue #16 item 3): towers and projectors counted from
+ * real config.json files (tests/data/zoo.jsonl and zoo2.jsonl: each case
+ * names its source and its count, read here, never written in code),
+ * their place under the precision policy, images in the workload, and a
+ * broken vision_config refused with a specific error. */
+#include <criterion/criterion.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "helpers.h"
+#include "model/hf_config.h"
+#include "vramest/vramest.h"
+
+/* The config.json of zoo case `id` (in `file`) as JSON text (malloc'd), and its count. */
+static char *zoo_config(const char *file, const char *id, uint64_t *count)
+{
+    size_t len;
+    char *buf = vt_read_data(file, &len), *save = NULL, *out = NULL;
+    for (char *line = strtok_r(buf, "\n", &save); line && !out; line = strtok_r(NULL, "\n", &save)) {
+        json_object *c = json_tokener_parse(line), *v, *spec, *model, *cfg;
+        cr_assert(c, "%s: a line is not JSON", file);
+        if (json_object_object_get_ex(c, "id", &v) && !strcmp(json_object_get_string(v), id)) {
+            cr_assert(json_object_object_get_ex(c, "spec", &spec) && json_object_object_get_ex(spec, "model", &model) &&
+                      json_object_object_get_ex(model, "hf_config", &cfg) &&
+                      json_object_object_get_ex(c, "measured_bytes", &v));
+            *count = (uint64_t)json_object_get_int64(v);
+            out = strdup(json_object_to_json_string(cfg));
+        }
+        json_object_put(c);
+    }
+    free(buf);
+    cr_assert(out, "no case %s in %s", id, file);
+    return out;
+}
+
+static uint64_t params_of(const char *cfg, int *rc)
+{
+    vramest_model *m = NULL;
+    uint64_t n = 0;
+    cr_assert_eq(vramest_model_new(&m), VRAMEST_OK);
+    *rc = vx_parse_hf_config(m, cfg, strlen(cfg));
+    if (*rc == VRAMEST_OK) cr_assert_eq(vramest_model_param_count(m, &n, NULL), VRAMEST_OK);
+    vramest_model_free(m);
+    return n;
+}
+
+static void exact(const char *file, const char *id)
+{
+    uint64_t want;
+    char *cfg = zoo_config(file, id, &want);
+    int rc;
+    uint64_t got = params_of(cfg, &rc);
+    cr_expect_eq(rc, VRAMEST_OK, "%s: %s", id, vramest_last_error_message());
+    cr_expect_eq(got, want, "%s: %llu parameters, the checkpoint has %llu", id, (unsigned long long)got,
+                 (unsigned long long)want);
+    free(cfg);
+}
+
+/* Qwen2-VL (LayerNorm tower), Qwen2.5-VL (RMSNorm, gated MLP), Qwen3-VL
+ * (learned positions, deepstack mergers) over dense and MoE text models;
+ * Gemma 3 (SigLIP without head, MedGemma), LLaVA 1.5 (CLIP, text_config with
+ * LlamaConfig's defaults), Ministral 3 (Pixtral + Mistral 3 projector). */
+Test(mm_zoo, towers_and_projectors_are_exact)
+{
+    static const char *const zoo[] = {"zoo-params-qwen3-vl-8b", "zoo-params-llava-1.5-7b"};
+    static const char *const zoo2[] = {
+        "zoo2-params-qwen3-vl-2b",       "zoo2-params-qwen3-vl-4b",         "zoo2-params-qwen3-vl-32b",
+        "zoo2-params-qwen3-vl-30b-a3b",  "zoo2-params-qwen3-vl-235b-a22b",  "zoo2-params-qwen2-vl-7b",
+        "zoo2-params-qwen2.5-vl-7b",     "zoo2-params-cosmos-reason2-8b",   "zoo2-params-medgemma-27b-it",
+        "zoo2-params-ministral-3-3b-2512",
+    };
+    for (size_t i = 0; i < sizeof zoo / sizeof *zoo; i++) exact("zoo.jsonl", zoo[i]);
+    for (size_t i = 0; i < sizeof zoo2 / sizeof *zoo2; i++) exact("zoo2.jsonl", zoo2[i]);
+}
+
+/* Every multimodal case is either exact or refused because its language
+ * model's family is not in this build (Qwen3.5's gated DeltaNet text, Llama
+ * 4's text) or its wrapper is not modelled (Gemma 4): never a wrong count. */
+static void exact_or_named(const char *file)
+{
+    size_t len;
+    char *buf = vt_read_data(file, &len), *save = NULL;
+    int seen = 0;
+    for (char *line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        json_object *c = json_tokener_parse(line), *v, *spec, *model, *cfg, *vc;
+        cr_assert(c);
+        if (json_object_object_get_ex(c, "spec", &spec) && json_object_object_get_ex(spec, "model", &model) &&
+            json_object_object_get_ex(model, "hf_config", &cfg) && json_object_object_get_ex(cfg, "vision_config", &vc) &&
+            json_object_object_get_ex(c, "measured_bytes", &v)) {
+            const char *text = json_object_to_json_string(cfg);
+            json_object *id = json_object_object_get(c, "id");
+            int rc;
+            uint64_t got = params_of(text, &rc);
+            seen++;
+            if (rc == VRAMEST_OK)
+                cr_expect_eq(got, (uint64_t)json_object_get_int64(v), "%s: %llu", json_object_get_string(id),
+                             (unsigned long long)got);
+            else
+                cr_expect(rc == VRAMEST_E_UNKNOWN_MODEL_TYPE || rc == VRAMEST_E_UNSUPPORTED, "%s: %d %s",
+                          json_object_get_string(id), rc, vramest_last_error_message());
+        }
+        json_object_put(c);
+    }
+    free(buf);
+    cr_assert_gt(seen, 0);
+}
+
+Test(mm_zoo, every_multimodal_case_is_exact_or_refused_by_name)
+{
+    exact_or_named("zoo.jsonl");
+    exact_or_named("zoo2.jsonl");
+}
+
+/* ---- a broken vision_config ---- */
+
+static int parse_error(const char *cfg, const char *needle)
+{
+    vramest_model *m = NULL;
+    cr_assert_eq(vramest_model_new(&m), VRAMEST_OK);
+    int rc = vx_parse_hf_config(m, cfg, strlen(cfg));
+    if (needle)
+        cr_expect(strstr(vramest_last_error_message(), needle), "message '%s' lacks '%s'", vramest_last_error_message(),
+                  needle);
+    vramest_model_free(m);
+    return rc;
+}
+
+#define QWEN3VL_TEXT                                                                                                  \
+    "\"text_config\":{\"hidden_size\":2048,\"intermediate_size\":6144,\"num_hidden_layers\":28,"                     \
+    "\"num_attention_heads\":16,\"num_key_value_heads\":8,\"head_dim\":128,\"vocab_size\":151936}"
+
+Test(mm_bad_input, broken_vision_config_gets_a_specific_error)
+{
+    cr_expect_eq(parse_error("{\"model_type\":\"qwen3_vl\",\"vision_config\":\"big\"," QWEN3VL_TEXT "}", "vision_config"),
+                 VRAMEST_E_INVALID_MODEL);
+    cr_expect_eq(parse_error("{\"model_type\":\"qwen3_vl\",\"vision_config\":{\"depth\":\"x\"}," QWEN3VL_TEXT "}",
+                             "vision_config.depth"),
+                 VRAMEST_E_TYPE);
+    cr_expect_eq(parse_error("{\"model_type\":\"qwen3_vl\",\"vision_config\":{\"hidden_size\":0}," QWEN3VL_TEXT "}",
+                             "vision_config.hidden_size"),
+                 VRAMEST_E_RANGE);
+    cr_expect_eq(parse_error("{\"model_type\":\"qwen3_vl\",\"vision_config\":{\"hidden_size\":1000,\"num_heads\":16},"
+                             QWEN3VL_TEXT "}", "multiple"),
+                 VRAMEST_E_INVALID_MODEL);
+    cr_expect_eq(parse_error("{\"model_type\":\"qwen3_vl\",\"vision_config\":{\"deepstack_visual_indexes\":3},"
+                             QWEN3VL_TEXT "}", "deepstack"),
+                 VRAMEST_E_TYPE);
+    cr_expect_eq(parse_error("{\"model_type\":\"gemma3\",\"vision_config\":{\"image_size\":8,\"patch_size\":14},"
+                             "\"text_config\":{\"hidden_size\":64,\"num_hidden_layers\":2}}", "image_size"),
+                 VRAMEST_E_INVALID_MODEL);
+    cr_expect_eq(parse_error("{\"model_type\":\"qwen3_vl\",\"vision_config\":{},\"text_config\":[1]}", "text_config"),
+                 VRAMEST_E_INVALID_MODEL);
+    cr_expect_eq(parse_error("{\"model_type\":\"llava\",\"vision_config\":{\"model_type\":\"dinov2\"}}", "dinov2"),
+                 VRAMEST_E_UNSUPPORTED);
+    /* towers not modelled are named, never skipped */
+    cr_expect_eq(parse_error("{\"model_type\":\"qwen3_vl\",\"audio_config\":{}," QWEN3VL_TEXT "}", "audio"),
+                 VRAMEST_E_UNSUPPORTED);
+    cr_expect_eq(parse_error("{\"model_type\":\"idefics3\",\"vision_config\":{}," QWEN3VL_TEXT "}", "idefics3"),
+                 VRAMEST_E_UNSUPPORTED);
+    /* a model left unchanged by a refused file: still unset */
+    cr_expect_eq(parse_error("{\"model_type\":\"qwen3_vl\",\"vision_config\":{\"num_heads\":-1}," QWEN3VL_TEXT "}",
+                             "num_heads"),
+                 VRAMEST_E_RANGE);
+}
+
+/* The wrapper's tie_word_embeddings is what the ConditionalGeneration class
+ * ties by: Qwen3-VL-2B ties its head at the top level. */
+Test(mm_zoo, wrapper_level_tie_wins_over_text_config)
+{
+    uint64_t want;
+    char *cfg = zoo_config("zoo2.jsonl", "zoo2-params-qwen3-vl-2b", &want);
+    json_object *c = json_tokener_parse(cfg), *tc;
+    cr_assert(json_object_object_get_ex(c, "text_config", &tc));
+    json_object_object_add(tc, "tie_word_embeddings", json_object_new_boolean(0));
+    int rc;
+    uint64_t got = params_of(json_object_to_json_string(c), &rc);
+    cr_assert_eq(rc, VRAMEST_OK);
+    cr_expect_eq(got, want);
+    json_object_object_add(c, "tie_word_embeddings", json_object_new_boolean(0));
+    got = params_of(json_object_to_json_string(c), &rc);
+    cr_expect_eq(got, want + 151936ull * 2048, "untied: one more vocab x hidden head");
+    json_object_put(c);
+    free(cfg);
+}
