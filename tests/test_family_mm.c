@@ -184,3 +184,104 @@ Test(mm_zoo, wrapper_level_tie_wins_over_text_config)
     json_object_put(c);
     free(cfg);
 }
+
+/* ---- images in the workload ---- */
+
+/* An estimate of zoo2 case `id`'s model with `workload` (JSON members). */
+static vramest_result *estimate_case(const char *id, const char *workload)
+{
+    uint64_t n;
+    char *cfg = zoo_config("zoo2.jsonl", id, &n);
+    size_t cap = strlen(cfg) + strlen(workload) + 200;
+    char *spec = malloc(cap);
+    snprintf(spec, cap, "{\"model\":{\"hf_config\":%s},\"precision\":\"bf16\",\"device\":\"H100-80GB\",\"workload\":{%s}}",
+             cfg, workload);
+    vramest_model *m = NULL;
+    vramest_precision *p = NULL;
+    vramest_config *c = NULL;
+    vramest_result *r = NULL;
+    cr_assert_eq(vramest_spec_parse(spec, strlen(spec), &m, &p, &c), VRAMEST_OK, "%s", vramest_last_error_message());
+    cr_assert_eq(vramest_estimate(m, p, c, &r), VRAMEST_OK, "%s: %s", workload, vramest_last_error_message());
+    vramest_model_free(m);
+    vramest_precision_free(p);
+    vramest_config_free(c);
+    free(spec);
+    free(cfg);
+    return r;
+}
+
+static uint64_t cat_of(const vramest_result *r, int cat)
+{
+    uint64_t v = 0;
+    cr_assert_eq(vramest_result_get(r, VRAMEST_DEV_GPU, (vramest_category)cat, &v), VRAMEST_OK);
+    return v;
+}
+
+/* Text sizes of the case's text_config (the hand formula's inputs). */
+static int64_t text_key(const char *id, const char *key)
+{
+    uint64_t n;
+    char *cfg = zoo_config("zoo2.jsonl", id, &n);
+    json_object *c = json_tokener_parse(cfg), *tc, *v;
+    cr_assert(json_object_object_get_ex(c, "text_config", &tc) && json_object_object_get_ex(tc, key, &v));
+    int64_t x = json_object_get_int64(v);
+    json_object_put(c);
+    free(cfg);
+    return x;
+}
+
+/* Qwen3-VL: an image is (1024 / 32)^2 = 1024 tokens by default (a 1024 x
+ * 1024 image, patch 16, merge 2), or workload.image_tokens; the KV cache of
+ * the prompt is the text formula over prompt + image tokens, at two lengths. */
+Test(mm_images, kv_cache_holds_the_image_tokens)
+{
+    const char *id = "zoo2-params-qwen3-vl-4b";
+    uint64_t per_token = 2ull * (uint64_t)text_key(id, "num_hidden_layers") *
+                         (uint64_t)text_key(id, "num_key_value_heads") * (uint64_t)text_key(id, "head_dim") * 2;
+    vramest_result *r = estimate_case(id, "\"mode\":\"infer\",\"batch_size\":1,\"prompt_len\":512,\"gen_len\":1,"
+                                          "\"images\":2");
+    cr_expect_eq(cat_of(r, VRAMEST_CAT_KV_CACHE), (512 + 2 * 1024) * per_token);
+    vramest_result_free(r);
+    r = estimate_case(id, "\"mode\":\"infer\",\"batch_size\":3,\"prompt_len\":4096,\"gen_len\":1,\"images\":5,"
+                          "\"image_tokens\":256");
+    cr_expect_eq(cat_of(r, VRAMEST_CAT_KV_CACHE), 3 * (4096 + 5 * 256) * per_token);
+    vramest_result_free(r);
+}
+
+/* Training: the images' tokens lengthen the decoder's sequence; a frozen
+ * tower (LoRA) saves nothing, so LoRA with images equals LoRA over the longer
+ * text; full fine-tuning adds the tower's saved activations on top. */
+Test(mm_images, tower_activations_only_when_the_tower_trains)
+{
+    const char *id = "zoo2-params-qwen3-vl-2b";
+    vramest_result *img = estimate_case(id, "\"mode\":\"train\",\"batch_size\":2,\"seq_len\":512,\"images\":1,"
+                                            "\"finetune\":\"lora\"");
+    vramest_result *txt = estimate_case(id, "\"mode\":\"train\",\"batch_size\":2,\"seq_len\":1536,\"finetune\":\"lora\"");
+    cr_expect_eq(cat_of(img, VRAMEST_CAT_ACTIVATIONS), cat_of(txt, VRAMEST_CAT_ACTIVATIONS));
+    vramest_result_free(img);
+    vramest_result_free(txt);
+
+    img = estimate_case(id, "\"mode\":\"train\",\"batch_size\":2,\"seq_len\":512,\"images\":1");
+    txt = estimate_case(id, "\"mode\":\"train\",\"batch_size\":2,\"seq_len\":1536");
+    /* the tower's saved tensors at least: 2 images x 4096 patches x 24
+     * layers x (8 x 1024 + 2 x 4096) elements x 2 bytes */
+    uint64_t tower = 2ull * 4096 * 24 * (8 * 1024 + 2 * 4096) * 2;
+    cr_expect_geq(cat_of(img, VRAMEST_CAT_ACTIVATIONS), cat_of(txt, VRAMEST_CAT_ACTIVATIONS) + tower);
+    vramest_result_free(img);
+    vramest_result_free(txt);
+}
+
+Test(mm_images, images_need_a_tower)
+{
+    vramest_model *m = NULL;
+    vramest_precision *p = NULL;
+    vramest_config *c = NULL;
+    vramest_result *r = NULL;
+    const char *spec = "{\"model\":\"llama-3-8b\",\"workload\":{\"mode\":\"infer\",\"images\":1}}";
+    cr_assert_eq(vramest_spec_parse(spec, strlen(spec), &m, &p, &c), VRAMEST_OK);
+    cr_expect_eq(vramest_estimate(m, p, c, &r), VRAMEST_E_CONFLICT);
+    cr_expect(strstr(vramest_last_error_message(), "vision tower"));
+    vramest_model_free(m);
+    vramest_precision_free(p);
+    vramest_config_free(c);
+}

@@ -309,6 +309,8 @@ typedef enum vramest_option {
     VRAMEST_CFG_PREFIX_LEN = 3018,             /**< "prefix_len" (prefix tuning virtual tokens) */
     VRAMEST_CFG_TRAINABLE_LAYERS = 3019,       /**< "trainable_layers" (finetune=freeze: last N layers train) */
     VRAMEST_CFG_OPTIMIZER_IN_BACKWARD = 3020,  /**< "optimizer_in_backward" (bool: each parameter stepped as its gradient arrives) @since 1.0 */
+    VRAMEST_CFG_IMAGES = 3090,                 /**< "images" (images per sample of a multimodal model; their tokens add to seq_len / prompt_len) @since 1.0 */
+    VRAMEST_CFG_IMAGE_TOKENS = 3091,           /**< "image_tokens" (language-model tokens per image; 0 = from the model's config) @since 1.0 */
 
     /* ---- config: parallel (3100-3199) ---- */
     VRAMEST_CFG_GPUS = 3100,                   /**< "gpus" (world size) */

@@ -13,6 +13,7 @@
 
 #include "estimate/cache/progcache.h"
 #include "estimate/cache/stepcache.h"
+#include "estimate/step/images.h"
 #include "estimate/train/train.h"
 
 /* The result of a rank from its step: the categories at the peak with their
@@ -131,6 +132,7 @@ static int train_rank(vx_ctx *x, const vx_shard *sh)
     vx_pclass_of(c.b, c.s, &cl);
     const vx_stepslot *slot = ss ? vx_step_find(ss, &cl) : NULL;
     if (slot && slot->cs && vx_cstep_eval(slot->cs, c.b, c.s, &out)) {
+        vx_images_train(x, sh, &out);
         train_finish(x, sh, tm, &c, &out);
         return VRAMEST_OK;
     }
@@ -150,6 +152,7 @@ static int train_rank(vx_ctx *x, const vx_shard *sh)
             if (vx_step_has_prog(&sp, q)) all &= used[q] != NULL;
         if (all) vx_step_compile(ss, &src, x, sh, tm, &c, &sp, used);
     }
+    vx_images_train(x, sh, &out);
     train_finish(x, sh, tm, &c, &out);
     return VRAMEST_OK;
 }
