@@ -285,3 +285,13 @@ Test(mm_images, images_need_a_tower)
     vramest_precision_free(p);
     vramest_config_free(c);
 }
+
+/* ---- encoders ---- */
+
+/* XLM-RoBERTa: BERT's body; the token-classification class drops the
+ * pooler and adds one biased linear (tests/data/zoo_mm.jsonl says how the
+ * count was reconciled with two checkpoints' totals). */
+Test(mm_encoders, xlm_roberta_is_exact)
+{
+    exact("zoo_mm.jsonl", "mm-params-xlm-roberta-large-token-cls");
+}

@@ -87,6 +87,8 @@ typedef struct vx_shape {
     int placement;           /* VX_PLACE_*: where the norms sit in a layer (the row's, adjusted) */
     const char *lm_head_name; /* the LM head's module leaf */
     int lm_head_in_base;     /* the bare model class holds the LM head (ChatGLM2+) */
+    int token_head;          /* `architectures` is a token-level head (*ForTokenClassification,
+                                *ForQuestionAnswering): seq_cls is one biased linear per token */
 } vx_shape;
 
 /* Tensor roles (design.md §2). Append-only. */

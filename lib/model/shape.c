@@ -306,6 +306,8 @@ static int resolve(const struct vramest_model *m, vx_shape *s)
                        (long long)s->rotary_dim, (long long)s->head_dim);
 
     s->default_head = vx_head_resolve(s, head_from_architectures(a->architectures, f, kind_default_head(f)));
+    s->token_head = s->default_head == VX_HEAD_SEQ_CLS && (ends_with(a->architectures, "ForTokenClassification") ||
+                                                           ends_with(a->architectures, "ForQuestionAnswering"));
     return VRAMEST_OK;
 }
 

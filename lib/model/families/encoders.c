@@ -127,3 +127,27 @@ const vx_family vx_fam_mt5 = {
     .embed_dropout = 1, .mlp_dropout = 1, .head_norm_in_stack = 1, .head_scale_tied = 1, .legacy_cache = 1,
     .peft_targets = "q,v", .adjust = adjust_t5, .config = config_t5, .build = build_t5,
 };
+
+/* RoBERTa and XLM-RoBERTa (transformers@68a7b7e272:
+ * models/roberta/modeling_roberta.py, models/xlm_roberta/): BERT's body
+ * under the same module names (positions offset by padding_idx + 1, which
+ * config.json's max_position_embeddings 514 already counts; one token type),
+ * RobertaLMHead (dense, layer_norm, tied decoder, bias: BERT's MLM count),
+ * RobertaClassificationHead (dense + out_proj) over a model without its
+ * pooler, while the bare RobertaModel keeps one. PEFT's default targets are
+ * query,value as for BERT. */
+const vx_family vx_fam_roberta = {
+    .id = VX_FAM_ROBERTA, .name = "roberta", .kind = VX_FK_ENCODER, .norm = VX_NORM_LAYER, .tied = 1,
+    .attn_bias = 1, .mlp_bias = 1, .act = VX_ACT_GELU, .learned_pos = 1, .hidden_dropout = 0.1,
+    .attn_dropout = 0.1, .hd_rule = VX_HD_HIDDEN, .kv_rule = VX_KV_MHA, .mlp = VX_MLPL_PLAIN,
+    .placement = VX_PLACE_POST, .cls = VX_CLS_DENSE_OUT_POOLER, .attn = &attn_bert, .sdpa_padding_mask = 1,
+    .embed_dropout = 1, .peft_targets = "query,value", .build = build_bert,
+};
+
+const vx_family vx_fam_xlm_roberta = {
+    .id = VX_FAM_XLM_ROBERTA, .name = "xlm-roberta", .kind = VX_FK_ENCODER, .norm = VX_NORM_LAYER, .tied = 1,
+    .attn_bias = 1, .mlp_bias = 1, .act = VX_ACT_GELU, .learned_pos = 1, .hidden_dropout = 0.1,
+    .attn_dropout = 0.1, .hd_rule = VX_HD_HIDDEN, .kv_rule = VX_KV_MHA, .mlp = VX_MLPL_PLAIN,
+    .placement = VX_PLACE_POST, .cls = VX_CLS_DENSE_OUT_POOLER, .attn = &attn_bert, .sdpa_padding_mask = 1,
+    .embed_dropout = 1, .peft_targets = "query,value", .build = build_bert,
+};
