@@ -295,3 +295,41 @@ Test(mm_encoders, xlm_roberta_is_exact)
 {
     exact("zoo_mm.jsonl", "mm-params-xlm-roberta-large-token-cls");
 }
+
+/* DeBERTa-v3: relative embeddings (2 x 256 buckets) with their LayerNorm,
+ * shared position keys, no absolute table, no token types; the QA class
+ * counts qa_outputs over the model without a pooler. */
+Test(mm_encoders, deberta_v2_is_exact_and_trains)
+{
+    exact("zoo.jsonl", "zoo-params-deberta-v3-base-qa");
+    uint64_t n;
+    char *cfg = zoo_config("zoo.jsonl", "zoo-params-deberta-v3-base-qa", &n);
+    char spec[4096];
+    snprintf(spec, sizeof spec,
+             "{\"model\":{\"hf_config\":%s},\"precision\":\"bf16\",\"device\":\"H100-80GB\",\"workload\":{\"mode\":"
+             "\"train\",\"batch_size\":8,\"seq_len\":512}}", cfg);
+    vramest_model *m = NULL;
+    vramest_precision *p = NULL;
+    vramest_config *c = NULL;
+    vramest_result *r = NULL;
+    cr_assert_eq(vramest_spec_parse(spec, strlen(spec), &m, &p, &c), VRAMEST_OK, "%s", vramest_last_error_message());
+    cr_assert_eq(vramest_estimate(m, p, c, &r), VRAMEST_OK, "%s", vramest_last_error_message());
+    cr_expect_gt(cat_of(r, VRAMEST_CAT_ACTIVATIONS), 0);
+    vramest_result_free(r);
+    /* separate position projections when the keys are not shared: two
+     * biased h x h linears per layer for c2p and p2c */
+    json_object *j = json_tokener_parse(cfg);
+    json_object_object_add(j, "share_att_key", json_object_new_boolean(0));
+    int rc;
+    uint64_t got = params_of(json_object_to_json_string(j), &rc);
+    cr_expect_eq(rc, VRAMEST_OK);
+    cr_expect_eq(got, n + 12ull * 2 * (768 * 768 + 768));
+    json_object_object_add(j, "pos_att_type", json_object_new_int(3));
+    cr_expect_eq(params_of(json_object_to_json_string(j), &rc), 0);
+    cr_expect_eq(rc, VRAMEST_E_TYPE);
+    json_object_put(j);
+    vramest_model_free(m);
+    vramest_precision_free(p);
+    vramest_config_free(c);
+    free(cfg);
+}

@@ -272,6 +272,16 @@ typedef enum vramest_option {
     VRAMEST_MODEL_QK_LAYERNORM = 1042,            /**< "qk_layernorm" (bool; Phi: LayerNorm on q and k) */
     VRAMEST_MODEL_RMSNORM = 1043,                 /**< "rmsnorm" (bool; ChatGLM2/3/GLM-4 layout) */
     VRAMEST_MODEL_NUM_LN_IN_PARALLEL_ATTN = 1044, /**< "num_ln_in_parallel_attn" (Falcon new architecture; 0 = 2) */
+    VRAMEST_MODEL_RELATIVE_ATTENTION = 1400,      /**< "relative_attention" (bool; DeBERTa-v2: relative position embeddings) @since 1.0 */
+    VRAMEST_MODEL_MAX_RELATIVE_POSITIONS = 1401,  /**< "max_relative_positions" (DeBERTa-v2; < 1 = max_position_embeddings) @since 1.0 */
+    VRAMEST_MODEL_POSITION_BUCKETS = 1402,        /**< "position_buckets" (DeBERTa-v2 log buckets; < 1 = none) @since 1.0 */
+    VRAMEST_MODEL_SHARE_ATT_KEY = 1403,           /**< "share_att_key" (bool; DeBERTa-v2: positions through the content q/k projections) @since 1.0 */
+    VRAMEST_MODEL_POS_ATT_TYPES = 1404,           /**< "pos_att_types" (DeBERTa-v2 pos_att_type as flags: 1 c2p, 2 p2c) @since 1.0 */
+    VRAMEST_MODEL_POSITION_BIASED_INPUT = 1405,   /**< "position_biased_input" (bool; DeBERTa-v2 absolute position table) @since 1.0 */
+    VRAMEST_MODEL_REL_EMBEDDINGS_NORM = 1406,     /**< "rel_embeddings_norm" (bool; DeBERTa-v2 norm_rel_ebd "layer_norm") @since 1.0 */
+    VRAMEST_MODEL_CONV_KERNEL_SIZE = 1407,        /**< "conv_kernel_size" (DeBERTa-v2 convolution after the first layer; 0 = none) @since 1.0 */
+    VRAMEST_MODEL_CONV_GROUPS = 1408,             /**< "conv_groups" (DeBERTa-v2 convolution groups) @since 1.0 */
+    VRAMEST_MODEL_EMBEDDING_SIZE = 1409,          /**< "embedding_size" (DeBERTa-v2 token-embedding width; 0 = hidden_size) @since 1.0 */
 
     /* ---- precision (2000-2999) ---- */
     VRAMEST_PREC_WEIGHTS = 2000,           /**< "weights" (enum dtype; auto = the checkpoint dtype) */

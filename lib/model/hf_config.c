@@ -241,6 +241,37 @@ int vx_cfgmap_string(struct vx_cfgmap *m, const char *key, const char **out)
     return str_of(m, key, v, out);
 }
 
+static int64_t name_flag(const char *s, size_t n, const char *const *names)
+{
+    for (int i = 0; names[i]; i++)
+        if (strlen(names[i]) == n && !strncmp(s, names[i], n)) return (int64_t)1 << i;
+    return 0;
+}
+
+int vx_cfgmap_name_flags(struct vx_cfgmap *m, const char *key, const char *const *names, int64_t *flags)
+{
+    const vx_jv *v = vx_jget(m->doc, m->root, key);
+    *flags = 0;
+    if (!v || v->type == VX_J_NULL) return VRAMEST_OK;
+    if (v->type == VX_J_STR) {
+        const char *s = vx_jstr(m->doc, v);
+        for (const char *p = s; *p;) {
+            size_t n = strcspn(p, "|");
+            while (n && *p == ' ') p++, n--;
+            *flags |= name_flag(p, n, names);
+            p += n;
+            if (*p == '|') p++;
+        }
+        return VRAMEST_OK;
+    }
+    if (v->type != VX_J_ARR) return type_error(key, "a list of names", v);
+    for (const vx_jv *e = vx_jfirst(v); e < vx_jend(v); e = vx_jskip(e)) {
+        if (e->type != VX_J_STR) return type_error(key, "a list of names", v);
+        *flags |= name_flag(vx_jstr(m->doc, e), e->u.s.len, names);
+    }
+    return VRAMEST_OK;
+}
+
 int vx_cfgmap_set_i64(struct vx_cfgmap *m, vramest_option k, int64_t v, const char *key)
 {
     return set_i64(m, k, v, key);

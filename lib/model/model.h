@@ -47,6 +47,9 @@ typedef struct vx_arch {
     char architectures[VX_STR_MAX];
     int64_t num_labels, is_gated_act, multi_query, new_decoder_architecture, parallel_attn, rotary_dim;
     int64_t do_layer_norm_before, qk_layernorm, rmsnorm, num_ln_in_parallel_attn;
+    /* DeBERTa-v2 (issue #16, options 1400-1409) */
+    int64_t relative_attention, max_relative_positions, position_buckets, share_att_key, pos_att_types;
+    int64_t position_biased_input, rel_embeddings_norm, conv_kernel_size, conv_groups, embedding_size;
 } vx_arch;
 
 /* The resolved architecture: every value effective (defaults applied), and
