@@ -333,3 +333,59 @@ Test(mm_encoders, deberta_v2_is_exact_and_trains)
     vramest_config_free(c);
     free(cfg);
 }
+
+/* ---- Whisper ---- */
+
+static vramest_result *whisper_estimate(const char *workload)
+{
+    uint64_t n;
+    char *cfg = zoo_config("zoo.jsonl", "zoo-params-whisper-large-v3-turbo", &n);
+    size_t cap = strlen(cfg) + 512;
+    char *spec = malloc(cap);
+    snprintf(spec, cap, "{\"model\":{\"hf_config\":%s},\"precision\":\"bf16\",\"device\":\"H100-80GB\",\"workload\":{%s}}",
+             cfg, workload);
+    vramest_model *m = NULL;
+    vramest_precision *p = NULL;
+    vramest_config *c = NULL;
+    vramest_result *r = NULL;
+    cr_assert_eq(vramest_spec_parse(spec, strlen(spec), &m, &p, &c), VRAMEST_OK, "%s", vramest_last_error_message());
+    cr_assert_eq(vramest_estimate(m, p, c, &r), VRAMEST_OK, "%s: %s", workload, vramest_last_error_message());
+    vramest_model_free(m);
+    vramest_precision_free(p);
+    vramest_config_free(c);
+    free(spec);
+    free(cfg);
+    return r;
+}
+
+/* Conv stem, sinusoidal encoder table, k_proj without bias, tied proj_out:
+ * exact. The decoder caches K and V of its 4 layers over the generated
+ * tokens (self) and the encoder's frames (cross), d_model wide, plus
+ * DynamicCache's concatenation copy of one layer's K at the last step. */
+Test(mm_whisper, count_cache_at_two_lengths_and_training)
+{
+    exact("zoo.jsonl", "zoo-params-whisper-large-v3-turbo");
+    const uint64_t layers = 4, d = 1280;
+    uint64_t P = 10, G = 400, B = 8;
+    vramest_result *r = whisper_estimate("\"mode\":\"infer\",\"batch_size\":8,\"prompt_len\":10,\"gen_len\":400");
+    cr_expect_eq(cat_of(r, VRAMEST_CAT_KV_CACHE), B * layers * 2 * d * 2 * (P + G) + B * (G - 1) * d * 2);
+    vramest_result_free(r);
+    P = 20, G = 300, B = 4;
+    r = whisper_estimate("\"mode\":\"infer\",\"batch_size\":4,\"prompt_len\":20,\"gen_len\":300");
+    cr_expect_eq(cat_of(r, VRAMEST_CAT_KV_CACHE), B * layers * 2 * d * 2 * (P + G) + B * (G - 1) * d * 2);
+    vramest_result_free(r);
+    r = whisper_estimate("\"mode\":\"train\",\"batch_size\":2,\"seq_len\":448,\"finetune\":\"lora\"");
+    cr_expect_gt(cat_of(r, VRAMEST_CAT_ACTIVATIONS), 0);
+    vramest_result_free(r);
+}
+
+Test(mm_whisper, a_decoder_sized_apart_is_refused_by_name)
+{
+    uint64_t n;
+    char *cfg = zoo_config("zoo.jsonl", "zoo-params-whisper-large-v3-turbo", &n);
+    json_object *j = json_tokener_parse(cfg);
+    json_object_object_add(j, "decoder_attention_heads", json_object_new_int(16));
+    cr_expect_eq(parse_error(json_object_to_json_string(j), "decoder_attention_heads"), VRAMEST_E_UNSUPPORTED);
+    json_object_put(j);
+    free(cfg);
+}

@@ -282,6 +282,8 @@ typedef enum vramest_option {
     VRAMEST_MODEL_CONV_KERNEL_SIZE = 1407,        /**< "conv_kernel_size" (DeBERTa-v2 convolution after the first layer; 0 = none) @since 1.0 */
     VRAMEST_MODEL_CONV_GROUPS = 1408,             /**< "conv_groups" (DeBERTa-v2 convolution groups) @since 1.0 */
     VRAMEST_MODEL_EMBEDDING_SIZE = 1409,          /**< "embedding_size" (DeBERTa-v2 token-embedding width; 0 = hidden_size) @since 1.0 */
+    VRAMEST_MODEL_NUM_MEL_BINS = 1410,            /**< "num_mel_bins" (Whisper: input channels of the encoder's convolution stem) @since 1.0 */
+    VRAMEST_MODEL_MAX_SOURCE_POSITIONS = 1411,    /**< "max_source_positions" (Whisper: encoder positions, audio frames after the stem) @since 1.0 */
 
     /* ---- precision (2000-2999) ---- */
     VRAMEST_PREC_WEIGHTS = 2000,           /**< "weights" (enum dtype; auto = the checkpoint dtype) */

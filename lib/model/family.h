@@ -289,6 +289,9 @@ struct vx_family {
     int (*config)(struct vx_cfgmap *m);
     /* Build the body's tensors (NULL: the generic decoder, inventory.c). */
     void (*build)(struct vx_ib *b, const struct vx_arch *a, const struct vx_shape *s);
+
+    /* Appended (issue #16). */
+    uint8_t abs_pos_enc_dec;  /* an encoder-decoder with absolute positions, no relative buckets (Whisper) */
 };
 
 /* The family of a model_type value, NULL if none. */

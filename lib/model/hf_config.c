@@ -241,6 +241,14 @@ int vx_cfgmap_string(struct vx_cfgmap *m, const char *key, const char **out)
     return str_of(m, key, v, out);
 }
 
+int vx_cfgmap_int(struct vx_cfgmap *m, const char *key, int64_t *out)
+{
+    const vx_jv *v = vx_jget(m->doc, m->root, key);
+    *out = -1;
+    if (!v || v->type == VX_J_NULL) return VRAMEST_OK;
+    return int_of(key, v, out);
+}
+
 static int64_t name_flag(const char *s, size_t n, const char *const *names)
 {
     for (int i = 0; names[i]; i++)

@@ -50,6 +50,7 @@ typedef struct vx_arch {
     /* DeBERTa-v2 (issue #16, options 1400-1409) */
     int64_t relative_attention, max_relative_positions, position_buckets, share_att_key, pos_att_types;
     int64_t position_biased_input, rel_embeddings_norm, conv_kernel_size, conv_groups, embedding_size;
+    int64_t num_mel_bins, max_source_positions; /* Whisper (1410-1411) */
 } vx_arch;
 
 /* The resolved architecture: every value effective (defaults applied), and

@@ -160,6 +160,10 @@ const vx_option_def vx_model_options[] = {
     OPT(VRAMEST_MODEL_CONV_GROUPS, "conv_groups", NULL, 1, K24, 1, conv_groups, "DeBERTa-v2: convolution groups"),
     OPT(VRAMEST_MODEL_EMBEDDING_SIZE, "embedding_size", NULL, 0, K24, 0, embedding_size,
         "DeBERTa-v2: token-embedding width, projected to hidden_size when different; 0 = hidden_size"),
+    OPT(VRAMEST_MODEL_NUM_MEL_BINS, "num_mel_bins", NULL, 1, 65536, 80, num_mel_bins,
+        "Whisper: mel channels into the encoder's convolution stem"),
+    OPT(VRAMEST_MODEL_MAX_SOURCE_POSITIONS, "max_source_positions", NULL, 1, K24, 1500, max_source_positions,
+        "Whisper: encoder positions (audio frames after the stride-2 stem; 1500 for 30 s)"),
 };
 
 const size_t vx_model_option_count = VX_ARRAY_LEN(vx_model_options);
