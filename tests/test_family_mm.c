@@ -187,11 +187,11 @@ Test(mm_zoo, wrapper_level_tie_wins_over_text_config)
 
 /* ---- images in the workload ---- */
 
-/* An estimate of zoo2 case `id`'s model with `workload` (JSON members). */
-static vramest_result *estimate_case(const char *id, const char *workload)
+/* An estimate of case `id` of `file` with `workload` (JSON members). */
+static vramest_result *estimate_of(const char *file, const char *id, const char *workload)
 {
     uint64_t n;
-    char *cfg = zoo_config("zoo2.jsonl", id, &n);
+    char *cfg = zoo_config(file, id, &n);
     size_t cap = strlen(cfg) + strlen(workload) + 200;
     char *spec = malloc(cap);
     snprintf(spec, cap, "{\"model\":{\"hf_config\":%s},\"precision\":\"bf16\",\"device\":\"H100-80GB\",\"workload\":{%s}}",
@@ -208,6 +208,11 @@ static vramest_result *estimate_case(const char *id, const char *workload)
     free(spec);
     free(cfg);
     return r;
+}
+
+static vramest_result *estimate_case(const char *id, const char *workload)
+{
+    return estimate_of("zoo2.jsonl", id, workload);
 }
 
 static uint64_t cat_of(const vramest_result *r, int cat)
@@ -304,16 +309,8 @@ Test(mm_encoders, deberta_v2_is_exact_and_trains)
     exact("zoo.jsonl", "zoo-params-deberta-v3-base-qa");
     uint64_t n;
     char *cfg = zoo_config("zoo.jsonl", "zoo-params-deberta-v3-base-qa", &n);
-    char spec[4096];
-    snprintf(spec, sizeof spec,
-             "{\"model\":{\"hf_config\":%s},\"precision\":\"bf16\",\"device\":\"H100-80GB\",\"workload\":{\"mode\":"
-             "\"train\",\"batch_size\":8,\"seq_len\":512}}", cfg);
-    vramest_model *m = NULL;
-    vramest_precision *p = NULL;
-    vramest_config *c = NULL;
-    vramest_result *r = NULL;
-    cr_assert_eq(vramest_spec_parse(spec, strlen(spec), &m, &p, &c), VRAMEST_OK, "%s", vramest_last_error_message());
-    cr_assert_eq(vramest_estimate(m, p, c, &r), VRAMEST_OK, "%s", vramest_last_error_message());
+    vramest_result *r = estimate_of("zoo.jsonl", "zoo-params-deberta-v3-base-qa",
+                                    "\"mode\":\"train\",\"batch_size\":8,\"seq_len\":512");
     cr_expect_gt(cat_of(r, VRAMEST_CAT_ACTIVATIONS), 0);
     vramest_result_free(r);
     /* separate position projections when the keys are not shared: two
@@ -328,9 +325,6 @@ Test(mm_encoders, deberta_v2_is_exact_and_trains)
     cr_expect_eq(params_of(json_object_to_json_string(j), &rc), 0);
     cr_expect_eq(rc, VRAMEST_E_TYPE);
     json_object_put(j);
-    vramest_model_free(m);
-    vramest_precision_free(p);
-    vramest_config_free(c);
     free(cfg);
 }
 
@@ -338,24 +332,7 @@ Test(mm_encoders, deberta_v2_is_exact_and_trains)
 
 static vramest_result *whisper_estimate(const char *workload)
 {
-    uint64_t n;
-    char *cfg = zoo_config("zoo.jsonl", "zoo-params-whisper-large-v3-turbo", &n);
-    size_t cap = strlen(cfg) + 512;
-    char *spec = malloc(cap);
-    snprintf(spec, cap, "{\"model\":{\"hf_config\":%s},\"precision\":\"bf16\",\"device\":\"H100-80GB\",\"workload\":{%s}}",
-             cfg, workload);
-    vramest_model *m = NULL;
-    vramest_precision *p = NULL;
-    vramest_config *c = NULL;
-    vramest_result *r = NULL;
-    cr_assert_eq(vramest_spec_parse(spec, strlen(spec), &m, &p, &c), VRAMEST_OK, "%s", vramest_last_error_message());
-    cr_assert_eq(vramest_estimate(m, p, c, &r), VRAMEST_OK, "%s: %s", workload, vramest_last_error_message());
-    vramest_model_free(m);
-    vramest_precision_free(p);
-    vramest_config_free(c);
-    free(spec);
-    free(cfg);
-    return r;
+    return estimate_of("zoo.jsonl", "zoo-params-whisper-large-v3-turbo", workload);
 }
 
 /* Conv stem, sinusoidal encoder table, k_proj without bias, tied proj_out:

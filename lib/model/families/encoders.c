@@ -136,21 +136,14 @@ const vx_family vx_fam_mt5 = {
  * RobertaClassificationHead (dense + out_proj) over a model without its
  * pooler, while the bare RobertaModel keeps one. PEFT's default targets are
  * query,value as for BERT. */
-const vx_family vx_fam_roberta = {
-    .id = VX_FAM_ROBERTA, .name = "roberta", .kind = VX_FK_ENCODER, .norm = VX_NORM_LAYER, .tied = 1,
-    .attn_bias = 1, .mlp_bias = 1, .act = VX_ACT_GELU, .learned_pos = 1, .hidden_dropout = 0.1,
-    .attn_dropout = 0.1, .hd_rule = VX_HD_HIDDEN, .kv_rule = VX_KV_MHA, .mlp = VX_MLPL_PLAIN,
-    .placement = VX_PLACE_POST, .cls = VX_CLS_DENSE_OUT_POOLER, .attn = &attn_bert, .sdpa_padding_mask = 1,
-    .embed_dropout = 1, .peft_targets = "query,value", .build = build_bert,
-};
-
-const vx_family vx_fam_xlm_roberta = {
-    .id = VX_FAM_XLM_ROBERTA, .name = "xlm-roberta", .kind = VX_FK_ENCODER, .norm = VX_NORM_LAYER, .tied = 1,
-    .attn_bias = 1, .mlp_bias = 1, .act = VX_ACT_GELU, .learned_pos = 1, .hidden_dropout = 0.1,
-    .attn_dropout = 0.1, .hd_rule = VX_HD_HIDDEN, .kv_rule = VX_KV_MHA, .mlp = VX_MLPL_PLAIN,
-    .placement = VX_PLACE_POST, .cls = VX_CLS_DENSE_OUT_POOLER, .attn = &attn_bert, .sdpa_padding_mask = 1,
-    .embed_dropout = 1, .peft_targets = "query,value", .build = build_bert,
-};
+#define ROBERTA_ROW(fid, fname)                                                                               \
+    {.id = fid, .name = fname, .kind = VX_FK_ENCODER, .norm = VX_NORM_LAYER, .tied = 1, .attn_bias = 1,            \
+     .mlp_bias = 1, .act = VX_ACT_GELU, .learned_pos = 1, .hidden_dropout = 0.1, .attn_dropout = 0.1,              \
+     .hd_rule = VX_HD_HIDDEN, .kv_rule = VX_KV_MHA, .mlp = VX_MLPL_PLAIN, .placement = VX_PLACE_POST,              \
+     .cls = VX_CLS_DENSE_OUT_POOLER, .attn = &attn_bert, .sdpa_padding_mask = 1, .embed_dropout = 1,               \
+     .peft_targets = "query,value", .build = build_bert}
+const vx_family vx_fam_roberta = ROBERTA_ROW(VX_FAM_ROBERTA, "roberta");
+const vx_family vx_fam_xlm_roberta = ROBERTA_ROW(VX_FAM_XLM_ROBERTA, "xlm-roberta");
 
 /* DeBERTa-v2 / v3 (transformers@0038a3caa5:
  * src/transformers/models/deberta_v2/modeling_deberta_v2.py): BERT's
