@@ -159,7 +159,11 @@ Test(mm_bad_input, broken_vision_config_gets_a_specific_error)
                  VRAMEST_E_UNSUPPORTED);
     cr_expect_eq(parse_error("{\"model_type\":\"idefics3\",\"vision_config\":{}," QWEN3VL_TEXT "}", "idefics3"),
                  VRAMEST_E_UNSUPPORTED);
-    /* a model left unchanged by a refused file: still unset */
+    /* a null vision_config is a text model */
+    cr_expect_eq(parse_error("{\"model_type\":\"qwen3\",\"vision_config\":null,\"hidden_size\":64,"
+                             "\"intermediate_size\":128,\"num_hidden_layers\":2,\"num_attention_heads\":4,"
+                             "\"vocab_size\":100}", NULL),
+                 VRAMEST_OK);
     cr_expect_eq(parse_error("{\"model_type\":\"qwen3_vl\",\"vision_config\":{\"num_heads\":-1}," QWEN3VL_TEXT "}",
                              "num_heads"),
                  VRAMEST_E_RANGE);

@@ -56,8 +56,8 @@ typedef struct vx_tower {
 } vx_tower;
 
 /* Whether this config.json is a multimodal wrapper: a vision_config or
- * audio_config key (of any value: a broken one is an error, not a text
- * model). */
+ * audio_config key that is not null (of any other value: a broken one is an
+ * error, not a text model). */
 bool vx_tower_present(const vx_jdoc *doc, const vx_jv *root) VX_HIDDEN;
 /* Read the tower of a multimodal config.json. `wrapper` is its model_type.
  * *text receives the object holding the language model's keys (text_config,

@@ -66,7 +66,8 @@ const vx_text_default *vx_tower_text_defaults(const char *text_type)
 
 bool vx_tower_present(const vx_jdoc *doc, const vx_jv *root)
 {
-    return vx_jget(doc, root, "vision_config") || vx_jget(doc, root, "audio_config");
+    const vx_jv *v = vx_jget(doc, root, "vision_config"), *a = vx_jget(doc, root, "audio_config");
+    return (v && v->type != VX_J_NULL) || (a && a->type != VX_J_NULL);
 }
 
 /* ---- keys of vision_config ---- */
