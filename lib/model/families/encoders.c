@@ -128,7 +128,7 @@ const vx_family vx_fam_mt5 = {
     .peft_targets = "q,v", .adjust = adjust_t5, .config = config_t5, .build = build_t5,
 };
 
-/* RoBERTa and XLM-RoBERTa (transformers@68a7b7e272:
+/* RoBERTa, XLM-RoBERTa and CamemBERT (transformers@68a7b7e272:
  * models/roberta/modeling_roberta.py, models/xlm_roberta/): BERT's body
  * under the same module names (positions offset by padding_idx + 1, which
  * config.json's max_position_embeddings 514 already counts; one token type),
@@ -144,6 +144,8 @@ const vx_family vx_fam_mt5 = {
      .peft_targets = "query,value", .build = build_bert}
 const vx_family vx_fam_roberta = ROBERTA_ROW(VX_FAM_ROBERTA, "roberta");
 const vx_family vx_fam_xlm_roberta = ROBERTA_ROW(VX_FAM_XLM_ROBERTA, "xlm-roberta");
+/* CamemBERT's classes are RoBERTa's (models/camembert/modeling_camembert.py). */
+const vx_family vx_fam_camembert = ROBERTA_ROW(VX_FAM_CAMEMBERT, "camembert");
 
 /* DeBERTa-v2 / v3 (transformers@0038a3caa5:
  * src/transformers/models/deberta_v2/modeling_deberta_v2.py): BERT's
