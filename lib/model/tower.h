@@ -53,6 +53,7 @@ typedef struct vx_tower {
     double shuffle;      /* Llama 4 pixel_shuffle_ratio */
     int64_t tokens_per_image;  /* language-model tokens one default image becomes */
     int64_t patches_per_image; /* tower sequence of one default image */
+    uint64_t params;     /* derived by the model's rebuild: the tower's and projector's parameters */
 } vx_tower;
 
 /* Whether this config.json is a multimodal wrapper: a vision_config or
@@ -78,9 +79,10 @@ const vx_text_default *vx_tower_text_defaults(const char *text_type) VX_HIDDEN;
 /* Append the tower's and projector's tensors (part GLOBAL, copies per tower
  * layer) to an inventory being built; `s` gives the language model's width. */
 void vx_tower_tensors(const vx_tower *t, const struct vx_shape *s, struct vx_ib *b) VX_HIDDEN;
-/* The same appended to a growable inventory (the model's). */
+/* The same appended to a growable inventory (the model's); *params
+ * receives the parameters appended. */
 struct vx_tensor;
-int vx_tower_build(const vx_tower *t, const struct vx_shape *s, struct vx_tensor **inv, size_t *n,
-                   size_t *cap) VX_HIDDEN;
+int vx_tower_build(const vx_tower *t, const struct vx_shape *s, struct vx_tensor **inv, size_t *n, size_t *cap,
+                   uint64_t *params) VX_HIDDEN;
 
 #endif

@@ -201,9 +201,12 @@ void vx_tower_tensors(const vx_tower *t, const vx_shape *s, vx_ib *b)
     projector(b, t, s->hidden);
 }
 
-int vx_tower_build(const vx_tower *t, const vx_shape *s, vx_tensor **inv, size_t *n, size_t *cap)
+int vx_tower_build(const vx_tower *t, const vx_shape *s, vx_tensor **inv, size_t *n, size_t *cap, uint64_t *params)
 {
+    size_t first = *n;
     vx_ib b = {.inv = inv, .n = n, .cap = cap};
     vx_tower_tensors(t, s, &b);
+    *params = 0;
+    for (size_t i = first; !b.rc && i < *n; i++) *params = vx_sat_add(*params, vx_tensor_elems(&(*inv)[i]));
     return b.rc;
 }
