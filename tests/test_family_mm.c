@@ -370,3 +370,13 @@ Test(mm_whisper, a_decoder_sized_apart_is_refused_by_name)
     json_object_put(j);
     free(cfg);
 }
+
+/* PaliGemma 1 and 2 (Gemma / Gemma 2 text, SigLIP without head, one biased
+ * projection), at 224 and 448 px: the checkpoints' totals (the configs are
+ * typed from the published ones, tests/data/zoo_mm.jsonl says so). */
+Test(mm_zoo, paligemma_is_exact)
+{
+    exact("zoo_mm.jsonl", "mm-params-paligemma-3b-mix-224");
+    exact("zoo_mm.jsonl", "mm-params-paligemma2-3b-mix-224");
+    exact("zoo_mm.jsonl", "mm-params-paligemma2-3b-pt-448");
+}

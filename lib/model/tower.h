@@ -33,6 +33,7 @@ enum {
     VX_PJ_GEMMA3 = 3,     /* Gemma3MultiModalProjector: soft-embedding RMSNorm + one matrix */
     VX_PJ_MISTRAL3 = 4,   /* Mistral3MultiModalProjector: RMSNorm, patch merger, linear_1, linear_2 */
     VX_PJ_LLAMA4 = 5,     /* Llama4MultiModalProjector: linear_1 */
+    VX_PJ_PALIGEMMA = 6,  /* PaliGemmaMultiModalProjector: one biased linear to projection_dim */
 };
 
 typedef struct vx_tower {
@@ -49,7 +50,7 @@ typedef struct vx_tower {
     int64_t positions;   /* Qwen3-VL learned position table rows */
     int64_t deepstack;   /* Qwen3-VL deepstack mergers */
     int64_t feature_layers; /* layers whose features are concatenated into the projector (LLaVA) */
-    int64_t proj_in, proj_out; /* Llama 4 pixel-shuffle MLP */
+    int64_t proj_in, proj_out; /* Llama 4 pixel-shuffle MLP; proj_out: PaliGemma projection_dim */
     double shuffle;      /* Llama 4 pixel_shuffle_ratio */
     int64_t tokens_per_image;  /* language-model tokens one default image becomes */
     int64_t patches_per_image; /* tower sequence of one default image */

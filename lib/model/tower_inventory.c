@@ -7,7 +7,8 @@
  * siglip/modeling_siglip.py, pixtral/modeling_pixtral.py,
  * llama4/modeling_llama4.py (Llama4VisionModel, Llama4MultiModalProjector),
  * llava/modeling_llava.py, llava_next/modeling_llava_next.py,
- * gemma3/modeling_gemma3.py, mistral3/modeling_mistral3.py.
+ * gemma3/modeling_gemma3.py, mistral3/modeling_mistral3.py,
+ * paligemma/modeling_paligemma.py.
  * Tower tensors are global groups (part GLOBAL, one copy per tower layer):
  * they live with the embeddings on the first pipeline stage, are not split
  * by tensor parallelism, and GPTQ / AWQ / fp8 checkpoints keep them
@@ -182,6 +183,7 @@ static void projector(vx_ib *b, const vx_tower *t, int64_t h)
         lin(b, "multi_modal_projector.linear_2", h, h, t->proj_bias, 1);
         break;
     case VX_PJ_LLAMA4: lin(b, "multi_modal_projector.linear_1", h, t->out_hidden, t->proj_bias, 1); break;
+    case VX_PJ_PALIGEMMA: lin(b, "multi_modal_projector.linear", t->proj_out, d, 1, 1); break;
     default: break;
     }
 }

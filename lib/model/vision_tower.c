@@ -30,6 +30,7 @@ static const wrapper wrappers[] = {
     {"mistral3", "mistral", VX_TW_PIXTRAL, VX_PJ_MISTRAL3, 1},
     {"ministral3", "mistral", VX_TW_PIXTRAL, VX_PJ_MISTRAL3, 1},
     {"llama4", "llama4", VX_TW_LLAMA4, VX_PJ_LLAMA4, 0},
+    {"paligemma", "gemma", VX_TW_SIGLIP, VX_PJ_PALIGEMMA, 1},
 };
 
 /* Text model_types whose layout is a family of another name. Ministral 3's
@@ -298,6 +299,8 @@ static int projector_keys(const vx_jdoc *doc, const vx_jv *root, vx_tower *t)
         rc = vbool(&top, "multimodal_projector_bias", t->proj != VX_PJ_MISTRAL3, &t->proj_bias);
     }
     if (!rc && t->proj == VX_PJ_MISTRAL3) rc = vint(&top, "spatial_merge_size", 2, 1, 64, &t->merge);
+    /* PaliGemmaConfig sets vision_config.projection_dim from its own key */
+    if (!rc && t->proj == VX_PJ_PALIGEMMA) rc = vint(&top, "projection_dim", 2048, 1, BIG, &t->proj_out);
     return rc;
 }
 
