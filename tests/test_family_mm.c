@@ -379,4 +379,6 @@ Test(mm_zoo, paligemma_is_exact)
     exact("zoo_mm.jsonl", "mm-params-paligemma-3b-mix-224");
     exact("zoo_mm.jsonl", "mm-params-paligemma2-3b-mix-224");
     exact("zoo_mm.jsonl", "mm-params-paligemma2-3b-pt-448");
+    /* LLaVA-OneVision: LLaVA-NeXT's projector and newline over SigLIP and Qwen2 */
+    exact("zoo_mm.jsonl", "mm-params-llava-onevision-qwen2-0.5b-ov");
 }

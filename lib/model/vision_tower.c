@@ -27,6 +27,7 @@ static const wrapper wrappers[] = {
     {"gemma3", "gemma3", VX_TW_SIGLIP, VX_PJ_GEMMA3, 0},
     {"llava", "llama", VX_TW_CLIP, VX_PJ_LLAVA, 1},
     {"llava_next", "llama", VX_TW_CLIP, VX_PJ_LLAVA_NEXT, 1},
+    {"llava_onevision", "qwen2", VX_TW_CLIP, VX_PJ_LLAVA_NEXT, 1},
     {"mistral3", "mistral", VX_TW_PIXTRAL, VX_PJ_MISTRAL3, 1},
     {"ministral3", "mistral", VX_TW_PIXTRAL, VX_PJ_MISTRAL3, 1},
     {"llama4", "llama4", VX_TW_LLAMA4, VX_PJ_LLAMA4, 0},
