@@ -157,7 +157,7 @@ Test(mm_bad_input, broken_vision_config_gets_a_specific_error)
     /* towers not modelled are named, never skipped */
     cr_expect_eq(parse_error("{\"model_type\":\"qwen3_vl\",\"audio_config\":{}," QWEN3VL_TEXT "}", "audio"),
                  VRAMEST_E_UNSUPPORTED);
-    cr_expect_eq(parse_error("{\"model_type\":\"idefics3\",\"vision_config\":{}," QWEN3VL_TEXT "}", "idefics3"),
+    cr_expect_eq(parse_error("{\"model_type\":\"blip-2\",\"vision_config\":{}," QWEN3VL_TEXT "}", "blip-2"),
                  VRAMEST_E_UNSUPPORTED);
     /* a null vision_config is a text model */
     cr_expect_eq(parse_error("{\"model_type\":\"qwen3\",\"vision_config\":null,\"hidden_size\":64,"
@@ -381,4 +381,7 @@ Test(mm_zoo, paligemma_is_exact)
     exact("zoo_mm.jsonl", "mm-params-paligemma2-3b-pt-448");
     /* LLaVA-OneVision: LLaVA-NeXT's projector and newline over SigLIP and Qwen2 */
     exact("zoo_mm.jsonl", "mm-params-llava-onevision-qwen2-0.5b-ov");
+    /* Idefics3 / SmolVLM: headless SigLIP, pixel-shuffle connector, Llama text */
+    exact("zoo_mm.jsonl", "mm-params-smolvlm-256m-instruct");
+    exact("zoo_mm.jsonl", "mm-params-smolvlm-500m-instruct");
 }

@@ -24,6 +24,7 @@ enum {
     VX_TW_SIGLIP = 5,   /* SiglipVisionModel (Gemma 3, PaliGemma-style LLaVA) */
     VX_TW_PIXTRAL = 6,  /* PixtralVisionModel (Mistral 3, Pixtral) */
     VX_TW_LLAMA4 = 7,   /* Llama4VisionModel */
+    VX_TW_IDEFICS3 = 8, /* Idefics3VisionTransformer / SmolVLMVisionTransformer: SigLIP without a head */
 };
 /* Projectors (the wrapper's multi_modal_projector; Qwen's merger is in the tower). */
 enum {
@@ -34,6 +35,7 @@ enum {
     VX_PJ_MISTRAL3 = 4,   /* Mistral3MultiModalProjector: RMSNorm, patch merger, linear_1, linear_2 */
     VX_PJ_LLAMA4 = 5,     /* Llama4MultiModalProjector: linear_1 */
     VX_PJ_PALIGEMMA = 6,  /* PaliGemmaMultiModalProjector: one biased linear to projection_dim */
+    VX_PJ_IDEFICS3 = 7,   /* Idefics3Connector: pixel shuffle by scale_factor, one linear without bias */
 };
 
 typedef struct vx_tower {

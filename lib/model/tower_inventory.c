@@ -8,7 +8,8 @@
  * llama4/modeling_llama4.py (Llama4VisionModel, Llama4MultiModalProjector),
  * llava/modeling_llava.py, llava_next/modeling_llava_next.py,
  * gemma3/modeling_gemma3.py, mistral3/modeling_mistral3.py,
- * paligemma/modeling_paligemma.py.
+ * paligemma/modeling_paligemma.py, idefics3/modeling_idefics3.py (SmolVLM
+ * likewise).
  * Tower tensors are global groups (part GLOBAL, one copy per tower layer):
  * they live with the embeddings on the first pipeline stage, are not split
  * by tensor parallelism, and GPTQ / AWQ / fp8 checkpoints keep them
@@ -184,6 +185,7 @@ static void projector(vx_ib *b, const vx_tower *t, int64_t h)
         break;
     case VX_PJ_LLAMA4: lin(b, "multi_modal_projector.linear_1", h, t->out_hidden, t->proj_bias, 1); break;
     case VX_PJ_PALIGEMMA: lin(b, "multi_modal_projector.linear", t->proj_out, d, 1, 1); break;
+    case VX_PJ_IDEFICS3: lin(b, "connector.modality_projection.proj", h, d * t->merge * t->merge, 0, 1); break;
     default: break;
     }
 }
@@ -195,7 +197,8 @@ void vx_tower_tensors(const vx_tower *t, const vx_shape *s, vx_ib *b)
     case VX_TW_QWEN25VL:
     case VX_TW_QWEN3VL: qwen(b, t); break;
     case VX_TW_CLIP: clip(b, t); break;
-    case VX_TW_SIGLIP: siglip(b, t); break;
+    case VX_TW_SIGLIP:
+    case VX_TW_IDEFICS3: siglip(b, t); break;
     case VX_TW_PIXTRAL: pixtral(b, t); break;
     case VX_TW_LLAMA4: llama4(b, t); break;
     default: return;

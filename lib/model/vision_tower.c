@@ -32,6 +32,8 @@ static const wrapper wrappers[] = {
     {"ministral3", "mistral", VX_TW_PIXTRAL, VX_PJ_MISTRAL3, 1},
     {"llama4", "llama4", VX_TW_LLAMA4, VX_PJ_LLAMA4, 0},
     {"paligemma", "gemma", VX_TW_SIGLIP, VX_PJ_PALIGEMMA, 1},
+    {"idefics3", "llama", VX_TW_IDEFICS3, VX_PJ_IDEFICS3, 1},
+    {"smolvlm", "llama", VX_TW_IDEFICS3, VX_PJ_IDEFICS3, 1},
 };
 
 /* Text model_types whose layout is a family of another name. Ministral 3's
@@ -216,6 +218,11 @@ static void fixed_tokens(vx_tower *t, const vx_jdoc *doc, const vx_jv *root)
     switch (t->kind) {
     case VX_TW_CLIP: t->patches_per_image = n * n + 1, t->tokens_per_image = n * n; break;
     case VX_TW_SIGLIP: t->patches_per_image = t->tokens_per_image = n * n; break;
+    case VX_TW_IDEFICS3:
+        /* one image_size tile; the connector folds scale x scale patches */
+        t->patches_per_image = n * n;
+        t->tokens_per_image = (n / t->merge) * (n / t->merge);
+        break;
     case VX_TW_PIXTRAL:
         /* one image of image_size pixels (the processor's longest edge):
          * a break token ends each row of merged patches */
@@ -265,6 +272,7 @@ static int tower_sizes(const vreader *r, vx_tower *t, const vx_jdoc *doc, const 
         if (!rc) rc = vbool(r, "vision_use_head", 1, &t->use_head);
         break;
     case VX_TW_PIXTRAL: rc = common_sizes(r, t, 1024, 24, 16, 4096, 16, 1024); break;
+    case VX_TW_IDEFICS3: rc = common_sizes(r, t, 1152, 12, 16, 3072, 32, 224); break;
     case VX_TW_LLAMA4:
         if ((rc = common_sizes(r, t, 768, 34, 16, 3072, 14, 448)) ||
             (rc = vnum(r, "pixel_shuffle_ratio", 0.5, 1e-3, 1.0, &t->shuffle)) ||
@@ -300,6 +308,8 @@ static int projector_keys(const vx_jdoc *doc, const vx_jv *root, vx_tower *t)
         rc = vbool(&top, "multimodal_projector_bias", t->proj != VX_PJ_MISTRAL3, &t->proj_bias);
     }
     if (!rc && t->proj == VX_PJ_MISTRAL3) rc = vint(&top, "spatial_merge_size", 2, 1, 64, &t->merge);
+    /* Idefics3Config / SmolVLMConfig: the connector's pixel shuffle */
+    if (!rc && t->proj == VX_PJ_IDEFICS3) rc = vint(&top, "scale_factor", 2, 1, 64, &t->merge);
     /* PaliGemmaConfig sets vision_config.projection_dim from its own key */
     if (!rc && t->proj == VX_PJ_PALIGEMMA) rc = vint(&top, "projection_dim", 2048, 1, BIG, &t->proj_out);
     return rc;
