@@ -384,4 +384,7 @@ Test(mm_zoo, paligemma_is_exact)
     /* Idefics3 / SmolVLM: headless SigLIP, pixel-shuffle connector, Llama text */
     exact("zoo_mm.jsonl", "mm-params-smolvlm-256m-instruct");
     exact("zoo_mm.jsonl", "mm-params-smolvlm-500m-instruct");
+    /* InternVL: InternViT with layer scale, shuffled-patch projector, Qwen2.5 text */
+    exact("zoo_mm.jsonl", "mm-params-internvl3-1b-hf");
+    exact("zoo_mm.jsonl", "mm-params-internvl3-2b-hf");
 }

@@ -25,6 +25,7 @@ enum {
     VX_TW_PIXTRAL = 6,  /* PixtralVisionModel (Mistral 3, Pixtral) */
     VX_TW_LLAMA4 = 7,   /* Llama4VisionModel */
     VX_TW_IDEFICS3 = 8, /* Idefics3VisionTransformer / SmolVLMVisionTransformer: SigLIP without a head */
+    VX_TW_INTERNVIT = 9, /* InternVLVisionModel: CLS + positions, layer scale, optional q/k norms */
 };
 /* Projectors (the wrapper's multi_modal_projector; Qwen's merger is in the tower). */
 enum {
@@ -36,6 +37,7 @@ enum {
     VX_PJ_LLAMA4 = 5,     /* Llama4MultiModalProjector: linear_1 */
     VX_PJ_PALIGEMMA = 6,  /* PaliGemmaMultiModalProjector: one biased linear to projection_dim */
     VX_PJ_IDEFICS3 = 7,   /* Idefics3Connector: pixel shuffle by scale_factor, one linear without bias */
+    VX_PJ_INTERNVL = 8,   /* InternVLMultiModalProjector: LayerNorm, linear_1, linear_2 over shuffled patches */
 };
 
 typedef struct vx_tower {
@@ -43,7 +45,8 @@ typedef struct vx_tower {
     uint8_t proj;        /* VX_PJ_* */
     uint8_t use_head;    /* SigLIP's attention-pooling head is built */
     uint8_t proj_bias;   /* the projector's linears have biases */
-    uint8_t pad[4];
+    uint8_t attn_bias, qk_norm, rms; /* InternViT: q/k/v biases, q/k norms, RMSNorm */
+    uint8_t pad[1];
     int64_t hidden;      /* tower width */
     int64_t layers, heads, ffn;
     int64_t patch, tpatch, channels, image_size;

@@ -9,7 +9,7 @@
  * llava/modeling_llava.py, llava_next/modeling_llava_next.py,
  * gemma3/modeling_gemma3.py, mistral3/modeling_mistral3.py,
  * paligemma/modeling_paligemma.py, idefics3/modeling_idefics3.py (SmolVLM
- * likewise).
+ * likewise), internvl/modeling_internvl.py.
  * Tower tensors are global groups (part GLOBAL, one copy per tower layer):
  * they live with the embeddings on the first pipeline stage, are not split
  * by tensor parallelism, and GPTQ / AWQ / fp8 checkpoints keep them
@@ -163,6 +163,34 @@ static void llama4(vx_ib *b, const vx_tower *t)
     lin(b, "vision.vision_adapter.mlp.fc2", t->proj_out, t->proj_out, 0, 1);
 }
 
+/* InternVLVisionModel: CLS token, patch conv with bias, CLS + patch
+ * positions; per layer layernorm_before/after, q/k/v (attention_bias),
+ * q/k norms over the full width (use_qk_norm), the output projection with
+ * bias, fc1/fc2, the layer-scale vectors lambda_1/lambda_2; no final norm
+ * with mean pooling. */
+static void internvit(vx_ib *b, const vx_tower *t)
+{
+    int64_t d = t->hidden, L = t->layers;
+    int nk = t->rms ? VX_NORM_RMS : VX_NORM_LAYER;
+    other(b, "vision.embeddings.cls_token", d, 1);
+    other(b, "vision.embeddings.patch_embeddings.projection", d, t->channels * t->patch * t->patch);
+    vx_ib_put(b, "vision.embeddings.patch_embeddings.projection", R, VX_TK_BIAS, G, d, 1, 0, 1, 0);
+    other(b, "vision.embeddings.position_embeddings", t->positions + 1, d);
+    norm(b, "vision.layer.layernorm_before", nk, d, L);
+    lin(b, "vision.layer.attention.q_proj", d, d, t->attn_bias, L);
+    lin(b, "vision.layer.attention.k_proj", d, d, t->attn_bias, L);
+    lin(b, "vision.layer.attention.v_proj", d, d, t->attn_bias, L);
+    if (t->qk_norm) {
+        norm(b, "vision.layer.attention.q_norm", VX_NORM_RMS, d, L);
+        norm(b, "vision.layer.attention.k_norm", VX_NORM_RMS, d, L);
+    }
+    lin(b, "vision.layer.attention.projection_layer", d, d, 1, L);
+    norm(b, "vision.layer.layernorm_after", nk, d, L);
+    lin(b, "vision.layer.mlp.fc1", t->ffn, d, 1, L);
+    lin(b, "vision.layer.mlp.fc2", d, t->ffn, 1, L);
+    vx_ib_put(b, "vision.layer.lambda", R, VX_TK_NORM, G, d, 1, 0, 2 * L, 0);
+}
+
 static void projector(vx_ib *b, const vx_tower *t, int64_t h)
 {
     int64_t d = t->hidden, in = d * t->feature_layers;
@@ -186,6 +214,11 @@ static void projector(vx_ib *b, const vx_tower *t, int64_t h)
     case VX_PJ_LLAMA4: lin(b, "multi_modal_projector.linear_1", h, t->out_hidden, t->proj_bias, 1); break;
     case VX_PJ_PALIGEMMA: lin(b, "multi_modal_projector.linear", t->proj_out, d, 1, 1); break;
     case VX_PJ_IDEFICS3: lin(b, "connector.modality_projection.proj", h, d * t->merge * t->merge, 0, 1); break;
+    case VX_PJ_INTERNVL:
+        norm(b, "multi_modal_projector.layer_norm", VX_NORM_LAYER, d * t->merge * t->merge, 1);
+        lin(b, "multi_modal_projector.linear_1", h, d * t->merge * t->merge, 1, 1);
+        lin(b, "multi_modal_projector.linear_2", h, h, 1, 1);
+        break;
     default: break;
     }
 }
@@ -201,6 +234,7 @@ void vx_tower_tensors(const vx_tower *t, const vx_shape *s, vx_ib *b)
     case VX_TW_IDEFICS3: siglip(b, t); break;
     case VX_TW_PIXTRAL: pixtral(b, t); break;
     case VX_TW_LLAMA4: llama4(b, t); break;
+    case VX_TW_INTERNVIT: internvit(b, t); break;
     default: return;
     }
     projector(b, t, s->hidden);

@@ -34,6 +34,7 @@ static const wrapper wrappers[] = {
     {"paligemma", "gemma", VX_TW_SIGLIP, VX_PJ_PALIGEMMA, 1},
     {"idefics3", "llama", VX_TW_IDEFICS3, VX_PJ_IDEFICS3, 1},
     {"smolvlm", "llama", VX_TW_IDEFICS3, VX_PJ_IDEFICS3, 1},
+    {"internvl", "qwen2", VX_TW_INTERNVIT, VX_PJ_INTERNVL, 1},
 };
 
 /* Text model_types whose layout is a family of another name. Ministral 3's
@@ -76,6 +77,9 @@ bool vx_tower_present(const vx_jdoc *doc, const vx_jv *root)
 
 /* ---- keys of vision_config ---- */
 
+#define BIG 1048576       /* widths, tables and image sides beyond any real tower */
+#define MAX_LAYERS 4096
+
 typedef struct vreader {
     const vx_jdoc *doc;
     const vx_jv *obj;
@@ -96,6 +100,26 @@ static int vint(const vreader *r, const char *key, int64_t def, int64_t lo, int6
         return vx_fail(VRAMEST_E_RANGE, "config.json: key '%s.%s': %lld is outside [%lld, %lld]", r->sect, key,
                        (long long)x, (long long)lo, (long long)hi);
     *out = x;
+    return VRAMEST_OK;
+}
+
+/* A size given as an integer or as [height, width] (InternVLVisionConfig). */
+static int vpair(const vreader *r, const char *key, int64_t def, int64_t *h, int64_t *w)
+{
+    const vx_jv *v = vx_jget(r->doc, r->obj, key);
+    *h = *w = def;
+    if (!v || v->type == VX_J_NULL) return VRAMEST_OK;
+    if (v->type != VX_J_ARR) {
+        int rc = vint(r, key, def, 1, BIG, h);
+        *w = *h;
+        return rc;
+    }
+    const vx_jv *a = vx_jfirst(v), *b = a + 1;
+    if (v->u.c.count != 2 || a->type != VX_J_INT || b->type != VX_J_INT || a->u.i < 1 || b->u.i < 1 ||
+        a->u.i > BIG || b->u.i > BIG)
+        return vx_fail(VRAMEST_E_RANGE, "config.json: key '%s.%s': expected an integer or [height, width] of "
+                                        "positive integers", r->sect, key);
+    *h = a->u.i, *w = b->u.i;
     return VRAMEST_OK;
 }
 
@@ -145,8 +169,6 @@ static int vlist_len(const vreader *r, const char *key, int64_t def, int int_ok,
     return VRAMEST_OK;
 }
 
-#define BIG 1048576       /* widths, tables and image sides beyond any real tower */
-#define MAX_LAYERS 4096
 
 /* The sizes every tower has, with its class's defaults. */
 static int common_sizes(const vreader *r, vx_tower *t, int64_t d_def, int64_t l_def, int64_t h_def, int64_t f_def,
@@ -259,6 +281,30 @@ static void fixed_tokens(vx_tower *t, const vx_jdoc *doc, const vx_jv *root)
         t->tokens_per_image += 1;
 }
 
+/* InternVLVisionConfig: sizes as [height, width], its flags. */
+static int internvit_sizes(const vreader *r, vx_tower *t)
+{
+    int64_t ih, iw, ph, pw;
+    const vx_jv *nt;
+    int rc;
+    if ((rc = vint(r, "hidden_size", 1024, 1, BIG, &t->hidden)) ||
+        (rc = vint(r, "num_hidden_layers", 24, 1, MAX_LAYERS, &t->layers)) ||
+        (rc = vint(r, "num_attention_heads", 16, 1, BIG, &t->heads)) ||
+        (rc = vint(r, "intermediate_size", 4096, 1, BIG, &t->ffn)) ||
+        (rc = vint(r, "num_channels", 3, 1, 64, &t->channels)) || (rc = vpair(r, "image_size", 448, &ih, &iw)) ||
+        (rc = vpair(r, "patch_size", 14, &ph, &pw)) || (rc = vbool(r, "attention_bias", 0, &t->attn_bias)) ||
+        (rc = vbool(r, "use_qk_norm", 0, &t->qk_norm)))
+        return rc;
+    if (ih < ph || iw < pw)
+        return vx_fail(VRAMEST_E_INVALID_MODEL, "config.json: %s: image_size is smaller than patch_size", r->sect);
+    t->rms = (nt = vx_jget(r->doc, r->obj, "norm_type")) && nt->type == VX_J_STR && !strcmp(vx_jstr(r->doc, nt), "rms_norm");
+    t->image_size = ih, t->patch = ph;
+    t->positions = (ih / ph) * (iw / pw);
+    t->patches_per_image = t->positions + 1;
+    t->tokens_per_image = (int64_t)((double)t->positions * t->shuffle * t->shuffle);
+    return VRAMEST_OK;
+}
+
 static int tower_sizes(const vreader *r, vx_tower *t, const vx_jdoc *doc, const vx_jv *root)
 {
     int rc;
@@ -273,6 +319,7 @@ static int tower_sizes(const vreader *r, vx_tower *t, const vx_jdoc *doc, const 
         break;
     case VX_TW_PIXTRAL: rc = common_sizes(r, t, 1024, 24, 16, 4096, 16, 1024); break;
     case VX_TW_IDEFICS3: rc = common_sizes(r, t, 1152, 12, 16, 3072, 32, 224); break;
+    case VX_TW_INTERNVIT: rc = internvit_sizes(r, t); break;
     case VX_TW_LLAMA4:
         if ((rc = common_sizes(r, t, 768, 34, 16, 3072, 14, 448)) ||
             (rc = vnum(r, "pixel_shuffle_ratio", 0.5, 1e-3, 1.0, &t->shuffle)) ||
@@ -289,7 +336,7 @@ static int tower_sizes(const vreader *r, vx_tower *t, const vx_jdoc *doc, const 
         return vx_fail(VRAMEST_E_INVALID_MODEL,
                        "config.json: %s: hidden size %lld is not a multiple of the %lld attention heads", r->sect,
                        (long long)t->hidden, (long long)t->heads);
-    if (t->kind >= VX_TW_CLIP) fixed_tokens(t, doc, root);
+    if (t->kind >= VX_TW_CLIP && t->kind != VX_TW_INTERNVIT) fixed_tokens(t, doc, root);
     return VRAMEST_OK;
 }
 
@@ -310,6 +357,11 @@ static int projector_keys(const vx_jdoc *doc, const vx_jv *root, vx_tower *t)
     if (!rc && t->proj == VX_PJ_MISTRAL3) rc = vint(&top, "spatial_merge_size", 2, 1, 64, &t->merge);
     /* Idefics3Config / SmolVLMConfig: the connector's pixel shuffle */
     if (!rc && t->proj == VX_PJ_IDEFICS3) rc = vint(&top, "scale_factor", 2, 1, 64, &t->merge);
+    /* InternVLConfig: the projector's pixel shuffle (0.5: 2 x 2 patches per token) */
+    if (!rc && t->proj == VX_PJ_INTERNVL) {
+        rc = vnum(&top, "downsample_ratio", 0.5, 1e-3, 1.0, &t->shuffle);
+        if (!rc) t->merge = (int64_t)(1.0 / t->shuffle + 0.5);
+    }
     /* PaliGemmaConfig sets vision_config.projection_dim from its own key */
     if (!rc && t->proj == VX_PJ_PALIGEMMA) rc = vint(&top, "projection_dim", 2048, 1, BIG, &t->proj_out);
     return rc;
