@@ -388,3 +388,41 @@ Test(mm_zoo, paligemma_is_exact)
     exact("zoo_mm.jsonl", "mm-params-internvl3-1b-hf");
     exact("zoo_mm.jsonl", "mm-params-internvl3-2b-hf");
 }
+
+/* Gemma 3 4B/12B/27B files give text_config only the sizes that differ
+ * from Gemma3TextConfig(): the rest are the class's defaults, so a sparse
+ * text_config counts as the same config written out in full. */
+Test(mm_zoo, gemma3_sparse_text_config_takes_the_class_defaults)
+{
+    uint64_t n;
+    char *cfg = zoo_config("zoo2.jsonl", "zoo2-params-medgemma-27b-it", &n);
+    json_object *full = json_tokener_parse(cfg), *tc;
+    cr_assert(json_object_object_get_ex(full, "text_config", &tc));
+    json_object *sparse = json_tokener_parse(cfg), *stc;
+    cr_assert(json_object_object_get_ex(sparse, "text_config", &stc));
+    /* a 4B-sized text model: what the file gives, and the defaults spelled out */
+    json_object *small = json_object_new_object();
+    json_object_object_add(small, "model_type", json_object_new_string("gemma3_text"));
+    json_object_object_add(small, "hidden_size", json_object_new_int(2560));
+    json_object_object_add(small, "intermediate_size", json_object_new_int(10240));
+    json_object_object_add(small, "num_hidden_layers", json_object_new_int(34));
+    json_object_object_add(small, "sliding_window", json_object_new_int(1024));
+    json_object_object_add(sparse, "text_config", small);
+    json_object *explicit_ = json_tokener_parse(json_object_to_json_string(small));
+    json_object_object_add(explicit_, "vocab_size", json_object_new_int(262208));
+    json_object_object_add(explicit_, "num_attention_heads", json_object_new_int(8));
+    json_object_object_add(explicit_, "num_key_value_heads", json_object_new_int(4));
+    json_object_object_add(explicit_, "head_dim", json_object_new_int(256));
+    json_object_object_add(explicit_, "max_position_embeddings", json_object_new_int(131072));
+    json_object_object_add(full, "text_config", explicit_);
+    int rc1, rc2;
+    uint64_t a = params_of(json_object_to_json_string(sparse), &rc1);
+    uint64_t b = params_of(json_object_to_json_string(full), &rc2);
+    cr_expect_eq(rc1, VRAMEST_OK, "%s", vramest_last_error_message());
+    cr_expect_eq(rc2, VRAMEST_OK);
+    cr_expect_eq(a, b);
+    cr_expect_gt(a, 4000000000ull);
+    json_object_put(sparse);
+    json_object_put(full);
+    free(cfg);
+}

@@ -61,9 +61,21 @@ static const vx_text_default mistral_defaults[] = {
     {VRAMEST_MODEL_MAX_POSITION_EMBEDDINGS, 131072}, {0, 0},
 };
 
+/* Gemma3TextConfig() (transformers@008f5c8c29:
+ * src/transformers/models/gemma3/configuration_gemma3.py): google's Gemma 3
+ * 4B/12B/27B files give only the sizes that differ. */
+static const vx_text_default gemma3_defaults[] = {
+    {VRAMEST_MODEL_VOCAB_SIZE, 262208},       {VRAMEST_MODEL_HIDDEN_SIZE, 2304},
+    {VRAMEST_MODEL_INTERMEDIATE_SIZE, 9216},  {VRAMEST_MODEL_NUM_HIDDEN_LAYERS, 26},
+    {VRAMEST_MODEL_NUM_ATTENTION_HEADS, 8},   {VRAMEST_MODEL_NUM_KEY_VALUE_HEADS, 4},
+    {VRAMEST_MODEL_HEAD_DIM, 256},            {VRAMEST_MODEL_MAX_POSITION_EMBEDDINGS, 131072},
+    {VRAMEST_MODEL_SLIDING_WINDOW, 4096},     {0, 0},
+};
+
 const vx_text_default *vx_tower_text_defaults(const char *text_type)
 {
     if (!text_type) return NULL;
+    if (!strcmp(text_type, "gemma3")) return gemma3_defaults;
     if (!strcmp(text_type, "llama")) return llama_defaults;
     if (!strcmp(text_type, "mistral")) return mistral_defaults;
     return NULL;
