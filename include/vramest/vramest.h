@@ -272,6 +272,18 @@ typedef enum vramest_option {
     VRAMEST_MODEL_QK_LAYERNORM = 1042,            /**< "qk_layernorm" (bool; Phi: LayerNorm on q and k) */
     VRAMEST_MODEL_RMSNORM = 1043,                 /**< "rmsnorm" (bool; ChatGLM2/3/GLM-4 layout) */
     VRAMEST_MODEL_NUM_LN_IN_PARALLEL_ATTN = 1044, /**< "num_ln_in_parallel_attn" (Falcon new architecture; 0 = 2) */
+    VRAMEST_MODEL_RELATIVE_ATTENTION = 1400,      /**< "relative_attention" (bool; DeBERTa-v2: relative position embeddings) @since 1.0 */
+    VRAMEST_MODEL_MAX_RELATIVE_POSITIONS = 1401,  /**< "max_relative_positions" (DeBERTa-v2; < 1 = max_position_embeddings) @since 1.0 */
+    VRAMEST_MODEL_POSITION_BUCKETS = 1402,        /**< "position_buckets" (DeBERTa-v2 log buckets; < 1 = none) @since 1.0 */
+    VRAMEST_MODEL_SHARE_ATT_KEY = 1403,           /**< "share_att_key" (bool; DeBERTa-v2: positions through the content q/k projections) @since 1.0 */
+    VRAMEST_MODEL_POS_ATT_TYPES = 1404,           /**< "pos_att_types" (DeBERTa-v2 pos_att_type as flags: 1 c2p, 2 p2c) @since 1.0 */
+    VRAMEST_MODEL_POSITION_BIASED_INPUT = 1405,   /**< "position_biased_input" (bool; DeBERTa-v2 absolute position table) @since 1.0 */
+    VRAMEST_MODEL_REL_EMBEDDINGS_NORM = 1406,     /**< "rel_embeddings_norm" (bool; DeBERTa-v2 norm_rel_ebd "layer_norm") @since 1.0 */
+    VRAMEST_MODEL_CONV_KERNEL_SIZE = 1407,        /**< "conv_kernel_size" (DeBERTa-v2 convolution after the first layer; 0 = none) @since 1.0 */
+    VRAMEST_MODEL_CONV_GROUPS = 1408,             /**< "conv_groups" (DeBERTa-v2 convolution groups) @since 1.0 */
+    VRAMEST_MODEL_EMBEDDING_SIZE = 1409,          /**< "embedding_size" (DeBERTa-v2 token-embedding width; 0 = hidden_size) @since 1.0 */
+    VRAMEST_MODEL_NUM_MEL_BINS = 1410,            /**< "num_mel_bins" (Whisper: input channels of the encoder's convolution stem) @since 1.0 */
+    VRAMEST_MODEL_MAX_SOURCE_POSITIONS = 1411,    /**< "max_source_positions" (Whisper: encoder positions, audio frames after the stem) @since 1.0 */
 
     /* ---- precision (2000-2999) ---- */
     VRAMEST_PREC_WEIGHTS = 2000,           /**< "weights" (enum dtype; auto = the checkpoint dtype) */
@@ -313,6 +325,8 @@ typedef enum vramest_option {
     VRAMEST_CFG_LOSS_CHUNKS = 3022,            /**< "loss_chunks" (loss chunked: chunks of the logits, 1-32) @since 1.0 */
     VRAMEST_CFG_CHECKPOINT_EVERY = 3023,       /**< "checkpoint_every" (checkpoint every k-th layer) @since 1.0 */
     VRAMEST_CFG_ACTIVATION_OFFLOADING = 3024,  /**< "activation_offloading" (bool: saved activations in pinned host memory) @since 1.0 */
+    VRAMEST_CFG_IMAGES = 3090,                 /**< "images" (images per sample of a multimodal model; their tokens add to seq_len / prompt_len) @since 1.0 */
+    VRAMEST_CFG_IMAGE_TOKENS = 3091,           /**< "image_tokens" (language-model tokens per image; 0 = from the model's config) @since 1.0 */
 
     /* ---- config: parallel (3100-3199) ---- */
     VRAMEST_CFG_GPUS = 3100,                   /**< "gpus" (world size) */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "estimate/estimate.h"
+#include "estimate/step/images.h"
 #include "estimate/infer/infer.h"
 #include "estimate/model_notes.h"
 #include "estimate/rl/rl.h"
@@ -63,6 +64,10 @@ int vx_estimate_into(const struct vramest_model *model, const struct vramest_pre
     r->has_file_inv = model->has_file_inv ? (model->cover_note[0] ? 2 : 1) : 0;
     r->device_bytes = device_bytes(&cfg->v);
 
+    /* The images' tokens join the sequence the estimate runs (the echo
+     * above keeps the workload as given). */
+    struct vramest_config cimg;
+    if ((rc = vx_images_config(model, cfg, &cimg, &cfg))) return rc;
     vx_ctx x;
     if ((rc = vx_ctx_init(&x, model, &prec->v, cfg, r))) return rc;
     vx_model_notes(&x, r);

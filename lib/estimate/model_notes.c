@@ -47,8 +47,28 @@ static void quant_note(const vx_ctx *x, struct vramest_result *r)
                        q, method_name(x->pol.rp.quant_method), held, method_name(method));
 }
 
+/* What a multimodal model's estimate assumes about its tower and images. */
+static void tower_note(const vx_ctx *x, struct vramest_result *r)
+{
+    const vx_tower *t = &x->pol.m->tower;
+    if (!t->kind) return;
+    const vx_config_values *cv = x->cv;
+    int64_t per = cv->image_tokens > 0 ? cv->image_tokens : t->tokens_per_image;
+    if (cv->images > 0)
+        vx_result_warn(r, "multimodal: tower + projector %.1f M params (float under GPTQ/AWQ/fp8); %lld images x %lld "
+                          "tokens%s", (double)t->params / 1e6, (long long)cv->images, (long long)per,
+                       cv->image_tokens > 0 ? "" : " (a default-size image: set image_tokens for yours)");
+    else if (cv->mode == VX_MODE_LOAD)
+        vx_result_warn(r, "multimodal: tower + projector %.1f M params (float under GPTQ/AWQ/fp8)",
+                       (double)t->params / 1e6);
+    else
+        vx_result_warn(r, "multimodal: no images in the workload, text only (set images, %lld tokens each by "
+                          "default, or image_tokens)", (long long)per);
+}
+
 void vx_model_notes(const vx_ctx *x, struct vramest_result *r)
 {
+    tower_note(x, r);
     if (x->pol.m->cover_note[0]) vx_result_warn(r, "%s", x->pol.m->cover_note);
     if (x->pol.m->index_note[0]) vx_result_warn(r, "%s", x->pol.m->index_note);
     quant_note(x, r);

@@ -159,7 +159,9 @@ enum { VX_WIN_NONE = 0, VX_WIN_ALL = 1, VX_WIN_FLAGGED = 2, VX_WIN_PATTERN = 3 }
 enum { VX_QKN_NONE = 0, VX_QKN_HEAD = 1, VX_QKN_FULL = 2 }; /* q/k norms: none, over head_dim, over heads x head_dim */
 enum { VX_QKV_SPLIT = 0, VX_QKV_FUSED = 1 };
 enum { VX_MLPL_GATED = 0, VX_MLPL_GATE_UP = 1, VX_MLPL_PLAIN = 2 };
-enum { VX_CLS_SCORE = 0, VX_CLS_POOLED = 1, VX_CLS_DENSE_OUT = 2 };
+enum { VX_CLS_SCORE = 0, VX_CLS_POOLED = 1, VX_CLS_DENSE_OUT = 2,
+       VX_CLS_DENSE_OUT_POOLER = 3, /* seq_cls: dense + out_proj; the bare model keeps a pooler (RoBERTa) */
+       VX_CLS_POOLED_BARE = 4 };    /* seq_cls: pooler + classifier; the bare model has none (DeBERTa-v2) */
 enum { VX_MBUF_NONE = 0, VX_MBUF_LAYER_BIAS = 1, VX_MBUF_LAYER = 2, VX_MBUF_SHARED = 3 };
 enum { VX_PIN_NONE = 0, VX_PIN_QKV = 1, VX_PIN_QKV_V = 2 };
 /* GGUF reader quirks (vx_family.gguf_flags). */
@@ -287,6 +289,9 @@ struct vx_family {
     int (*config)(struct vx_cfgmap *m);
     /* Build the body's tensors (NULL: the generic decoder, inventory.c). */
     void (*build)(struct vx_ib *b, const struct vx_arch *a, const struct vx_shape *s);
+
+    /* Appended (issue #16). */
+    uint8_t abs_pos_enc_dec;  /* an encoder-decoder with absolute positions, no relative buckets (Whisper) */
 };
 
 /* The family of a model_type value, NULL if none. */

@@ -10,6 +10,7 @@
 
 #include "common/json_reader.h"
 #include "model/hf_config.h"
+#include "model/tower.h"
 
 #define H_MODEL VRAMEST_HANDLE_MODEL
 #define MAX_CONFIG_BYTES VX_MAX_SPEC_BYTES /* a config.json is a few KiB */
@@ -23,6 +24,7 @@ typedef struct vx_cfgmap {
     const vx_jdoc *doc;
     const vx_jv *root;
     const char *model_type;           /* as the file spells it ("" if absent) */
+    vx_tower tower;                   /* a multimodal wrapper's tower (model/tower.h) */
 } pstate;
 
 static const char *json_type_label(const vx_jv *v)
@@ -239,6 +241,45 @@ int vx_cfgmap_string(struct vx_cfgmap *m, const char *key, const char **out)
     return str_of(m, key, v, out);
 }
 
+int vx_cfgmap_int(struct vx_cfgmap *m, const char *key, int64_t *out)
+{
+    const vx_jv *v = vx_jget(m->doc, m->root, key);
+    *out = -1;
+    if (!v || v->type == VX_J_NULL) return VRAMEST_OK;
+    return int_of(key, v, out);
+}
+
+static int64_t name_flag(const char *s, size_t n, const char *const *names)
+{
+    for (int i = 0; names[i]; i++)
+        if (strlen(names[i]) == n && !strncmp(s, names[i], n)) return (int64_t)1 << i;
+    return 0;
+}
+
+int vx_cfgmap_name_flags(struct vx_cfgmap *m, const char *key, const char *const *names, int64_t *flags)
+{
+    const vx_jv *v = vx_jget(m->doc, m->root, key);
+    *flags = 0;
+    if (!v || v->type == VX_J_NULL) return VRAMEST_OK;
+    if (v->type == VX_J_STR) {
+        const char *s = vx_jstr(m->doc, v);
+        for (const char *p = s; *p;) {
+            size_t n = strcspn(p, "|");
+            while (n && *p == ' ') p++, n--;
+            *flags |= name_flag(p, n, names);
+            p += n;
+            if (*p == '|') p++;
+        }
+        return VRAMEST_OK;
+    }
+    if (v->type != VX_J_ARR) return type_error(key, "a list of names", v);
+    for (const vx_jv *e = vx_jfirst(v); e < vx_jend(v); e = vx_jskip(e)) {
+        if (e->type != VX_J_STR) return type_error(key, "a list of names", v);
+        *flags |= name_flag(vx_jstr(m->doc, e), e->u.s.len, names);
+    }
+    return VRAMEST_OK;
+}
+
 int vx_cfgmap_set_i64(struct vx_cfgmap *m, vramest_option k, int64_t v, const char *key)
 {
     return set_i64(m, k, v, key);
@@ -310,6 +351,31 @@ static int map_members(pstate *p, const vx_jv *root, member *ms)
     return VRAMEST_OK;
 }
 
+/* The keys a multimodal wrapper's own level gives for its language model:
+ * tie_word_embeddings there is what the *ForConditionalGeneration class
+ * ties by (it wins over text_config's), the dtype only when text_config
+ * has none. */
+static int wrapper_keys(pstate *p, const vx_jv *root, const char *text_type)
+{
+    const vx_jdoc *doc = p->doc;
+    int rc;
+    const vx_text_default *td = vx_tower_text_defaults(text_type);
+    for (; td && td->key; td++)
+        if (!given(p, (vramest_option)td->key) && (rc = set_i64(p, (vramest_option)td->key, td->value, "text_config")))
+            return rc;
+    for (const vx_jv *k = vx_jfirst(root); k < vx_jend(root); k = vx_jskip(k + 1)) {
+        member m;
+        resolve(doc, k, &m);
+        const vx_option_def *d = m.canon ? m.canon : m.alias;
+        size_t slot = m.canon ? m.cslot : m.aslot;
+        if (!d || (k + 1)->type == VX_J_NULL) continue;
+        bool tie = d->key == VRAMEST_MODEL_TIE_WORD_EMBEDDINGS;
+        if (!tie && (d->key != VRAMEST_MODEL_TORCH_DTYPE || given(p, d->key))) continue;
+        if ((rc = apply(p, d, slot, vx_jstr(doc, k), k + 1))) return rc;
+    }
+    return VRAMEST_OK;
+}
+
 static int map_config(pstate *p, const vx_jv *root)
 {
     const vx_jv *v;
@@ -318,14 +384,22 @@ static int map_config(pstate *p, const vx_jv *root)
     p->root = root;
     p->model_type = "";
 
-    if ((v = vx_jget(p->doc, root, "vision_config")) && v->type == VX_J_OBJ)
-        return vx_fail(VRAMEST_E_UNSUPPORTED,
-                       "config.json: a multimodal model (key 'vision_config'); only text models are supported");
+    const vx_jv *text = root; /* the language model's keys */
+    const char *text_type = NULL;
     if ((v = vx_jget(p->doc, root, "model_type")) && v->type != VX_J_NULL) {
         if (v->type != VX_J_STR) return type_error("model_type", "string", v);
         if ((rc = str_of(p, "model_type", v, &model_type))) return rc;
         p->model_type = model_type;
-        rc = vx_opt_set_str(&p->a, p->bits, H_MODEL, VRAMEST_MODEL_MODEL_TYPE, model_type);
+        /* A multimodal wrapper: its tower, and the family of its language model. */
+        if (vx_tower_present(p->doc, root)) {
+            if ((rc = vx_tower_read(p->doc, root, model_type, &p->tower, &text, &text_type))) return rc;
+            rc = vx_opt_set_str(&p->a, p->bits, H_MODEL, VRAMEST_MODEL_MODEL_TYPE, text_type);
+            if (rc == VRAMEST_E_UNKNOWN_NAME)
+                return vx_fail(VRAMEST_E_UNKNOWN_MODEL_TYPE, "config.json: the language model of '%.60s' is a "
+                               "'%.60s' model, which is not supported", model_type, text_type);
+        } else {
+            rc = vx_opt_set_str(&p->a, p->bits, H_MODEL, VRAMEST_MODEL_MODEL_TYPE, model_type);
+        }
         if (rc == VRAMEST_E_UNKNOWN_NAME) return unknown_model_type(model_type);
         if (rc) return keyed(rc, "model_type");
         p->assigned[0] = true;
@@ -334,13 +408,14 @@ static int map_config(pstate *p, const vx_jv *root)
     }
 
     member local[128];
-    uint32_t count = root->u.c.count;
+    uint32_t count = text->u.c.count;
     member *ms = count <= VX_ARRAY_LEN(local) ? local : malloc(count * sizeof *ms);
     if (!ms) return vx_fail(VRAMEST_E_NOMEM, "config.json: out of memory");
-    rc = map_members(p, root, ms);
+    rc = map_members(p, text, ms);
     if (ms != local) free(ms);
+    if (!rc && text != root) rc = wrapper_keys(p, root, text_type);
     if (rc) return rc;
-    return family_keys(p, root);
+    return family_keys(p, text);
 }
 
 /* quantization_config.quant_method: every estimate says when the precision
@@ -386,11 +461,13 @@ int vx_hf_config_apply(struct vramest_model *m, const vx_jdoc *doc, const vx_jv 
     }
     if (rc == VRAMEST_OK) {
         vx_arch old = m->a;
+        vx_tower old_tower = m->tower;
         uint64_t old_bits[VX_SET_WORDS];
         char old_quant[sizeof m->declared_quant];
         memcpy(old_bits, m->set_bits, sizeof old_bits);
         memcpy(old_quant, m->declared_quant, sizeof old_quant);
         m->a = p->a;
+        m->tower = p->tower;
         memcpy(m->set_bits, p->bits, sizeof m->set_bits);
         memcpy(m->declared_quant, quant, sizeof quant);
         rc = vx_model_rebuild(m);
@@ -398,6 +475,7 @@ int vx_hf_config_apply(struct vramest_model *m, const vx_jdoc *doc, const vx_jv 
             char msg[256];
             vx_strlcpy(msg, m->status_msg, sizeof msg);
             m->a = old;
+            m->tower = old_tower;
             memcpy(m->set_bits, old_bits, sizeof m->set_bits);
             memcpy(m->declared_quant, old_quant, sizeof old_quant);
             vx_model_rebuild(m);

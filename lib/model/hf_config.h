@@ -36,4 +36,13 @@ int vx_cfgmap_set_i64(struct vx_cfgmap *m, vramest_option k, int64_t v, const ch
  * (an activation we cannot name changes no tensor). */
 int vx_cfgmap_set_name(struct vx_cfgmap *m, vramest_option k, const char *name, const char *key) VX_HIDDEN;
 
+/* An integer key: *out its value, -1 when absent or null; VRAMEST_E_TYPE
+ * naming the key for another type. */
+int vx_cfgmap_int(struct vx_cfgmap *m, const char *key, int64_t *out) VX_HIDDEN;
+/* Flags of the names a key lists (a JSON list of strings, or one string
+ * joined by '|' as DeBERTa writes pos_att_type): bit i for names[i]
+ * (NULL-ended); *flags 0 when absent. VRAMEST_E_TYPE naming the key for
+ * another type. */
+int vx_cfgmap_name_flags(struct vx_cfgmap *m, const char *key, const char *const *names, int64_t *flags) VX_HIDDEN;
+
 #endif

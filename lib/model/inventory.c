@@ -256,10 +256,14 @@ static void build_head(vx_ib *b, const vx_shape *s, int head, int64_t labels)
         vx_ib_put(b, "decoder", VX_ROLE_LM_HEAD, VX_TK_BIAS, VX_GLB, V, 1, 0, 1, 0);
         break;
     case VX_HEAD_SEQ_CLS:
-        if (f->cls == VX_CLS_POOLED) {
+        if (s->token_head) {
+            /* *ForTokenClassification / *ForQuestionAnswering: one biased
+             * linear per token over the bare model without its pooler */
+            vx_ib_lin(b, "classifier", VX_ROLE_CLASSIFIER, VX_GLB, labels, h, 1, 0);
+        } else if (f->cls == VX_CLS_POOLED || f->cls == VX_CLS_POOLED_BARE) {
             vx_ib_lin(b, "dense", VX_ROLE_POOLER, VX_GLB, h, h, 1, 0);
             vx_ib_lin(b, "classifier", VX_ROLE_CLASSIFIER, VX_GLB, labels, h, 1, 0);
-        } else if (f->cls == VX_CLS_DENSE_OUT) {
+        } else if (f->cls == VX_CLS_DENSE_OUT || f->cls == VX_CLS_DENSE_OUT_POOLER) {
             vx_ib_lin(b, "dense", VX_ROLE_CLASSIFIER, VX_GLB, h, h, 1, 0);
             vx_ib_lin(b, "out_proj", VX_ROLE_CLASSIFIER, VX_GLB, labels, h, 1, 0);
         } else {
@@ -268,7 +272,8 @@ static void build_head(vx_ib *b, const vx_shape *s, int head, int64_t labels)
         break;
     case VX_HEAD_NONE:
         /* The bare class keeps a pooler (BERT) or the output layer (ChatGLM2+). */
-        if (f->cls == VX_CLS_POOLED) vx_ib_lin(b, "dense", VX_ROLE_POOLER, VX_GLB, h, h, 1, 0);
+        if (f->cls == VX_CLS_POOLED || f->cls == VX_CLS_DENSE_OUT_POOLER)
+            vx_ib_lin(b, "dense", VX_ROLE_POOLER, VX_GLB, h, h, 1, 0);
         if (s->lm_head_in_base) vx_ib_put(b, s->lm_head_name, VX_ROLE_LM_HEAD, VX_TK_MATRIX, VX_GLB, V, h, 0, 1, 0);
         break;
     default: break;

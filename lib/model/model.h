@@ -8,6 +8,7 @@
 #include "common/memo.h"
 #include "common/options.h"
 #include "model/family.h"
+#include "model/tower.h"
 
 /* Families: the values of the model_type option (lib/model/families/list.h;
  * each family's row is in that folder). An id names a family only where
@@ -46,6 +47,10 @@ typedef struct vx_arch {
     char architectures[VX_STR_MAX];
     int64_t num_labels, is_gated_act, multi_query, new_decoder_architecture, parallel_attn, rotary_dim;
     int64_t do_layer_norm_before, qk_layernorm, rmsnorm, num_ln_in_parallel_attn;
+    /* DeBERTa-v2 (issue #16, options 1400-1409) */
+    int64_t relative_attention, max_relative_positions, position_buckets, share_att_key, pos_att_types;
+    int64_t position_biased_input, rel_embeddings_norm, conv_kernel_size, conv_groups, embedding_size;
+    int64_t num_mel_bins, max_source_positions; /* Whisper (1410-1411) */
 } vx_arch;
 
 /* The resolved architecture: every value effective (defaults applied), and
@@ -86,6 +91,8 @@ typedef struct vx_shape {
     int placement;           /* VX_PLACE_*: where the norms sit in a layer (the row's, adjusted) */
     const char *lm_head_name; /* the LM head's module leaf */
     int lm_head_in_base;     /* the bare model class holds the LM head (ChatGLM2+) */
+    int token_head;          /* `architectures` is a token-level head (*ForTokenClassification,
+                                *ForQuestionAnswering): seq_cls is one biased linear per token */
 } vx_shape;
 
 /* Tensor roles (design.md §2). Append-only. */
@@ -160,6 +167,10 @@ struct vramest_model {
     char cover_note[VX_NOTE_LEN];
     char index_note[VX_NOTE_LEN];
     char declared_quant[32];
+    /* A multimodal config.json's vision tower and projector (model/tower.h;
+     * kind NONE for a text model): their tensors follow the language
+     * model's in the inventory. */
+    vx_tower tower;
 };
 
 /* Rebuild shape + inventory from the options (and file tensors). Sets

@@ -309,6 +309,93 @@ static const vx_preset presets[] = {
      "\"max_position_embeddings\":8192,\"model_type\":\"cohere\",\"num_attention_heads\":32,"
      "\"num_hidden_layers\":32,\"num_key_value_heads\":8,\"torch_dtype\":\"float16\",\"use_qk_norm\":false,"
      "\"vocab_size\":256000}"},
+    /* multimodal, speech (issue #16 item 3): the configs of tests/data/zoo*.jsonl cases */
+    {"qwen3-vl-8b", "Qwen/Qwen3-VL-8B-Instruct",
+     "{\"architectures\":[\"Qwen3VLForConditionalGeneration\"],\"model_type\":\"qwen3_vl\",\"text_config\""
+     ":{\"attention_bias\":false,\"dtype\":\"bfloat16\",\"head_dim\":128,\"hidden_act\":\"silu\",\"hidden_"
+     "size\":4096,\"intermediate_size\":12288,\"max_position_embeddings\":262144,\"model_type\":\"qwen3_vl"
+     "_text\",\"num_attention_heads\":32,\"num_hidden_layers\":36,\"num_key_value_heads\":8,\"vocab_size\""
+     ":151936},\"tie_word_embeddings\":false,\"vision_config\":{\"deepstack_visual_indexes\":[8,16,24],\"d"
+     "epth\":27,\"hidden_act\":\"gelu_pytorch_tanh\",\"hidden_size\":1152,\"in_channels\":3,\"intermediate"
+     "_size\":4304,\"model_type\":\"qwen3_vl\",\"num_heads\":16,\"num_position_embeddings\":2304,\"out_hid"
+     "den_size\":4096,\"patch_size\":16,\"spatial_merge_size\":2,\"temporal_patch_size\":2}}"},
+    {"qwen3-vl-2b", "Qwen/Qwen3-VL-2B-Instruct",
+     "{\"architectures\":[\"Qwen3VLForConditionalGeneration\"],\"model_type\":\"qwen3_vl\",\"text_config\""
+     ":{\"attention_bias\":false,\"dtype\":\"bfloat16\",\"head_dim\":128,\"hidden_act\":\"silu\",\"hidden_"
+     "size\":2048,\"intermediate_size\":6144,\"max_position_embeddings\":262144,\"model_type\":\"qwen3_vl_"
+     "text\",\"num_attention_heads\":16,\"num_hidden_layers\":28,\"num_key_value_heads\":8,\"tie_word_embe"
+     "ddings\":true,\"vocab_size\":151936},\"tie_word_embeddings\":true,\"vision_config\":{\"deepstack_vis"
+     "ual_indexes\":[5,11,17],\"depth\":24,\"hidden_act\":\"gelu_pytorch_tanh\",\"hidden_size\":1024,\"in_"
+     "channels\":3,\"intermediate_size\":4096,\"model_type\":\"qwen3_vl\",\"num_heads\":16,\"num_position_"
+     "embeddings\":2304,\"out_hidden_size\":2048,\"patch_size\":16,\"spatial_merge_size\":2,\"temporal_pat"
+     "ch_size\":2}}"},
+    {"qwen3-vl-30b-a3b", "Qwen/Qwen3-VL-30B-A3B-Instruct",
+     "{\"architectures\":[\"Qwen3VLMoeForConditionalGeneration\"],\"model_type\":\"qwen3_vl_moe\",\"text_c"
+     "onfig\":{\"attention_bias\":false,\"decoder_sparse_step\":1,\"dtype\":\"bfloat16\",\"head_dim\":128,"
+     "\"hidden_act\":\"silu\",\"hidden_size\":2048,\"intermediate_size\":6144,\"max_position_embeddings\":"
+     "262144,\"mlp_only_layers\":[],\"model_type\":\"qwen3_vl_moe_text\",\"moe_intermediate_size\":768,\"n"
+     "orm_topk_prob\":true,\"num_attention_heads\":32,\"num_experts\":128,\"num_experts_per_tok\":8,\"num_"
+     "hidden_layers\":48,\"num_key_value_heads\":4,\"vocab_size\":151936},\"tie_word_embeddings\":false,\""
+     "vision_config\":{\"deepstack_visual_indexes\":[8,16,24],\"depth\":27,\"hidden_act\":\"gelu_pytorch_t"
+     "anh\",\"hidden_size\":1152,\"in_channels\":3,\"intermediate_size\":4304,\"model_type\":\"qwen3_vl_mo"
+     "e\",\"num_heads\":16,\"num_position_embeddings\":2304,\"out_hidden_size\":2048,\"patch_size\":16,\"s"
+     "patial_merge_size\":2,\"temporal_patch_size\":2}}"},
+    {"qwen2.5-vl-7b", "Qwen/Qwen2.5-VL-7B-Instruct",
+     "{\"architectures\":[\"Qwen2_5_VLForConditionalGeneration\"],\"hidden_act\":\"silu\",\"hidden_size\":"
+     "3584,\"intermediate_size\":18944,\"max_position_embeddings\":128000,\"model_type\":\"qwen2_5_vl\",\""
+     "num_attention_heads\":28,\"num_hidden_layers\":28,\"num_key_value_heads\":4,\"tie_word_embeddings\":"
+     "false,\"torch_dtype\":\"bfloat16\",\"vision_config\":{\"depth\":32,\"fullatt_block_indexes\":[7,15,2"
+     "3,31],\"hidden_act\":\"silu\",\"hidden_size\":1280,\"in_channels\":3,\"in_chans\":3,\"intermediate_s"
+     "ize\":3420,\"model_type\":\"qwen2_5_vl\",\"num_heads\":16,\"out_hidden_size\":3584,\"patch_size\":14"
+     ",\"spatial_merge_size\":2,\"spatial_patch_size\":14,\"temporal_patch_size\":2,\"torch_dtype\":\"bflo"
+     "at16\",\"window_size\":112},\"vocab_size\":152064}"},
+    {"medgemma-27b-it", "google/medgemma-27b-it",
+     "{\"architectures\":[\"Gemma3ForConditionalGeneration\"],\"mm_tokens_per_image\":256,\"model_type\":\""
+     "gemma3\",\"text_config\":{\"attention_bias\":false,\"attn_logit_softcapping\":null,\"final_logit_sof"
+     "tcapping\":null,\"head_dim\":128,\"hidden_activation\":\"gelu_pytorch_tanh\",\"hidden_size\":5376,\""
+     "intermediate_size\":21504,\"layer_types\":[\"sliding_attention\",\"sliding_attention\",\"sliding_att"
+     "ention\",\"sliding_attention\",\"sliding_attention\",\"full_attention\",\"sliding_attention\",\"slid"
+     "ing_attention\",\"sliding_attention\",\"sliding_attention\",\"sliding_attention\",\"full_attention\""
+     ",\"sliding_attention\",\"sliding_attention\",\"sliding_attention\",\"sliding_attention\",\"sliding_a"
+     "ttention\",\"full_attention\",\"sliding_attention\",\"sliding_attention\",\"sliding_attention\",\"sl"
+     "iding_attention\",\"sliding_attention\",\"full_attention\",\"sliding_attention\",\"sliding_attention"
+     "\",\"sliding_attention\",\"sliding_attention\",\"sliding_attention\",\"full_attention\",\"sliding_at"
+     "tention\",\"sliding_attention\",\"sliding_attention\",\"sliding_attention\",\"sliding_attention\",\""
+     "full_attention\",\"sliding_attention\",\"sliding_attention\",\"sliding_attention\",\"sliding_attenti"
+     "on\",\"sliding_attention\",\"full_attention\",\"sliding_attention\",\"sliding_attention\",\"sliding_"
+     "attention\",\"sliding_attention\",\"sliding_attention\",\"full_attention\",\"sliding_attention\",\"s"
+     "liding_attention\",\"sliding_attention\",\"sliding_attention\",\"sliding_attention\",\"full_attentio"
+     "n\",\"sliding_attention\",\"sliding_attention\",\"sliding_attention\",\"sliding_attention\",\"slidin"
+     "g_attention\",\"full_attention\",\"sliding_attention\",\"sliding_attention\"],\"max_position_embeddi"
+     "ngs\":131072,\"model_type\":\"gemma3_text\",\"num_attention_heads\":32,\"num_hidden_layers\":62,\"nu"
+     "m_key_value_heads\":16,\"query_pre_attn_scalar\":168,\"torch_dtype\":\"bfloat16\",\"vocab_size\":262"
+     "208},\"torch_dtype\":\"bfloat16\",\"vision_config\":{\"hidden_act\":\"gelu_pytorch_tanh\",\"hidden_s"
+     "ize\":1152,\"image_size\":896,\"intermediate_size\":4304,\"model_type\":\"siglip_vision_model\",\"nu"
+     "m_attention_heads\":16,\"num_channels\":3,\"num_hidden_layers\":27,\"patch_size\":14,\"torch_dtype\""
+     ":\"bfloat16\",\"vision_use_head\":false}}"},
+    {"llava-1.5-7b", "llava-hf/llava-1.5-7b-hf",
+     "{\"architectures\":[\"LlavaForConditionalGeneration\"],\"ignore_index\":-100,\"model_type\":\"llava\""
+     ",\"projector_hidden_act\":\"gelu\",\"text_config\":{\"architectures\":[\"LlamaForCausalLM\"],\"max_p"
+     "osition_embeddings\":4096,\"model_type\":\"llama\",\"torch_dtype\":\"float16\",\"vocab_size\":32064}"
+     ",\"tie_word_embeddings\":false,\"torch_dtype\":\"float16\",\"vision_config\":{\"hidden_size\":1024,\""
+     "image_size\":336,\"intermediate_size\":4096,\"model_type\":\"clip_vision_model\",\"num_attention_hea"
+     "ds\":16,\"num_hidden_layers\":24,\"patch_size\":14,\"projection_dim\":768,\"vocab_size\":32000},\"vi"
+     "sion_feature_layer\":-2,\"vision_feature_select_strategy\":\"default\",\"vocab_size\":32064}"},
+    {"ministral-3-3b", "mistralai/Ministral-3-3B-Instruct-2512",
+     "{\"architectures\":[\"Mistral3ForConditionalGeneration\"],\"dtype\":\"bfloat16\",\"model_type\":\"mi"
+     "nistral3\",\"multimodal_projector_bias\":false,\"projector_hidden_act\":\"gelu\",\"spatial_merge_siz"
+     "e\":2,\"text_config\":{\"head_dim\":128,\"hidden_act\":\"silu\",\"hidden_size\":3072,\"intermediate_"
+     "size\":9216,\"max_position_embeddings\":262144,\"model_type\":\"ministral3\",\"num_attention_heads\""
+     ":32,\"num_hidden_layers\":26,\"num_key_value_heads\":8,\"tie_word_embeddings\":true,\"vocab_size\":1"
+     "31072},\"vision_config\":{\"head_dim\":64,\"hidden_act\":\"silu\",\"hidden_size\":1024,\"image_size\""
+     ":1540,\"intermediate_size\":4096,\"model_type\":\"pixtral\",\"num_attention_heads\":16,\"num_channel"
+     "s\":3,\"num_hidden_layers\":24,\"patch_size\":14},\"vision_feature_layer\":-1}"},
+    {"whisper-large-v3-turbo", "openai/whisper-large-v3-turbo",
+     "{\"activation_function\":\"gelu\",\"architectures\":[\"WhisperForConditionalGeneration\"],\"d_model\""
+     ":1280,\"decoder_attention_heads\":20,\"decoder_ffn_dim\":5120,\"decoder_layers\":4,\"encoder_attenti"
+     "on_heads\":20,\"encoder_ffn_dim\":5120,\"encoder_layers\":32,\"is_encoder_decoder\":true,\"max_sourc"
+     "e_positions\":1500,\"max_target_positions\":448,\"model_type\":\"whisper\",\"num_hidden_layers\":32,"
+     "\"num_mel_bins\":128,\"torch_dtype\":\"float32\",\"vocab_size\":51866}"},
 };
 
 VRAMEST_API uint32_t vramest_preset_count(void)

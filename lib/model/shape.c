@@ -279,7 +279,7 @@ static int resolve(const struct vramest_model *m, vx_shape *s)
     s->hidden_dropout = is_set(m, VRAMEST_MODEL_HIDDEN_DROPOUT) ? a->hidden_dropout : f->hidden_dropout;
     s->attn_dropout = is_set(m, VRAMEST_MODEL_ATTENTION_DROPOUT) ? a->attention_dropout : f->attn_dropout;
     s->qk_norm = f->qk_norm != VX_QKN_NONE && (!f->qk_norm_flag || a->qk_layernorm);
-    s->rel_buckets = s->enc_dec ? a->relative_attention_num_buckets : 0;
+    s->rel_buckets = s->enc_dec && !f->abs_pos_enc_dec ? a->relative_attention_num_buckets : 0;
     s->embed_dim = s->hidden;
     s->norms_per_layer = r.norms;
     s->qkv_fused = f->qkv == VX_QKV_FUSED;
@@ -306,6 +306,8 @@ static int resolve(const struct vramest_model *m, vx_shape *s)
                        (long long)s->rotary_dim, (long long)s->head_dim);
 
     s->default_head = vx_head_resolve(s, head_from_architectures(a->architectures, f, kind_default_head(f)));
+    s->token_head = s->default_head == VX_HEAD_SEQ_CLS && (ends_with(a->architectures, "ForTokenClassification") ||
+                                                           ends_with(a->architectures, "ForQuestionAnswering"));
     return VRAMEST_OK;
 }
 

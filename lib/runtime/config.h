@@ -77,6 +77,9 @@ typedef struct vx_config_values {
     /* Not an option: the GPU preset `device` names (index into vx_gpus, -1
      * none), resolved when `device` is set so estimates never search names. */
     int64_t gpu_index;
+    /* workload, appended (issue #16 item 3): images per sample and the
+     * language-model tokens of one (0: the model's) */
+    int64_t images, image_tokens;
 } vx_config_values;
 
 struct vramest_config {

@@ -123,6 +123,12 @@ const vx_option_def vx_config_options[] = {
     BOOL(VRAMEST_CFG_ACTIVATION_OFFLOADING, "activation_offloading", "workload", 0, activation_offloading, true,
          "saved activations move to pinned host memory in forward and back in backward (torchtune "
          "enable_activation_offloading; Unsloth's offloaded gradient checkpointing): the GPU keeps what is in flight"),
+    I64(VRAMEST_CFG_IMAGES, "images", "workload", 0, 65536, 0, images, true,
+        "images per sample of a multimodal model: each adds its tokens to seq_len (training) or prompt_len "
+        "(inference) and runs the vision tower over its patches"),
+    I64(VRAMEST_CFG_IMAGE_TOKENS, "image_tokens", "workload", 0, 16777216, 0, image_tokens, true,
+        "language-model tokens per image (0 = from the model's config: its fixed count, or a 1024 x 1024 image "
+        "for dynamic-resolution towers)"),
 
     I64(VRAMEST_CFG_GPUS, "gpus", "parallel", 1, 1e7, 1, gpus, true, "world size (GPUs in the job)"),
     I64(VRAMEST_CFG_TP, "tp", "parallel", 1, 65536, 1, tp, true, "tensor-parallel size"),

@@ -399,6 +399,19 @@ def spec_seeds(out):
     write(out, "spec", "bom-min.json", b"\xef\xbb\xbf{\"model\":\"opt-350m\"}")
 
 
+def zoo_seeds(out):
+    """Real multimodal, encoder and speech configs of the zoo files (towers,
+    text_config, WhisperConfig and DeBERTa keys), one seed each."""
+    want = ("vision_config", "encoder_layers", "relative_attention", "position_embedding_type")
+    for name in ("zoo.jsonl", "zoo2.jsonl", "zoo_mm.jsonl"):
+        with open(os.path.join(ROOT, "tests", "data", name)) as fh:
+            for line in fh:
+                case = json.loads(line)
+                cfg = case["spec"]["model"].get("hf_config", {})
+                if any(k in cfg for k in want):
+                    write(out, "hf_config", case["id"] + ".json", json.dumps(cfg, sort_keys=True).encode())
+
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "corpus")
     for t in ("hf_config", "safetensors", "st_index", "gguf", "spec"):
@@ -407,6 +420,7 @@ def main():
         if f.endswith(".json"):
             with open(os.path.join(MODELS, f), "rb") as fh:
                 write(out, "hf_config", f, fh.read())
+    zoo_seeds(out)
     safetensors_seeds(out)
     index_seeds(out)
     gguf_seeds(out)

@@ -16,6 +16,7 @@
  * can bisect on any of them. */
 #include "estimate/cache/progcache.h"
 #include "estimate/infer/infer.h"
+#include "estimate/step/images.h"
 
 uint64_t vx_infer_prompt_len(const vx_config_values *cv)
 {
@@ -258,6 +259,10 @@ static int hf_generate(vx_ctx *x, const vx_shard *sh)
         }
     }
     pre.total = phase_total(&pre);
+    /* A multimodal prompt runs the vision tower first, before any cache:
+     * when its forward holds more than the prefill, it is the phase's peak. */
+    uint64_t tower = vx_images_prefill(x, sh, seqs);
+    if (tower > pre.total) pre = (phase_mem){.act = tower, .total = tower};
     dec.total = has_dec ? phase_total(&dec) : 0;
     bool peak_dec = has_dec && dec.total > pre.total;
     const phase_mem *pk = peak_dec ? &dec : &pre;

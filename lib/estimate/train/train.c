@@ -13,6 +13,7 @@
 
 #include "estimate/cache/progcache.h"
 #include "estimate/cache/stepcache.h"
+#include "estimate/step/images.h"
 #include "estimate/train/train.h"
 
 /* The result of a rank from its step: the categories at the peak with their
@@ -181,6 +182,7 @@ static int train_rank(vx_ctx *x, const vx_shard *sh)
     int offload = x->cv->activation_offloading || x->cv->offload_activations;
     if (offload) ss = NULL, slot = NULL;
     if (slot && slot->cs && vx_cstep_eval(slot->cs, c.b, c.s, &out)) {
+        vx_images_train(x, sh, &out);
         train_finish(x, sh, tm, &c, &out);
         return VRAMEST_OK;
     }
@@ -200,6 +202,7 @@ static int train_rank(vx_ctx *x, const vx_shard *sh)
             if (vx_step_has_prog(&sp, q)) all &= used[q] != NULL;
         if (all) vx_step_compile(ss, &src, x, sh, tm, &c, &sp, used);
     }
+    vx_images_train(x, sh, &out);
     train_finish(x, sh, tm, &c, &out);
     return VRAMEST_OK;
 }

@@ -127,3 +127,97 @@ const vx_family vx_fam_mt5 = {
     .embed_dropout = 1, .mlp_dropout = 1, .head_norm_in_stack = 1, .head_scale_tied = 1, .legacy_cache = 1,
     .peft_targets = "q,v", .adjust = adjust_t5, .config = config_t5, .build = build_t5,
 };
+
+/* RoBERTa, XLM-RoBERTa and CamemBERT (transformers@68a7b7e272:
+ * models/roberta/modeling_roberta.py, models/xlm_roberta/): BERT's body
+ * under the same module names (positions offset by padding_idx + 1, which
+ * config.json's max_position_embeddings 514 already counts; one token type),
+ * RobertaLMHead (dense, layer_norm, tied decoder, bias: BERT's MLM count),
+ * RobertaClassificationHead (dense + out_proj) over a model without its
+ * pooler, while the bare RobertaModel keeps one. PEFT's default targets are
+ * query,value as for BERT. */
+#define ROBERTA_ROW(fid, fname)                                                                               \
+    {.id = fid, .name = fname, .kind = VX_FK_ENCODER, .norm = VX_NORM_LAYER, .tied = 1, .attn_bias = 1,            \
+     .mlp_bias = 1, .act = VX_ACT_GELU, .learned_pos = 1, .hidden_dropout = 0.1, .attn_dropout = 0.1,              \
+     .hd_rule = VX_HD_HIDDEN, .kv_rule = VX_KV_MHA, .mlp = VX_MLPL_PLAIN, .placement = VX_PLACE_POST,              \
+     .cls = VX_CLS_DENSE_OUT_POOLER, .attn = &attn_bert, .sdpa_padding_mask = 1, .embed_dropout = 1,               \
+     .peft_targets = "query,value", .build = build_bert}
+const vx_family vx_fam_roberta = ROBERTA_ROW(VX_FAM_ROBERTA, "roberta");
+const vx_family vx_fam_xlm_roberta = ROBERTA_ROW(VX_FAM_XLM_ROBERTA, "xlm-roberta");
+/* CamemBERT's classes are RoBERTa's (models/camembert/modeling_camembert.py). */
+const vx_family vx_fam_camembert = ROBERTA_ROW(VX_FAM_CAMEMBERT, "camembert");
+
+/* DeBERTa-v2 / v3 (transformers@0038a3caa5:
+ * src/transformers/models/deberta_v2/modeling_deberta_v2.py): BERT's
+ * post-LN layers under their own names (query_proj, key_proj, value_proj),
+ * disentangled attention over relative position embeddings shared by every
+ * layer (encoder.rel_embeddings, 2 x position_buckets rows, or 2 x
+ * max_relative_positions; an optional LayerNorm over them), separate
+ * position projections only when share_att_key is false (pos_key_proj for
+ * c2p, pos_query_proj for p2c, both biased), an optional absolute position
+ * table (position_biased_input), an embedding width of its own
+ * (embedding_size, projected by embed_proj without bias) and an optional
+ * convolution after the first layer (ConvLayer: Conv1d + LayerNorm). The bare
+ * model has no pooler; sequence classification adds ContextPooler + the
+ * classifier, the MLM head is BERT's. */
+static void build_deberta_v2(vx_ib *b, const vx_arch *a, const vx_shape *s)
+{
+    int64_t L = s->layers, h = s->hidden, f = s->ffn, e = a->embedding_size > 0 ? a->embedding_size : h;
+    vx_ib_emb(b, "word_embeddings", VX_ROLE_EMBED, s->vocab, e);
+    if (a->position_biased_input) vx_ib_emb(b, "position_embeddings", VX_ROLE_POS_EMBED, s->max_pos, e);
+    if (a->type_vocab_size > 0) vx_ib_emb(b, "token_type_embeddings", VX_ROLE_TYPE_EMBED, a->type_vocab_size, e);
+    if (e != h) vx_ib_lin(b, "embed_proj", VX_ROLE_EMBED_PROJ, VX_GLB, h, e, 0, 0);
+    vx_ib_norm(b, "LayerNorm", VX_ROLE_EMBED_NORM, VX_GLB, VX_NORM_LAYER, h, 0);
+    vx_ib_lin(b, "query_proj", VX_ROLE_ATTN_Q, VX_ENC, h, h, 1, L);
+    vx_ib_lin(b, "key_proj", VX_ROLE_ATTN_K, VX_ENC, h, h, 1, L);
+    vx_ib_lin(b, "value_proj", VX_ROLE_ATTN_V, VX_ENC, h, h, 1, L);
+    if (a->relative_attention && !a->share_att_key) {
+        if (a->pos_att_types & 1) vx_ib_lin(b, "pos_key_proj", VX_ROLE_OTHER, VX_ENC, h, h, 1, L);
+        if (a->pos_att_types & 2) vx_ib_lin(b, "pos_query_proj", VX_ROLE_OTHER, VX_ENC, h, h, 1, L);
+    }
+    vx_ib_lin(b, "dense", VX_ROLE_ATTN_O, VX_ENC, h, h, 1, L);
+    vx_ib_norm(b, "LayerNorm", VX_ROLE_NORM, VX_ENC, VX_NORM_LAYER, h, L);
+    vx_ib_lin(b, "dense", VX_ROLE_MLP_UP, VX_ENC, f, h, 1, L);
+    vx_ib_lin(b, "dense", VX_ROLE_MLP_DOWN, VX_ENC, h, f, 1, L);
+    vx_ib_norm(b, "LayerNorm", VX_ROLE_NORM, VX_ENC, VX_NORM_LAYER, h, L);
+    if (a->relative_attention) {
+        int64_t span = a->max_relative_positions < 1 ? s->max_pos : a->max_relative_positions;
+        if (a->position_buckets > 0) span = a->position_buckets;
+        vx_ib_put(b, "rel_embeddings", VX_ROLE_POS_EMBED, VX_TK_EMBED, VX_GLB, 2 * span, h, 0, 1, 0);
+    }
+    if (a->rel_embeddings_norm) vx_ib_norm(b, "LayerNorm", VX_ROLE_NORM, VX_GLB, VX_NORM_LAYER, h, 0);
+    if (a->conv_kernel_size > 0) {
+        vx_ib_put(b, "conv", VX_ROLE_OTHER, VX_TK_OTHER, VX_GLB, h, h / a->conv_groups * a->conv_kernel_size, 0, 1, 0);
+        vx_ib_put(b, "conv", VX_ROLE_OTHER, VX_TK_BIAS, VX_GLB, h, 1, 0, 1, 0);
+        vx_ib_norm(b, "LayerNorm", VX_ROLE_NORM, VX_GLB, VX_NORM_LAYER, h, 0);
+    }
+}
+
+/* pos_att_type (a list, or "p2c|c2p"), norm_rel_ebd ("layer_norm|..."),
+ * and DebertaV2Config's type_vocab_size default 0 (BERT's option says 2). */
+static int config_deberta_v2(struct vx_cfgmap *m)
+{
+    static const char *const pos[] = {"c2p", "p2c", NULL};
+    static const char *const norm[] = {"layer_norm", NULL};
+    int64_t flags;
+    int rc = vx_cfgmap_name_flags(m, "pos_att_type", pos, &flags);
+    if (!rc && !vx_cfgmap_given(m, VRAMEST_MODEL_POS_ATT_TYPES))
+        rc = vx_cfgmap_set_i64(m, VRAMEST_MODEL_POS_ATT_TYPES, flags, "pos_att_type");
+    if (!rc) rc = vx_cfgmap_name_flags(m, "norm_rel_ebd", norm, &flags);
+    if (!rc && !vx_cfgmap_given(m, VRAMEST_MODEL_REL_EMBEDDINGS_NORM))
+        rc = vx_cfgmap_set_i64(m, VRAMEST_MODEL_REL_EMBEDDINGS_NORM, flags != 0, "norm_rel_ebd");
+    if (!rc && !vx_cfgmap_given(m, VRAMEST_MODEL_TYPE_VOCAB_SIZE))
+        rc = vx_cfgmap_set_i64(m, VRAMEST_MODEL_TYPE_VOCAB_SIZE, 0, "type_vocab_size");
+    return rc;
+}
+
+/* DisentangledSelfAttention: bmm scores plus the c2p / p2c terms, XSoftmax
+ * in the input dtype; no SDPA path. */
+const vx_family vx_fam_deberta_v2 = {
+    .id = VX_FAM_DEBERTA_V2, .name = "deberta-v2", .kind = VX_FK_ENCODER, .norm = VX_NORM_LAYER, .tied = 1,
+    .attn_bias = 1, .mlp_bias = 1, .act = VX_ACT_GELU, .learned_pos = 1, .hidden_dropout = 0.1,
+    .attn_dropout = 0.1, .hd_rule = VX_HD_HIDDEN, .kv_rule = VX_KV_MHA, .mlp = VX_MLPL_PLAIN,
+    .placement = VX_PLACE_POST, .cls = VX_CLS_POOLED_BARE, .attn = &attn_bert, .eager_only = 1,
+    .embed_dropout = 1, .peft_targets = "query_proj,value_proj", .config = config_deberta_v2,
+    .build = build_deberta_v2,
+};
