@@ -1,8 +1,11 @@
 /* Every family: X(id, CONSTANT, row, "model_type"). Included with X
  * defined, by model.h (the VX_FAM_* ids), groups.h (the rows) and
  * registry.c (names and the lookups). Ids are the values of the
- * model_type option: append a new family at the end with the next id,
- * never renumber. No include guard: it is included once per use. */
+ * model_type option: append a new family at the end with an id larger
+ * than every other, never renumber. Ids need not be dense: the zoo of
+ * issue #16 took ranges (100-199 plain decoders and MoE variants, 200-299
+ * special attention, 300-399 hybrids, 400-499 multimodal). No include
+ * guard: it is included once per use. */
 X(1, LLAMA, vx_fam_llama, "llama")
 X(2, MISTRAL, vx_fam_mistral, "mistral")
 X(3, QWEN2, vx_fam_qwen2, "qwen2")
