@@ -272,6 +272,13 @@ typedef enum vramest_option {
     VRAMEST_MODEL_QK_LAYERNORM = 1042,            /**< "qk_layernorm" (bool; Phi: LayerNorm on q and k) */
     VRAMEST_MODEL_RMSNORM = 1043,                 /**< "rmsnorm" (bool; ChatGLM2/3/GLM-4 layout) */
     VRAMEST_MODEL_NUM_LN_IN_PARALLEL_ATTN = 1044, /**< "num_ln_in_parallel_attn" (Falcon new architecture; 0 = 2) */
+    /* 1100-1199: the 2026 zoo's plain decoders and MoE variants (issue #16) */
+    VRAMEST_MODEL_SLIDING_WINDOW_PATTERN = 1100,  /**< "sliding_window_pattern" (layer i slides unless (i + 1) % N == 0; 0 = the family's) */
+    VRAMEST_MODEL_NO_ROPE_LAYER_INTERVAL = 1101,  /**< "no_rope_layer_interval" (layer i has no RoPE when (i + 1) % N == 0; 0 = none) */
+    VRAMEST_MODEL_LAYER_BLOCKS = 1102,            /**< "layer_blocks" (string: per-layer attention and MLP sizes of a heterogeneous model) */
+    VRAMEST_MODEL_NUM_NEXTN_PREDICT_LAYERS = 1103, /**< "num_nextn_predict_layers" (MTP layers of the checkpoint) */
+    VRAMEST_MODEL_MOE_LAYER_FREQ = 1104,          /**< "moe_layer_freq" (layer i >= first_k_dense_replace has experts when i % N == 0) */
+    VRAMEST_MODEL_ATTENTION_OUT_BIAS = 1105,      /**< "attention_out_bias" (bool; bias on o_proj; default: the family's) */
 
     /* ---- precision (2000-2999) ---- */
     VRAMEST_PREC_WEIGHTS = 2000,           /**< "weights" (enum dtype; auto = the checkpoint dtype) */

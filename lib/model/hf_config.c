@@ -190,9 +190,10 @@ static int apply_family_key(pstate *p, const vx_jv *root, const vx_cfg_key *k)
 
 static int family_keys(pstate *p, const vx_jv *root)
 {
-    int rc = VRAMEST_OK;
+    int rc = vx_hf_layer_lists(p);
     const vx_jv *v;
     const vx_family *f = vx_family_of(p->a.model_type);
+    if (rc) return rc;
     if (f) {
         for (size_t i = 0; i < VX_FAMILY_KEYS && f->keys[i].key; i++)
             if ((rc = apply_family_key(p, root, &f->keys[i]))) return rc;
@@ -242,6 +243,38 @@ int vx_cfgmap_string(struct vx_cfgmap *m, const char *key, const char **out)
 int vx_cfgmap_set_i64(struct vx_cfgmap *m, vramest_option k, int64_t v, const char *key)
 {
     return set_i64(m, k, v, key);
+}
+
+int vx_cfgmap_claim_i64(struct vx_cfgmap *m, vramest_option k, int64_t v, const char *key)
+{
+    size_t slot;
+    if (vx_option_find(k, &slot) && slot < VX_ARRAY_LEN(m->assigned)) m->assigned[slot] = true;
+    return set_i64(m, k, v, key);
+}
+
+int vx_cfgmap_set_str(struct vx_cfgmap *m, vramest_option k, const char *v, const char *key)
+{
+    return keyed(vx_opt_set_str(&m->a, m->bits, H_MODEL, k, v), key);
+}
+
+const vx_jdoc *vx_cfgmap_doc(const struct vx_cfgmap *m)
+{
+    return m->doc;
+}
+
+const vx_jv *vx_cfgmap_root(const struct vx_cfgmap *m)
+{
+    return m->root;
+}
+
+int64_t vx_cfgmap_layers(const struct vx_cfgmap *m)
+{
+    return m->a.num_hidden_layers;
+}
+
+const vx_arch *vx_cfgmap_arch(const struct vx_cfgmap *m)
+{
+    return &m->a;
 }
 
 int vx_cfgmap_set_name(struct vx_cfgmap *m, vramest_option k, const char *name, const char *key)
@@ -333,6 +366,7 @@ static int map_config(pstate *p, const vx_jv *root)
         return vx_fail(VRAMEST_E_INCOMPLETE_MODEL, "config.json: key 'model_type' is missing");
     }
 
+    if ((rc = vx_hf_layer_string_keys(p))) return rc;
     member local[128];
     uint32_t count = root->u.c.count;
     member *ms = count <= VX_ARRAY_LEN(local) ? local : malloc(count * sizeof *ms);

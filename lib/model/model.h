@@ -46,6 +46,10 @@ typedef struct vx_arch {
     char architectures[VX_STR_MAX];
     int64_t num_labels, is_gated_act, multi_query, new_decoder_architecture, parallel_attn, rotary_dim;
     int64_t do_layer_norm_before, qk_layernorm, rmsnorm, num_ln_in_parallel_attn;
+    /* Appended (issue #16, plain decoders and MoE variants): */
+    int64_t sliding_window_pattern, no_rope_layer_interval, num_nextn_predict_layers, moe_layer_freq;
+    int64_t attention_out_bias;
+    char layer_blocks[VX_STR_MAX];
 } vx_arch;
 
 /* The resolved architecture: every value effective (defaults applied), and
@@ -86,6 +90,11 @@ typedef struct vx_shape {
     int placement;           /* VX_PLACE_*: where the norms sit in a layer (the row's, adjusted) */
     const char *lm_head_name; /* the LM head's module leaf */
     int lm_head_in_base;     /* the bare model class holds the LM head (ChatGLM2+) */
+    /* Appended (issue #16, plain decoders and MoE variants): */
+    int64_t nope_every;      /* layer i has no RoPE when (i + 1) % nope_every == 0 (0: none) */
+    int64_t moe_freq;        /* layer i >= dense_layers has experts when i % moe_freq == 0 */
+    int64_t mtp_layers;      /* multi-token-prediction layers the class builds as parameters (MiMo) */
+    int attn_out_bias;       /* bias on the attention output projection (as built) */
 } vx_shape;
 
 /* Tensor roles (design.md §2). Append-only. */
@@ -185,8 +194,18 @@ int vx_inventory_build(const vx_arch *a, const vx_shape *s, const vx_layers *L, 
 /* Resolve effective values/traits from the options, and the per-layer
  * layout into *L (shape.c, layers.c). */
 int vx_shape_resolve(const struct vramest_model *m, vx_shape *s, vx_layers *L) VX_HIDDEN;
-/* The per-layer layout of a resolved shape (layers.c). */
-int vx_layers_resolve(const vx_shape *s, vx_layers *L) VX_HIDDEN;
+/* The per-layer layout of a resolved shape (layers.c); `a` gives the
+ * per-layer blocks of a heterogeneous model (layer_blocks). */
+int vx_layers_resolve(const vx_shape *s, const vx_arch *a, vx_layers *L) VX_HIDDEN;
+/* One block of layer_blocks: `count` consecutive layers with `kv` key/value
+ * heads (0: no attention, -1: a hidden x hidden linear) and an MLP of `ffn`
+ * (0: none, -1: a linear). */
+typedef struct vx_block_run {
+    int64_t kv, ffn, count;
+} vx_block_run;
+/* Parse layer_blocks into up to `cap` runs (*n receives the count);
+ * VRAMEST_E_INVALID_MODEL naming what is wrong, VRAMEST_E_LIMIT past cap. */
+int vx_layer_blocks_parse(const char *text, vx_block_run *out, size_t cap, size_t *n) VX_HIDDEN;
 /* Append one group to a growable inventory. */
 int vx_inv_push(vx_tensor **inv, size_t *n, size_t *cap, const vx_tensor *t) VX_HIDDEN;
 

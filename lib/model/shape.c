@@ -136,12 +136,12 @@ static int resolve_ffn(const struct vramest_model *m, const vx_rules *r, vx_shap
     return VRAMEST_OK;
 }
 
-static int resolve_moe(const struct vramest_model *m, vx_shape *s)
+static int resolve_moe(const struct vramest_model *m, const vx_rules *r, vx_shape *s)
 {
     const vx_arch *a = &m->a;
     const vx_family *f = s->fam;
     int fam = s->family;
-    if (f->moe == VX_MOE_NONE) return VRAMEST_OK;
+    if (r->moe == VX_MOE_NONE) return VRAMEST_OK;
     if (!is_set(m, VRAMEST_MODEL_NUM_LOCAL_EXPERTS)) return missing(fam, VRAMEST_MODEL_NUM_LOCAL_EXPERTS);
     if (!is_set(m, VRAMEST_MODEL_NUM_EXPERTS_PER_TOK)) return missing(fam, VRAMEST_MODEL_NUM_EXPERTS_PER_TOK);
     s->experts = a->num_local_experts;
@@ -160,7 +160,7 @@ static int resolve_moe(const struct vramest_model *m, vx_shape *s)
         if (!is_set(m, VRAMEST_MODEL_SHARED_EXPERT_INTERMEDIATE_SIZE))
             return missing(fam, VRAMEST_MODEL_SHARED_EXPERT_INTERMEDIATE_SIZE);
         s->shared_experts = 1;
-        s->shared_ffn = a->shared_expert_intermediate_size;
+        s->shared_ffn = a->shared_expert_intermediate_size; /* 0: the gate alone */
     } else if (f->shared == VX_SHX_MERGED) {
         /* n_shared_experts merged into one MLP of width
          * moe_intermediate_size * n_shared_experts (DeepSeek). */
@@ -169,10 +169,11 @@ static int resolve_moe(const struct vramest_model *m, vx_shape *s)
     }
     if (f->dense_first) {
         s->dense_layers = a->first_k_dense_replace;
+        s->moe_freq = a->moe_layer_freq > 1 ? a->moe_layer_freq : 1;
         if (s->dense_layers > s->layers)
             return vx_fail(VRAMEST_E_INVALID_MODEL, "first_k_dense_replace (%lld) is larger than num_hidden_layers (%lld)",
                            (long long)s->dense_layers, (long long)s->layers);
-        if (s->dense_layers > 0 && !s->ffn) return missing(fam, VRAMEST_MODEL_INTERMEDIATE_SIZE);
+        if ((s->dense_layers > 0 || s->moe_freq > 1) && !s->ffn) return missing(fam, VRAMEST_MODEL_INTERMEDIATE_SIZE);
     }
     return VRAMEST_OK;
 }
@@ -208,12 +209,37 @@ static void resolve_window(const struct vramest_model *m, vx_shape *s)
     case VX_WIN_FLAGGED: /* Qwen: only with use_sliding_window */
         if (w > 0 && a->use_sliding_window) s->sliding_window = w, s->sliding_pattern = 1;
         break;
-    case VX_WIN_PATTERN:
+    case VX_WIN_PATTERN: {
+        /* sliding_window_pattern (or layer_types): 1 = no layer slides, more
+         * than the layers = every layer does */
+        int64_t P = a->sliding_window_pattern > 0 ? a->sliding_window_pattern : f->window_every;
         s->sliding_window = is_set(m, VRAMEST_MODEL_SLIDING_WINDOW) ? w : f->window_default;
-        s->sliding_pattern = s->sliding_window ? f->window_every : 0;
+        if (P == 1) s->sliding_window = 0;
+        s->sliding_pattern = !s->sliding_window ? 0 : P > s->layers ? 1 : (int)P;
         break;
+    }
     default: break;
     }
+}
+
+/* A heterogeneous model (layer_blocks): the model-wide key/value heads and
+ * MLP width are those of its first attention layer and its widest MLP, the
+ * references per-layer sizes are scaled from (tensor parallelism, caches). */
+static int resolve_blocks(const struct vramest_model *m, vx_shape *s)
+{
+    if (!m->a.layer_blocks[0]) return VRAMEST_OK;
+    vx_block_run b[VX_MAX_RUNS];
+    size_t n;
+    int rc = vx_layer_blocks_parse(m->a.layer_blocks, b, VX_MAX_RUNS, &n);
+    if (rc) return rc;
+    int64_t kv = 0, ffn = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!kv && b[i].kv > 0) kv = b[i].kv;
+        if (b[i].ffn > ffn) ffn = b[i].ffn;
+    }
+    if (kv > 0) s->kv_heads = kv;
+    if (!s->ffn) s->ffn = ffn;
+    return VRAMEST_OK;
 }
 
 static int kind_default_head(const vx_family *f)
@@ -229,7 +255,7 @@ static void rules_of(const struct vramest_model *m, const vx_family *f, vx_rules
     *r = (vx_rules){.norm = f->norm, .tied = f->tied, .attn_bias = f->attn_bias, .mlp_bias = f->mlp_bias,
                     .act = f->act, .gated = f->gated, .untied = f->untied, .hd_rule = f->hd_rule,
                     .kv_rule = f->kv_rule, .ffn_rule = f->ffn_rule, .placement = f->placement, .norms = f->norms,
-                    .n_lm_head = f->n_lm_head ? f->n_lm_head : "lm_head"};
+                    .n_lm_head = f->n_lm_head ? f->n_lm_head : "lm_head", .moe = f->moe};
     if (!r->norms) {
         int n = 0;
         while (n < 4 && f->n_norm[n]) n++;
@@ -272,6 +298,8 @@ static int resolve(const struct vramest_model *m, vx_shape *s)
     s->norm_kind = r.norm;
     s->tied = r.untied ? 0 : is_set(m, VRAMEST_MODEL_TIE_WORD_EMBEDDINGS) ? (int)a->tie_word_embeddings : r.tied;
     s->attn_bias = is_set(m, VRAMEST_MODEL_ATTENTION_BIAS) ? (int)a->attention_bias : r.attn_bias;
+    s->attn_out_bias = f->o_bias_off ? 0 : s->attn_bias;
+    if (is_set(m, VRAMEST_MODEL_ATTENTION_OUT_BIAS)) s->attn_out_bias = (int)a->attention_out_bias;
     s->mlp_bias = is_set(m, VRAMEST_MODEL_MLP_BIAS) ? (int)a->mlp_bias : r.mlp_bias;
     s->act = a->hidden_act != VX_ACT_AUTO ? (int)a->hidden_act : r.act;
     s->gated = r.gated;
@@ -295,12 +323,15 @@ static int resolve(const struct vramest_model *m, vx_shape *s)
     if (rc) return rc;
     if (s->learned_pos && !s->max_pos) return missing(fam, VRAMEST_MODEL_MAX_POSITION_EMBEDDINGS);
     if ((rc = resolve_ffn(m, &r, s))) return rc;
-    if ((rc = resolve_moe(m, s))) return rc;
+    if ((rc = resolve_moe(m, &r, s))) return rc;
     if ((rc = resolve_mla(m, s))) return rc;
     resolve_window(m, s);
+    if ((rc = resolve_blocks(m, s))) return rc;
+    s->mtp_layers = a->num_nextn_predict_layers;
 
     if (f->embed_proj && is_set(m, VRAMEST_MODEL_WORD_EMBED_PROJ_DIM)) s->embed_dim = a->word_embed_proj_dim;
     if (f->rotary && !s->rotary_dim) s->rotary_dim = a->rotary_dim ? a->rotary_dim : s->head_dim;
+    if (s->rotary_dim) s->nope_every = a->no_rope_layer_interval;
     if (s->rotary_dim > s->head_dim)
         return vx_fail(VRAMEST_E_INVALID_MODEL, "rotary_dim (%lld) is larger than the head dimension (%lld)",
                        (long long)s->rotary_dim, (long long)s->head_dim);
@@ -313,5 +344,5 @@ int vx_shape_resolve(const struct vramest_model *m, vx_shape *s, vx_layers *L)
 {
     memset(s, 0, sizeof *s);
     int rc = resolve(m, s);
-    return rc ? rc : vx_layers_resolve(s, L);
+    return rc ? rc : vx_layers_resolve(s, &m->a, L);
 }

@@ -501,7 +501,7 @@ static int layer(vx_ab *a, int X, const vx_part *P, int cross)
     int r[VX_BLOCK_SLOTS];
     r[0] = X;
     int Y = X;
-    for (const vx_bop *o = vx_block_ops(c->place, cross); o->op != VX_BOP_END; o++) {
+    for (const vx_bop *o = vx_block_ops_of(c->place, cross, c->no_mixer, c->no_mlp); o->op != VX_BOP_END; o++) {
         int in = r[o->a];
         switch (o->op) {
         case VX_BOP_NORM: r[o->dst] = norm(a, in, P); break;

@@ -133,6 +133,8 @@ static void kind_cfg(const vx_act_cfg *c, const vx_shape *s, const vx_layer_kind
     if (k->heads != s->heads && s->heads > 0) out->a = (k->heads * c->a + s->heads - 1) / s->heads;
     if (k->kv_heads != s->kv_heads && s->kv_heads > 0) out->akv = (k->kv_heads * c->akv + s->kv_heads - 1) / s->kv_heads;
     if (k->head_dim != s->head_dim && !s->kv_lora_rank) out->d = k->head_dim;
+    out->no_mixer = k->mixer == VX_MIX_NONE || k->mixer == VX_MIX_PROJ;
+    out->no_mlp = k->mlp == VX_MLPK_NONE || k->mlp == VX_MLPK_PROJ;
 }
 
 /* Layers [first, first + n) of a stack, one stack of the step per distinct
