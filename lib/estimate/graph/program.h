@@ -55,6 +55,10 @@ typedef struct vx_act_cfg {
      * no-op blocks; a hidden x hidden linear in their place is counted as
      * nothing: one hidden-sized output). */
     uint8_t no_mixer, no_mlp;
+    /* The kind's own dense MLP width on this rank (0: the model's), when
+     * the part's linears are another kind's (Nemotron-NAS): the dense
+     * MLP's linears are resized to it. */
+    int64_t kind_ffn;
 } vx_act_cfg;
 
 /* Results of running one program (a layer class, the embeddings, the head). */

@@ -129,7 +129,7 @@ static void kind_cfg(const vx_act_cfg *c, const vx_shape *s, const vx_layer_kind
     *out = *c;
     out->moe = k->mlp == VX_MLPK_MOE && s->experts > 0;
     out->rot = k->rope ? s->rotary_dim : 0;
-    if (k->ffn != s->ffn && k->ffn > 0) out->ffn = k->ffn / c->tp > 0 ? k->ffn / c->tp : k->ffn;
+    if (k->ffn != s->ffn && k->ffn > 0) out->ffn = out->kind_ffn = k->ffn / c->tp > 0 ? k->ffn / c->tp : k->ffn;
     if (k->heads != s->heads && s->heads > 0) out->a = (k->heads * c->a + s->heads - 1) / s->heads;
     if (k->kv_heads != s->kv_heads && s->kv_heads > 0) out->akv = (k->kv_heads * c->akv + s->kv_heads - 1) / s->kv_heads;
     if (k->head_dim != s->head_dim && !s->kv_lora_rank) out->d = k->head_dim;

@@ -1,0 +1,134 @@
+/* Decoders that vary from Llama in values the generic builder reads
+ * (inventory.c): renamed modules, fused projections, biases, norms, q/k
+ * norms, NoPE layers; added in the 2026 zoo (issue #16). Each row cites
+ * the Hugging Face class it follows (transformers' models/<family>/, or
+ * the checkpoint's remote code where transformers has none). */
+#include "model/families/groups.h"
+#include "model/inventory.h"
+#include "model/model.h"
+
+/* StableLM (StableLmConfig, transformers >= 4.38): LayerNorms with a bias,
+ * q/k/v biases with `use_qkv_bias` and none on o_proj, partial rotary
+ * (partial_rotary_factor 0.25), untied; `qk_layernorm` adds one LayerNorm
+ * without bias per head (StableLmLayerNormPerHead: heads x head_dim
+ * weights), `use_parallel_residual` runs attention and MLP on the one
+ * input_layernorm (no post_attention_layernorm). Eager attention: Llama's
+ * plus attention dropout. PEFT: q_proj, v_proj. llama.cpp: stablelm. */
+static void adjust_stablelm(const vx_fam_ctx *c, vx_rules *r)
+{
+    if (vx_fam_is_set(c, VRAMEST_MODEL_PARALLEL_ATTN) && c->a->parallel_attn) {
+        r->placement = VX_PLACE_PARALLEL;
+        r->norms = 1;
+    }
+}
+
+const vx_family vx_fam_stablelm = {
+    .id = VX_FAM_STABLELM, .name = "stablelm", .norm = VX_NORM_LAYER, .act = VX_ACT_SILU, .gated = 1, .rotary = 1,
+    .qk_norm = VX_QKN_FULL, .qk_norm_flag = 1, .o_bias_off = 1, .logits_float = 1, .gguf = "stablelm",
+    .keys = {{"use_qkv_bias", VX_CK_BOOL_PAIR, {VRAMEST_MODEL_ATTENTION_BIAS, 0}},
+             {"use_parallel_residual", VX_CK_BOOL_PAIR, {VRAMEST_MODEL_PARALLEL_ATTN, 0}}},
+    .adjust = adjust_stablelm,
+};
+
+/* InternLM2 / 2.5 (remote code modeling_internlm2.py): tok_embeddings,
+ * attention.wqkv fused per key/value group ((heads + 2 kv heads) x
+ * head_dim rows), attention.wo, feed_forward.w1 / w3 / w2 (gate, up,
+ * down), attention_norm and ffn_norm RMSNorms, norm, output; `bias` on
+ * wqkv and wo only; untied. The cache keeps a view of wqkv's output for V.
+ * PEFT has no default for it. llama.cpp: internlm2. */
+const vx_family vx_fam_internlm2 = {
+    .id = VX_FAM_INTERNLM2, .name = "internlm2", .norm = VX_NORM_RMS, .act = VX_ACT_SILU, .gated = 1, .rotary = 1,
+    .qkv = VX_QKV_FUSED, .n_embed = "tok_embeddings", .n_qkv = "wqkv", .n_o = "wo", .n_gate = "w1", .n_up = "w3",
+    .n_down = "w2", .n_lm_head = "output", .n_norm = {"attention_norm", "ffn_norm"}, .prefill_pin = VX_PIN_QKV_V,
+    .peft_targets = "", .gguf = "internlm2",
+    .keys = {{"bias", VX_CK_BOOL_PAIR, {VRAMEST_MODEL_ATTENTION_BIAS, 0}}},
+};
+
+/* Baichuan / Baichuan2 (remote code modeling_baichuan.py): q|k|v fused
+ * into W_pack (3 x hidden rows, no bias), full multi-head attention, a
+ * Llama MLP and RMSNorms; the head is a NormHead (vocab x hidden, no
+ * bias), untied. The 13B models replace RoPE by ALiBi (no parameters, the
+ * same cache). The cache keeps a view of W_pack's output for V. PEFT has no
+ * default for it. llama.cpp: baichuan. */
+const vx_family vx_fam_baichuan = {
+    .id = VX_FAM_BAICHUAN, .name = "baichuan", .norm = VX_NORM_RMS, .act = VX_ACT_SILU, .gated = 1, .rotary = 1,
+    .kv_rule = VX_KV_MHA, .qkv = VX_QKV_FUSED, .n_qkv = "W_pack", .prefill_pin = VX_PIN_QKV_V, .peft_targets = "",
+    .gguf = "baichuan",
+};
+
+/* MiniCPM (remote code modeling_minicpm.py): Llama's layout with muP
+ * scalars that change no shape (scale_emb multiplies the embeddings,
+ * dim_model_base divides the head's input, scale_depth the residual
+ * branches); tied by default. With `num_experts` the MLP is a router
+ * (gate, experts x hidden) over experts of intermediate_size (MiniCPM-MoE
+ * 8x2B), no shared expert. PEFT has no default for it. llama.cpp: minicpm. */
+static void adjust_minicpm(const vx_fam_ctx *c, vx_rules *r)
+{
+    r->moe = vx_fam_is_set(c, VRAMEST_MODEL_NUM_LOCAL_EXPERTS) && c->a->num_local_experts > 0 ? VX_MOE_ROUTED
+                                                                                            : VX_MOE_NONE;
+}
+
+const vx_family vx_fam_minicpm = {
+    .id = VX_FAM_MINICPM, .name = "minicpm", .norm = VX_NORM_RMS, .tied = 1, .act = VX_ACT_SILU, .gated = 1,
+    .rotary = 1, .moe_ffn_from_ffn = 1, .embed_scale = 1, .peft_targets = "", .gguf = "minicpm",
+    .adjust = adjust_minicpm,
+};
+
+/* Granite (GraniteConfig, transformers >= 4.45): Llama's modules with muP
+ * multipliers (embedding_multiplier scales the embeddings, logits_scaling
+ * divides the logits, residual and attention multipliers change no
+ * tensor); tie_word_embeddings as the config says (the 3.x releases tie).
+ * PEFT has no default for it. llama.cpp: granite. */
+const vx_family vx_fam_granite = {
+    .id = VX_FAM_GRANITE, .name = "granite", .norm = VX_NORM_RMS, .act = VX_ACT_SILU, .gated = 1, .rotary = 1,
+    .embed_scale = 1, .logits_scaled = 1, .peft_targets = "", .gguf = "granite",
+};
+
+/* SmolLM3 (SmolLM3Config, transformers >= 4.53): Llama's modules, tied by
+ * default, and no RoPE on every no_rope_layer_interval-th layer
+ * (no_rope_layers, 1 = RoPE); the sliding window only with
+ * use_sliding_window. PEFT has no default for it. llama.cpp: smollm3. */
+const vx_family vx_fam_smollm3 = {
+    .id = VX_FAM_SMOLLM3, .name = "smollm3", .norm = VX_NORM_RMS, .tied = 1, .act = VX_ACT_SILU, .gated = 1,
+    .rotary = 1, .window = VX_WIN_FLAGGED, .peft_targets = "", .gguf = "smollm3",
+};
+
+/* MiMo (remote code modeling_mimo.py, Xiaomi): Qwen2's decoder (q/k/v
+ * biases, none on o_proj, untied) plus num_nextn_predict_layers MTP layers
+ * that MiMoForCausalLM builds as parameters (model.mtp_layers, used only
+ * for speculative decoding, so they are weights and nothing in the
+ * forward): token_layernorm and hidden_layernorm, input_proj (2 hidden ->
+ * hidden, no bias), a decoder layer (input_layernorm, attention, post-
+ * attention norm, MLP) and final_layernorm. They carry no role of the
+ * decoder layers (no layer of the stack runs them): VX_ROLE_OTHER
+ * matrices and norms. PEFT has no default for it. */
+static void build_mimo(vx_ib *b, const vx_arch *a, const vx_shape *s)
+{
+    (void)a;
+    vx_ib_decoder(b, s);
+    int64_t n = s->mtp_layers, h = s->hidden, H = s->heads, K = s->kv_heads, d = s->head_dim, F = s->ffn;
+    if (n <= 0) return;
+    static const char *const norms[] = {"token_layernorm", "hidden_layernorm", "input_layernorm",
+                                        "post_attention_layernorm", "final_layernorm"};
+    for (size_t i = 0; i < sizeof norms / sizeof *norms; i++)
+        vx_ib_put(b, norms[i], VX_ROLE_OTHER, VX_TK_NORM, VX_GLB, h, 1, 0, n, 0);
+    vx_ib_put(b, "input_proj", VX_ROLE_OTHER, VX_TK_MATRIX, VX_GLB, h, 2 * h, 0, n, 0);
+    static const struct {
+        const char *name;
+        int q, bias; /* rows in heads of q (1) or kv (0); biased */
+    } attn[] = {{"q_proj", 1, 1}, {"k_proj", 0, 1}, {"v_proj", 0, 1}};
+    for (size_t i = 0; i < 3; i++) {
+        int64_t rows = (attn[i].q ? H : K) * d;
+        vx_ib_put(b, attn[i].name, VX_ROLE_OTHER, VX_TK_MATRIX, VX_GLB, rows, h, 0, n, 0);
+        vx_ib_put(b, attn[i].name, VX_ROLE_OTHER, VX_TK_BIAS, VX_GLB, rows, 1, 0, n, 0);
+    }
+    vx_ib_put(b, "o_proj", VX_ROLE_OTHER, VX_TK_MATRIX, VX_GLB, h, H * d, 0, n, 0);
+    vx_ib_put(b, "gate_proj", VX_ROLE_OTHER, VX_TK_MATRIX, VX_GLB, F, h, 0, n, 0);
+    vx_ib_put(b, "up_proj", VX_ROLE_OTHER, VX_TK_MATRIX, VX_GLB, F, h, 0, n, 0);
+    vx_ib_put(b, "down_proj", VX_ROLE_OTHER, VX_TK_MATRIX, VX_GLB, h, F, 0, n, 0);
+}
+
+const vx_family vx_fam_mimo = {
+    .id = VX_FAM_MIMO, .name = "mimo", .norm = VX_NORM_RMS, .attn_bias = 1, .act = VX_ACT_SILU, .gated = 1,
+    .rotary = 1, .o_bias_off = 1, .window = VX_WIN_FLAGGED, .peft_targets = "", .build = build_mimo,
+};
