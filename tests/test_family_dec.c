@@ -34,6 +34,26 @@ static uint64_t fused_prefill_per_token(uint64_t layers, uint64_t heads, uint64_
     return layers * (heads + 3 * kv_heads) * head_dim * 2;
 }
 
+/* The KV cache of one prefill of `model` (pytorch, bf16) is `per_token`
+ * bytes per token at two context lengths. */
+static void cache_at_two_lengths(const char *model, uint64_t per_token, int64_t b1, int64_t t1, int64_t b2, int64_t t2)
+{
+    cr_assert_eq(kv_bytes(model, "pytorch", b1, t1), (uint64_t)(b1 * t1) * per_token, "%s, %lld x %lld tokens", model,
+                 (long long)b1, (long long)t1);
+    cr_assert_eq(kv_bytes(model, "pytorch", b2, t2), (uint64_t)(b2 * t2) * per_token, "%s, %lld x %lld tokens", model,
+                 (long long)b2, (long long)t2);
+}
+
+/* A family's basics: zoo case `id` of `file` is exact, and preset `model`
+ * caches `per_token` bytes per token at two lengths and trains. */
+static void basics(const char *file, const char *id, const char *model, uint64_t per_token, int64_t b1, int64_t t1,
+                   int64_t b2, int64_t t2)
+{
+    zoo_exact_in(file, id);
+    cache_at_two_lengths(model, per_token, b1, t1, b2, t2);
+    trains(model);
+}
+
 /* The count of `model` after merging config.json text `cfg` into it. */
 static uint64_t count_with(vramest_model *m, const char *cfg)
 {
@@ -69,8 +89,7 @@ Test(family_stablelm, count_cache_and_training)
     zoo_exact("zoo-params-stablelm-3b-4e1t");
     zoo_exact_in("zoo2.jsonl", "zoo2-params-stablelm-2-zephyr-1.6b");
     /* 32 layers x 32 KV heads x 80 */
-    cr_assert_eq(kv_bytes("stablelm-3b-4e1t", "pytorch", 1, 1024), 1024 * kv_per_token(32, 32, 80));
-    cr_assert_eq(kv_bytes("stablelm-3b-4e1t", "pytorch", 2, 4096), 2 * 4096 * kv_per_token(32, 32, 80));
+    cache_at_two_lengths("stablelm-3b-4e1t", kv_per_token(32, 32, 80), 1, 1024, 2, 4096);
     trains("stablelm-3b-4e1t");
 }
 
@@ -97,8 +116,7 @@ Test(family_internlm2, count_cache_and_training)
     zoo_exact("zoo-params-internlm2.5-7b");
     zoo_exact_in("zoo2.jsonl", "zoo2-params-internlm2-chat-7b");
     uint64_t pt = fused_prefill_per_token(32, 32, 8, 128);
-    cr_assert_eq(kv_bytes("internlm2.5-7b", "pytorch", 1, 2048), 2048 * pt);
-    cr_assert_eq(kv_bytes("internlm2.5-7b", "pytorch", 2, 8192), 2 * 8192 * pt);
+    cache_at_two_lengths("internlm2.5-7b", pt, 1, 2048, 2, 8192);
     trains("internlm2.5-7b");
 }
 
@@ -119,8 +137,7 @@ Test(family_baichuan, count_cache_and_training)
 {
     zoo_exact("zoo-params-baichuan2-7b");
     uint64_t pt = fused_prefill_per_token(32, 32, 32, 128);
-    cr_assert_eq(kv_bytes("baichuan2-7b", "pytorch", 1, 1024), 1024 * pt);
-    cr_assert_eq(kv_bytes("baichuan2-7b", "pytorch", 1, 4096), 4096 * pt);
+    cache_at_two_lengths("baichuan2-7b", pt, 1, 1024, 1, 4096);
     trains("baichuan2-7b");
     vramest_model *m = preset("baichuan2-7b");
     cr_assert_eq(inv_rows(m, "W_pack", VX_ROLE_ATTN_QKV), 3 * 4096);
@@ -135,8 +152,8 @@ Test(family_minicpm, count_cache_and_training)
     zoo_exact("zoo-params-minicpm-2b");
     zoo_exact_in("zoo2.jsonl", "zoo2-params-minicpm-2b-sft-bf16");
     zoo_exact_in("zoo2.jsonl", "zoo2-params-minicpm-moe-8x2b");
-    cr_assert_eq(kv_bytes("minicpm-2b", "pytorch", 1, 1024), 1024 * kv_per_token(40, 36, 64));
-    cr_assert_eq(kv_bytes("minicpm-moe-8x2b", "pytorch", 2, 2048), 2 * 2048 * kv_per_token(40, 36, 64));
+    cache_at_two_lengths("minicpm-2b", kv_per_token(40, 36, 64), 1, 1024, 2, 4096);
+    cache_at_two_lengths("minicpm-moe-8x2b", kv_per_token(40, 36, 64), 1, 1024, 2, 2048);
     trains("minicpm-2b");
     trains("minicpm-moe-8x2b");
     vramest_model *m = preset("minicpm-moe-8x2b");
@@ -153,10 +170,7 @@ Test(family_minicpm, count_cache_and_training)
 
 Test(family_granite, granitemoe_count_cache_and_training)
 {
-    zoo_exact("zoo-params-granite-3.1-1b-a400m");
-    cr_assert_eq(kv_bytes("granite-3.1-1b-a400m", "pytorch", 1, 1024), 1024 * kv_per_token(24, 8, 64));
-    cr_assert_eq(kv_bytes("granite-3.1-1b-a400m", "pytorch", 4, 8192), 4 * 8192 * kv_per_token(24, 8, 64));
-    trains("granite-3.1-1b-a400m");
+    basics("zoo.jsonl", "zoo-params-granite-3.1-1b-a400m", "granite-3.1-1b-a400m", kv_per_token(24, 8, 64), 1, 1024, 4, 8192);
     vramest_model *m = preset("granite-3.1-1b-a400m");
     /* input_linear (experts, 2 x 512, hidden) as its gate and up halves */
     int halves = 0;
@@ -189,10 +203,7 @@ Test(family_granite, dense_is_llama_with_multipliers)
 
 Test(family_smollm3, count_cache_training_and_nope_layers)
 {
-    zoo_exact("zoo-params-smollm3-3b");
-    cr_assert_eq(kv_bytes("smollm3-3b", "pytorch", 1, 2048), 2048 * kv_per_token(36, 4, 128));
-    cr_assert_eq(kv_bytes("smollm3-3b", "pytorch", 2, 16384), 2 * 16384 * kv_per_token(36, 4, 128));
-    trains("smollm3-3b");
+    basics("zoo.jsonl", "zoo-params-smollm3-3b", "smollm3-3b", kv_per_token(36, 4, 128), 1, 2048, 2, 16384);
     vramest_model *m = preset("smollm3-3b");
     cr_assert_eq(m->shape.nope_every, 4);
     const vx_layers *L = &m->layers;
@@ -209,10 +220,7 @@ Test(family_smollm3, count_cache_training_and_nope_layers)
 
 Test(family_deepseek, count_cache_and_training)
 {
-    zoo_exact("zoo-params-deepseek-moe-16b");
-    cr_assert_eq(kv_bytes("deepseek-moe-16b", "pytorch", 1, 1024), 1024 * kv_per_token(28, 16, 128));
-    cr_assert_eq(kv_bytes("deepseek-moe-16b", "pytorch", 3, 4096), 3 * 4096 * kv_per_token(28, 16, 128));
-    trains("deepseek-moe-16b");
+    basics("zoo.jsonl", "zoo-params-deepseek-moe-16b", "deepseek-moe-16b", kv_per_token(28, 16, 128), 1, 1024, 3, 4096);
     vramest_model *m = preset("deepseek-moe-16b");
     cr_assert_eq(m->shape.dense_layers, 1);
     cr_assert_eq(m->shape.shared_ffn, 2 * 1408);
@@ -230,8 +238,7 @@ Test(family_kimi_k2, count_cache_and_training)
     zoo_exact("zoo-params-kimi-k2-instruct");
     /* MLA under transformers: the expanded K (128 + 64) and V (128) of 64 heads */
     uint64_t pt = 61ull * 64 * (192 + 128) * 2;
-    cr_assert_eq(kv_bytes("kimi-k2", "pytorch", 1, 1024), 1024 * pt);
-    cr_assert_eq(kv_bytes("kimi-k2", "pytorch", 1, 4096), 4096 * pt);
+    cache_at_two_lengths("kimi-k2", pt, 1, 1024, 1, 4096);
     vramest_model *m = preset("kimi-k2");
     cr_assert_eq(inv_rows(m, "e_score_correction_bias", VX_ROLE_ROUTER), 384, "a Parameter in its remote code");
     vramest_model_free(m);
@@ -243,8 +250,7 @@ Test(family_minimax_m2, count_cache_and_training)
 {
     zoo_exact("zoo-params-minimax-m2.5");
     zoo_exact_in("zoo2.jsonl", "zoo2-params-minimax-m2.7");
-    cr_assert_eq(kv_bytes("minimax-m2.5", "pytorch", 1, 4096), 4096 * kv_per_token(62, 8, 128));
-    cr_assert_eq(kv_bytes("minimax-m2.5", "pytorch", 2, 32768), 2 * 32768 * kv_per_token(62, 8, 128));
+    cache_at_two_lengths("minimax-m2.5", kv_per_token(62, 8, 128), 1, 4096, 2, 32768);
     vramest_model *m = preset("minimax-m2.5");
     cr_assert_eq(inv_rows(m, "q_norm", VX_ROLE_NORM), 48 * 128, "q_norm over every head");
     cr_assert_eq(inv_rows(m, "w1", VX_ROLE_EXPERT_GATE), 1536);
@@ -257,8 +263,7 @@ Test(family_minimax_m2, count_cache_and_training)
 Test(family_dbrx, count_cache_and_training)
 {
     zoo_exact_in("zoo2.jsonl", "zoo2-params-dbrx-instruct");
-    cr_assert_eq(kv_bytes("dbrx-instruct", "pytorch", 1, 2048), 2048 * kv_per_token(40, 8, 128));
-    cr_assert_eq(kv_bytes("dbrx-instruct", "pytorch", 1, 32768), 32768 * kv_per_token(40, 8, 128));
+    cache_at_two_lengths("dbrx-instruct", kv_per_token(40, 8, 128), 1, 2048, 1, 32768);
     vramest_model *m = preset("dbrx-instruct");
     cr_assert_eq(m->shape.kv_heads, 8, "attn_config.kv_n_heads");
     cr_assert_eq(m->shape.experts, 16, "ffn_config.moe_num_experts");
@@ -275,10 +280,7 @@ Test(family_dbrx, count_cache_and_training)
 
 Test(family_mimo, count_cache_and_training)
 {
-    zoo_exact_in("zoo2.jsonl", "zoo2-params-mimo-7b-base");
-    cr_assert_eq(kv_bytes("mimo-7b", "pytorch", 1, 2048), 2048 * kv_per_token(36, 8, 128));
-    cr_assert_eq(kv_bytes("mimo-7b", "pytorch", 2, 8192), 2 * 8192 * kv_per_token(36, 8, 128));
-    trains("mimo-7b");
+    basics("zoo2.jsonl", "zoo2-params-mimo-7b-base", "mimo-7b", kv_per_token(36, 8, 128), 1, 2048, 2, 8192);
     vramest_model *m = preset("mimo-7b");
     uint64_t with = count_with(m, "{}"), without = count_with(m, "{\"num_nextn_predict_layers\":0}");
     cr_assert_eq(with - without, 210790400ull, "one MTP layer (research NOTES: 210,790,400)");
@@ -291,8 +293,7 @@ Test(family_nemotron_nas, count_cache_and_training)
 {
     zoo_exact_in("zoo2.jsonl", "zoo2-params-llama-3.3-nemotron-super-49b-v1");
     /* 49 of its 80 layers have attention, 8 KV heads x 128 each */
-    cr_assert_eq(kv_bytes("nemotron-super-49b", "pytorch", 1, 2048), 2048 * kv_per_token(49, 8, 128));
-    cr_assert_eq(kv_bytes("nemotron-super-49b", "pytorch", 2, 8192), 2 * 8192 * kv_per_token(49, 8, 128));
+    cache_at_two_lengths("nemotron-super-49b", kv_per_token(49, 8, 128), 1, 2048, 2, 8192);
     trains("nemotron-super-49b");
 }
 
