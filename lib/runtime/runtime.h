@@ -112,6 +112,10 @@ typedef struct vx_runtime {
     int ddp;                 /* VX_DDP_*: the data-parallel gradient reduction's buffers */
     int vocab_pad;           /* vocab-parallel rows padded to a multiple of vocab_pad x tp (0 = none) */
     int ep_replaces_tp;      /* expert parallelism replaces tensor parallelism inside experts */
+
+    /* Appended (issue #16): the model code again */
+    int cache_views;         /* the first cache update stores the K/V tensors it is handed, views of a
+                                fused q|k|v output included (< 4.56; DynamicLayer copies since) */
 } vx_runtime;
 
 /* Resolve the runtime of `framework` at the versions `v` (NULL = all

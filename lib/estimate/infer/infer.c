@@ -22,14 +22,6 @@ uint64_t vx_infer_prompt_len(const vx_config_values *cv)
     return (uint64_t)(cv->prompt_len > 0 ? cv->prompt_len : cv->seq_len);
 }
 
-/* transformers 4.56 made DynamicLayer start from an empty tensor and
- * torch.cat every update onto it (cache_utils.py, DynamicLayer.update and
- * lazy_initialization; the release that broke libraries subclassing the
- * old cache: fla-org/flash-linear-attention#582), so the first update
- * copies K and V and pins nothing. Before it the cache stored the tensors
- * it was handed. */
-#define VX_TF_CACHE_COPIES 456
-
 /* The prompt's cache right after prefill. Before transformers 4.56, GPT-2 /
  * GPT-BigCode cache views of the fused c_attn output, and GPT-NeoX / Phi-3 /
  * ChatGLM / InternLM2 / Baichuan a view for V (K is rotated into a new
@@ -43,7 +35,7 @@ static uint64_t prefill_cache(const vx_ctx *x, const vx_shard *sh, const vx_kv_l
     const vx_shape *s = x->pol.s;
     uint64_t normal = vx_kv_cache_bytes(kl, seqs, tokens, 0, 1);
     if (kl->hf_quantized || kl->static_cache || kl->mla_latent || kl->layers <= 0) return normal;
-    if (x->rt.transformers >= VX_TF_CACHE_COPIES) return normal;
+    if (!x->rt.cache_views) return normal; /* transformers >= 4.56 copies (runtime.c) */
     uint64_t qd = (uint64_t)(sh->heads_rank * s->head_dim), kvd = kl->k_elems;
     uint64_t row;
     switch (s->fam->prefill_pin) {
