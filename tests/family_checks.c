@@ -27,7 +27,8 @@ void zoo_each(const char *file, zoo_fn fn, void *arg)
         vramest_model *m = NULL;
         uint64_t got = 0;
         cr_assert_eq(vramest_model_new(&m), VRAMEST_OK);
-        if (vx_parse_hf_config(m, text, strlen(text)) == VRAMEST_OK)
+        /* the generic decoder's count is approximate by design */
+        if (vx_parse_hf_config(m, text, strlen(text)) == VRAMEST_OK && !m->shape.fam->generic)
             cr_assert_eq(vramest_model_param_count(m, &got, NULL), VRAMEST_OK);
         vramest_model_free(m);
         fn(json_object_get_string(id), got, (uint64_t)json_object_get_int64(want), arg);

@@ -14,7 +14,8 @@
 #include "vramest/vramest.h"
 
 /* Every case of zoo file `file` ("zoo.jsonl", "zoo2.jsonl"): *got its
- * count (0 when the config is refused), *want the case's. */
+ * count (0 when the config is refused or read as the generic decoder),
+ * *want the case's. */
 typedef void (*zoo_fn)(const char *id, uint64_t got, uint64_t want, void *arg);
 void zoo_each(const char *file, zoo_fn fn, void *arg);
 /* Case `id` of zoo file `file` is read, with its exact count. */

@@ -10,6 +10,7 @@
 
 #include "family_checks.h"
 #include "helpers.h"
+#include "modelfiles.h"
 #include "model/hf_config.h"
 #include "model/model.h"
 #include "runtime/runtime.h"
@@ -427,4 +428,189 @@ Test(family_bugs, zero_shared_expert_width_is_accepted)
     uint64_t b = count_with(m, "{\"shared_expert_intermediate_size\":0}");
     cr_assert_eq(a - b, 2ull * 3 * 64 * 16);
     vramest_model_free(m);
+}
+
+/* ---- item 5: unknown families degrade, never refuse ---- */
+
+#define LLAMA3_SIZES                                                                                                \
+    "\"hidden_size\":4096,\"num_hidden_layers\":32,\"num_attention_heads\":32,\"num_key_value_heads\":8,"     \
+    "\"intermediate_size\":14336,\"vocab_size\":128256,\"tie_word_embeddings\":false"
+
+Test(family_generic, unknown_model_type_is_a_generic_decoder_with_a_warning)
+{
+    vramest_result *r = estimate("{\"model\":{\"hf_config\":{\"model_type\":\"foo_lm\"," LLAMA3_SIZES "}},"
+                                 "\"precision\":\"bf16\",\"workload\":{\"mode\":\"infer\",\"prompt_len\":1024,"
+                                 "\"gen_len\":1}}");
+    uint64_t params = 0;
+    cr_assert_eq(vramest_result_value(r, VRAMEST_VAL_PARAMS_TOTAL, &params), VRAMEST_OK);
+    cr_assert_eq(params, 8030261248ull, "Llama-3-8B's layout");
+    int prov;
+    cr_assert_eq(vramest_result_provenance(r, VRAMEST_DEV_GPU, VRAMEST_CAT_WEIGHTS, &prov), VRAMEST_OK);
+    cr_assert_eq(prov, VRAMEST_PROV_APPROXIMATE);
+    cr_assert_str_eq(vramest_provenance_name(VRAMEST_PROV_APPROXIMATE), "approximate");
+    bool said = false;
+    for (uint32_t i = 0; i < vramest_result_warning_count(r); i++)
+        said |= strstr(vramest_result_warning(r, i), "'foo_lm' is unknown") != NULL;
+    cr_assert(said, "the plan names the family it stands in for");
+    cr_assert_eq(category(r, VRAMEST_CAT_KV_CACHE), 1024 * kv_per_token(32, 8, 128));
+    vramest_result_free(r);
+    /* a known family set afterwards is the caller's: no note */
+    vramest_model *m = NULL;
+    cr_assert_eq(vramest_model_new(&m), VRAMEST_OK);
+    count_with(m, "{\"model_type\":\"foo_lm\"," LLAMA3_SIZES "}");
+    cr_assert(m->family_note[0] && m->shape.fam->generic);
+    cr_assert_eq(vramest_model_set_str(m, VRAMEST_MODEL_MODEL_TYPE, "llama"), VRAMEST_OK);
+    cr_assert(!m->family_note[0]);
+    vramest_model_free(m);
+}
+
+Test(family_generic, experts_and_shared_experts)
+{
+    vramest_model *m = NULL;
+    cr_assert_eq(vramest_model_new(&m), VRAMEST_OK);
+    /* DeepSeek-MoE-16B's sizes under an unknown name: its count exactly */
+    uint64_t n = count_with(m, "{\"model_type\":\"bar_moe\",\"hidden_size\":2048,\"num_hidden_layers\":28,"
+                               "\"num_attention_heads\":16,\"num_key_value_heads\":16,\"intermediate_size\":10944,"
+                               "\"moe_intermediate_size\":1408,\"n_routed_experts\":64,\"n_shared_experts\":2,"
+                               "\"num_experts_per_tok\":6,\"first_k_dense_replace\":1,\"vocab_size\":102400,"
+                               "\"tie_word_embeddings\":false}");
+    cr_assert_eq(n, 16375728128ull);
+    vramest_model_free(m);
+}
+
+Test(family_generic, without_the_usual_keys_it_is_refused_by_name)
+{
+    refused("{\"model_type\":\"foo_lm\",\"d_model\":64}", VRAMEST_E_UNKNOWN_MODEL_TYPE, "num_attention_heads");
+    /* a hybrid's layers are not a decoder's: refused, naming the key */
+    refused("{\"model_type\":\"foo_h\"," LLAMA3_SIZES ",\"ssm_state_size\":128}", VRAMEST_E_UNKNOWN_MODEL_TYPE,
+            "ssm_state_size");
+    /* the usual keys but no MLP width: asked for by name */
+    refused("{\"model_type\":\"foo_lm\",\"hidden_size\":64,\"num_hidden_layers\":2,\"num_attention_heads\":4,"
+            "\"vocab_size\":100}",
+            VRAMEST_E_INCOMPLETE_MODEL, "intermediate_size");
+}
+
+/* A bare safetensors checkpoint (no config.json): 2 layers, hidden 128,
+ * q width 256, k width 64, MLP 384, vocabulary 500; Qwen3's per-head
+ * q/k norms of 32 when `qwen3`. */
+typedef struct bare {
+    st_t t[32];
+    char names[32][64];
+    size_t n;
+} bare;
+
+static void bare_add(bare *b, int64_t rows, int64_t cols, const char *fmt, int layer)
+{
+    cr_assert(b->n < 32);
+    snprintf(b->names[b->n], sizeof b->names[b->n], fmt, layer);
+    b->t[b->n] = (st_t){b->names[b->n], "BF16", cols ? 2 : 1, {rows, cols}};
+    b->n++;
+}
+
+static void write_bare(const char *name, bool qwen3)
+{
+    bare b = {.n = 0};
+    const int64_t h = 128, q = 256, k = 64, f = 384, V = 500;
+    bare_add(&b, V, h, "model.embed_tokens.weight", 0);
+    for (int i = 0; i < 2; i++) {
+        bare_add(&b, q, h, "model.layers.%d.self_attn.q_proj.weight", i);
+        bare_add(&b, k, h, "model.layers.%d.self_attn.k_proj.weight", i);
+        bare_add(&b, k, h, "model.layers.%d.self_attn.v_proj.weight", i);
+        bare_add(&b, h, q, "model.layers.%d.self_attn.o_proj.weight", i);
+        if (qwen3) {
+            bare_add(&b, 32, 0, "model.layers.%d.self_attn.q_norm.weight", i);
+            bare_add(&b, 32, 0, "model.layers.%d.self_attn.k_norm.weight", i);
+        }
+        bare_add(&b, f, h, "model.layers.%d.mlp.gate_proj.weight", i);
+        bare_add(&b, f, h, "model.layers.%d.mlp.up_proj.weight", i);
+        bare_add(&b, h, f, "model.layers.%d.mlp.down_proj.weight", i);
+        bare_add(&b, h, 0, "model.layers.%d.input_layernorm.weight", i);
+        bare_add(&b, h, 0, "model.layers.%d.post_attention_layernorm.weight", i);
+    }
+    bare_add(&b, h, 0, "model.norm.weight", 0);
+    bare_add(&b, V, h, "lm_head.weight", 0);
+    st_write_sparse(name, b.t, b.n);
+}
+
+static vramest_result *try_estimate(const char *spec, int *rc)
+{
+    vramest_model *m = NULL;
+    vramest_precision *p = NULL;
+    vramest_config *c = NULL;
+    vramest_result *r = NULL;
+    cr_assert_eq(vramest_spec_parse(spec, strlen(spec), &m, &p, &c), VRAMEST_OK, "%s", vramest_last_error_message());
+    *rc = vramest_estimate(m, p, c, &r);
+    vramest_model_free(m);
+    vramest_precision_free(p);
+    vramest_config_free(c);
+    return r;
+}
+
+Test(family_generic, bare_safetensors_family_and_heads_from_the_tensors)
+{
+    make_tmp();
+    write_bare("bare.safetensors", false);
+    char spec[768];
+    int rc;
+    uint64_t params, want = 500ull * 128 * 2 + 128 + 2 * (128ull * 256 * 2 + 128ull * 64 * 2 + 3ull * 128 * 384 + 256);
+    /* load is exact: the weights are the file's */
+    snprintf(spec, sizeof spec, "{\"model\":{\"safetensors\":\"%s\"},\"workload\":{\"mode\":\"load\"}}",
+             tmp_path("bare.safetensors"));
+    vramest_result *r = try_estimate(spec, &rc);
+    cr_assert_eq(rc, VRAMEST_OK, "%s", vramest_last_error_message());
+    cr_assert_eq(vramest_result_value(r, VRAMEST_VAL_PARAMS_TOTAL, &params), VRAMEST_OK);
+    cr_assert_eq(params, want, "the count from the shapes");
+    bool said = false;
+    for (uint32_t i = 0; i < vramest_result_warning_count(r); i++)
+        said |= strstr(vramest_result_warning(r, i), "'llama' inferred from the tensor names") != NULL;
+    cr_assert(said);
+    vramest_result_free(r);
+    /* inference needs the heads: asked for by name */
+    snprintf(spec, sizeof spec,
+             "{\"model\":{\"safetensors\":\"%s\"},\"workload\":{\"mode\":\"infer\",\"prompt_len\":100}}",
+             tmp_path("bare.safetensors"));
+    r = try_estimate(spec, &rc);
+    cr_assert_eq(rc, VRAMEST_E_INCOMPLETE_MODEL);
+    cr_assert(strstr(vramest_last_error_message(), "num_attention_heads"), "%s", vramest_last_error_message());
+    /* given the heads, k_proj gives the key/value heads: 8 heads of 32, 2 KV heads (issue #16 item 6) */
+    snprintf(spec, sizeof spec,
+             "{\"model\":{\"path\":\"%s\"},\"precision\":\"bf16\",\"workload\":{\"mode\":\"infer\","
+             "\"prompt_len\":1000,\"gen_len\":1}}",
+             tmp_path("bare.safetensors"));
+    vramest_model *m = NULL;
+    vramest_precision *p = NULL;
+    vramest_config *c = NULL;
+    cr_assert_eq(vramest_spec_parse(spec, strlen(spec), &m, &p, &c), VRAMEST_OK, "%s", vramest_last_error_message());
+    cr_assert_eq(vramest_model_set_i64(m, VRAMEST_MODEL_NUM_ATTENTION_HEADS, 8), VRAMEST_OK);
+    cr_assert_eq(m->shape.kv_heads, 2);
+    cr_assert_eq(m->shape.head_dim, 32);
+    cr_assert_eq(vramest_estimate(m, p, c, &r), VRAMEST_OK, "%s", vramest_last_error_message());
+    cr_assert_eq(category(r, VRAMEST_CAT_KV_CACHE), 1000 * kv_per_token(2, 2, 32));
+    int prov;
+    cr_assert_eq(vramest_result_provenance(r, VRAMEST_DEV_GPU, VRAMEST_CAT_WEIGHTS, &prov), VRAMEST_OK);
+    cr_assert_eq(prov, VRAMEST_PROV_EXACT_FILE);
+    vramest_result_free(r);
+    vramest_model_free(m);
+    vramest_precision_free(p);
+    vramest_config_free(c);
+    drop_tmp();
+}
+
+Test(family_generic, bare_qwen3_checkpoint_gives_its_heads)
+{
+    make_tmp();
+    write_bare("q3.safetensors", true);
+    vramest_model *m = NULL;
+    cr_assert_eq(vramest_model_new(&m), VRAMEST_OK);
+    cr_assert_eq(vramest_model_parse_file(m, VRAMEST_SRC_AUTO, tmp_path("q3.safetensors")), VRAMEST_OK, "%s",
+                 vramest_last_error_message());
+    const char *mt = NULL;
+    cr_assert_eq(vramest_model_get_str(m, VRAMEST_MODEL_MODEL_TYPE, &mt), VRAMEST_OK);
+    cr_assert_str_eq(mt, "qwen3");
+    /* the per-head q_norm gives head_dim 32: 8 heads, 2 key/value heads */
+    cr_assert(!m->shape.heads_from_files);
+    cr_assert_eq(m->shape.heads, 8);
+    cr_assert_eq(m->shape.kv_heads, 2);
+    vramest_model_free(m);
+    drop_tmp();
 }

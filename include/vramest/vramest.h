@@ -1165,6 +1165,8 @@ typedef enum vramest_provenance {
     VRAMEST_PROV_EXACT_ARCH = 2,        /**< "exact-from-architecture": derived from the architecture */
     VRAMEST_PROV_FORMULA = 3,           /**< "formula": a documented formula of framework behaviour */
     VRAMEST_PROV_EMPIRICAL = 4,         /**< "empirical-constant": a measured constant (context, fragmentation) */
+    VRAMEST_PROV_APPROXIMATE = 5,       /**< "approximate": a generic decoder's layout stands in for a family
+                                             libvramest does not know (@since 1.0, issue #16) */
     VRAMEST_PROV_MAX_ = 0x7FFFFFFF
 } vramest_provenance;
 

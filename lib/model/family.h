@@ -202,6 +202,7 @@ typedef struct vx_rules {
     uint8_t lm_head_in_base;  /* the bare model class holds the LM head */
     const char *n_lm_head;    /* the LM head's leaf name */
     uint8_t moe;              /* VX_MOE_*: the row's, or what the config says (MiniCPM's num_experts) */
+    uint8_t shared;           /* VX_SHX_*: the row's, or what the config says (the generic decoder) */
 } vx_rules;
 
 typedef struct vx_fam_ctx {
@@ -297,6 +298,8 @@ struct vx_family {
                                  DeepSeek-V3 style models: Kimi-K2, MiniMax-M2), one per MoE layer */
     uint8_t experts_fused;    /* routed experts' gate and up are one tensor (GraniteMoE input_linear) */
     const char *n_router;     /* the router's leaf name (NULL: "gate") */
+    uint8_t generic;          /* the stand-in for a model_type no row describes: Llama's layout with the
+                                 config's sizes, an approximate count (item 5 of issue #16) */
 };
 
 /* The family of a model_type value, NULL if none. */

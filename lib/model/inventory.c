@@ -206,7 +206,7 @@ static void moe_mlp(vx_ib *b, const vx_shape *s, int64_t nl)
         vx_ib_lin(b, "up_proj", VX_ROLE_SHARED_UP, VX_DEC, S, h, 0, nl);
         vx_ib_lin(b, "down_proj", VX_ROLE_SHARED_DOWN, VX_DEC, h, S, 0, nl);
     }
-    if (f->shared == VX_SHX_GATED_ONE) vx_ib_lin(b, "shared_expert_gate", VX_ROLE_ROUTER, VX_DEC, 1, h, 0, nl);
+    if (s->shared_kind == VX_SHX_GATED_ONE) vx_ib_lin(b, "shared_expert_gate", VX_ROLE_ROUTER, VX_DEC, 1, h, 0, nl);
 }
 
 void vx_ib_decoder(vx_ib *b, const vx_shape *s)

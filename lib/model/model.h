@@ -95,6 +95,9 @@ typedef struct vx_shape {
     int64_t moe_freq;        /* layer i >= dense_layers has experts when i % moe_freq == 0 */
     int64_t mtp_layers;      /* multi-token-prediction layers the class builds as parameters (MiMo) */
     int attn_out_bias;       /* bias on the attention output projection (as built) */
+    int shared_kind;         /* VX_SHX_* of the shared experts (the row's, adjusted) */
+    int heads_from_files;    /* no num_attention_heads: a stand-in from the file tensors' q width (128-wide
+                                heads), enough for their weights; estimates beyond load ask for it */
 } vx_shape;
 
 /* Tensor roles (design.md §2). Append-only. */
@@ -169,6 +172,11 @@ struct vramest_model {
     char cover_note[VX_NOTE_LEN];
     char index_note[VX_NOTE_LEN];
     char declared_quant[32];
+    /* How the family was chosen when no row names it: config.json's
+     * model_type estimated as the generic decoder (io/hf_config.c), or a
+     * family inferred from a bare checkpoint's tensor names (io/parse.c);
+     * "" when the config named a known family. */
+    char family_note[VX_NOTE_LEN];
 };
 
 /* Rebuild shape + inventory from the options (and file tensors). Sets
@@ -186,7 +194,8 @@ int vx_cover_file_tensors(struct vramest_model *m) VX_HIDDEN;
  * whole model (nothing added from the architecture). */
 static inline int vx_weights_provenance(const struct vramest_model *m)
 {
-    return m->has_file_inv && !m->cover_note[0] ? VRAMEST_PROV_EXACT_FILE : VRAMEST_PROV_EXACT_ARCH;
+    if (m->has_file_inv && !m->cover_note[0]) return VRAMEST_PROV_EXACT_FILE;
+    return m->shape.fam && m->shape.fam->generic ? VRAMEST_PROV_APPROXIMATE : VRAMEST_PROV_EXACT_ARCH;
 }
 /* Build the architecture inventory for a resolved shape and its layers. */
 int vx_inventory_build(const vx_arch *a, const vx_shape *s, const vx_layers *L, vx_tensor **inv, size_t *n,

@@ -82,17 +82,62 @@ int vx_head_resolve(const vx_shape *s, int head)
     return (head == VX_HEAD_SEQ2SEQ_LM || head == VX_HEAD_MASKED_LM) ? VX_HEAD_CAUSAL_LM : head;
 }
 
+/* Rows of the first file tensor group with `role`, kind `kind` and, when
+ * `name` is not NULL, that leaf name (0 when none). */
+static int64_t file_rows(const struct vramest_model *m, int role, int kind, const char *name)
+{
+    for (size_t i = 0; m->has_file_inv && i < m->n_file_inv; i++) {
+        const vx_tensor *t = &m->file_inv[i];
+        if (t->role == role && t->kind == kind && (!name || !strcmp(t->name, name))) return t->rows;
+    }
+    return 0;
+}
+
+/* What a checkpoint's shapes say of the heads when the config does not
+ * (issue #16 item 5: a bare safetensors file): a per-head q_norm gives
+ * head_dim (Qwen3, Gemma 3) and with q_proj's width the heads; k_proj's
+ * width gives the key/value heads. Without a per-head norm the heads are
+ * unknown: a stand-in of 128-wide heads lets the weights (exact from the
+ * files) be estimated, and every estimate beyond load asks for them. */
+static void heads_from_files(const struct vramest_model *m, vx_shape *s, int64_t *heads, int64_t *head_dim,
+                             int64_t *kv)
+{
+    int64_t q = file_rows(m, VX_ROLE_ATTN_Q, VX_TK_MATRIX, NULL), k = file_rows(m, VX_ROLE_ATTN_K, VX_TK_MATRIX, NULL);
+    int64_t qn = file_rows(m, VX_ROLE_NORM, VX_TK_NORM, "q_norm");
+    if (q <= 0) return;
+    if (!*head_dim && qn > 0 && qn < q && q % qn == 0) *head_dim = qn;
+    if (!*heads) {
+        /* a stand-in head width dividing q_proj's and k_proj's widths: the
+         * shapes, so the count, come out right whatever the true split */
+        int64_t d = *head_dim;
+        if (!d) {
+            d = q;
+            for (int64_t b = k > 0 ? k : 128; b;) { int64_t t = d % b; d = b, b = t; } /* gcd */
+            while (d > 128 && d % 2 == 0) d /= 2;
+        }
+        if (d <= 0 || q % d) return;
+        *heads = q / d;
+        s->heads_from_files = !*head_dim;
+    }
+    if (!*head_dim && q % *heads == 0 && q != s->hidden) *head_dim = q / *heads; /* Qwen3: 128 x heads != hidden */
+    if (!*kv && k > 0 && (k * *heads) % q == 0) *kv = k * *heads / q;
+}
+
 static int resolve_heads(const struct vramest_model *m, const vx_rules *r, vx_shape *s)
 {
     const vx_arch *a = &m->a;
     const vx_family *f = s->fam;
     int fam = s->family;
-    s->heads = a->num_attention_heads;
+    bool hd_given = is_set(m, VRAMEST_MODEL_HEAD_DIM) && r->hd_rule == VX_HD_CONFIG;
+    int64_t heads = a->num_attention_heads, hd = hd_given ? a->head_dim : 0;
+    int64_t kv_files = 0;
+    if (m->has_file_inv && r->kv_rule == VX_KV_CONFIG)
+        heads_from_files(m, s, &heads, &hd, &kv_files);
+    s->heads = heads;
     if (!s->heads) return missing(fam, VRAMEST_MODEL_NUM_ATTENTION_HEADS);
 
-    bool hd_given = is_set(m, VRAMEST_MODEL_HEAD_DIM) && r->hd_rule == VX_HD_CONFIG;
-    if (hd_given) {
-        s->head_dim = a->head_dim;
+    if (hd_given || hd) {
+        s->head_dim = hd;
     } else if (f->head_dim) {
         s->head_dim = f->head_dim;
     } else {
@@ -105,7 +150,9 @@ static int resolve_heads(const struct vramest_model *m, const vx_rules *r, vx_sh
     }
 
     /* Key/value heads: the family decides what a config means by them. */
-    int64_t kv = is_set(m, VRAMEST_MODEL_NUM_KEY_VALUE_HEADS) ? a->num_key_value_heads : s->heads;
+    int64_t kv = is_set(m, VRAMEST_MODEL_NUM_KEY_VALUE_HEADS) ? a->num_key_value_heads
+                 : kv_files > 0                                   ? kv_files
+                                                                  : s->heads;
     if (r->kv_rule == VX_KV_MQA_FLAG) /* multi_query defaults to true in these classes */
         kv = (!is_set(m, VRAMEST_MODEL_MULTI_QUERY) || a->multi_query) ? 1 : s->heads;
     else if (r->kv_rule == VX_KV_MHA) /* no grouped-query attention (MLA caches a latent) */
@@ -153,19 +200,22 @@ static int resolve_moe(const struct vramest_model *m, const vx_rules *r, vx_shap
         s->moe_ffn = is_set(m, VRAMEST_MODEL_MOE_INTERMEDIATE_SIZE) ? a->moe_intermediate_size : s->ffn;
         return VRAMEST_OK;
     }
-    if (!is_set(m, VRAMEST_MODEL_MOE_INTERMEDIATE_SIZE)) return missing(fam, VRAMEST_MODEL_MOE_INTERMEDIATE_SIZE);
-    s->moe_ffn = a->moe_intermediate_size;
-    if (f->shared == VX_SHX_GATED_ONE) {
+    /* the generic decoder takes intermediate_size for experts without their own */
+    if (f->generic && !is_set(m, VRAMEST_MODEL_MOE_INTERMEDIATE_SIZE) && s->ffn) s->moe_ffn = s->ffn;
+    else if (!is_set(m, VRAMEST_MODEL_MOE_INTERMEDIATE_SIZE)) return missing(fam, VRAMEST_MODEL_MOE_INTERMEDIATE_SIZE);
+    else s->moe_ffn = a->moe_intermediate_size;
+    s->shared_kind = r->shared;
+    if (r->shared == VX_SHX_GATED_ONE) {
         /* One shared expert of its own width, behind a sigmoid gate. */
         if (!is_set(m, VRAMEST_MODEL_SHARED_EXPERT_INTERMEDIATE_SIZE))
             return missing(fam, VRAMEST_MODEL_SHARED_EXPERT_INTERMEDIATE_SIZE);
         s->shared_experts = 1;
         s->shared_ffn = a->shared_expert_intermediate_size; /* 0: the gate alone */
-    } else if (f->shared == VX_SHX_MERGED) {
+    } else if (r->shared == VX_SHX_MERGED) {
         /* n_shared_experts merged into one MLP of width
          * moe_intermediate_size * n_shared_experts (DeepSeek). */
         s->shared_experts = a->n_shared_experts;
-        s->shared_ffn = a->n_shared_experts * a->moe_intermediate_size;
+        s->shared_ffn = a->n_shared_experts * s->moe_ffn;
     }
     if (f->dense_first) {
         s->dense_layers = a->first_k_dense_replace;
@@ -255,7 +305,7 @@ static void rules_of(const struct vramest_model *m, const vx_family *f, vx_rules
     *r = (vx_rules){.norm = f->norm, .tied = f->tied, .attn_bias = f->attn_bias, .mlp_bias = f->mlp_bias,
                     .act = f->act, .gated = f->gated, .untied = f->untied, .hd_rule = f->hd_rule,
                     .kv_rule = f->kv_rule, .ffn_rule = f->ffn_rule, .placement = f->placement, .norms = f->norms,
-                    .n_lm_head = f->n_lm_head ? f->n_lm_head : "lm_head", .moe = f->moe};
+                    .n_lm_head = f->n_lm_head ? f->n_lm_head : "lm_head", .moe = f->moe, .shared = f->shared};
     if (!r->norms) {
         int n = 0;
         while (n < 4 && f->n_norm[n]) n++;

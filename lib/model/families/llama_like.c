@@ -132,3 +132,33 @@ const vx_family vx_fam_mimo = {
     .id = VX_FAM_MIMO, .name = "mimo", .norm = VX_NORM_RMS, .attn_bias = 1, .act = VX_ACT_SILU, .gated = 1,
     .rotary = 1, .o_bias_off = 1, .window = VX_WIN_FLAGGED, .peft_targets = "", .build = build_mimo,
 };
+
+/* The generic decoder (issue #16 item 5): the stand-in for a model_type no
+ * row describes, when its config.json has the usual keys (hidden_size,
+ * num_hidden_layers, num_attention_heads, vocab_size, intermediate_size or
+ * the MoE keys). Llama's layout with the config's sizes: q/k/v/o without
+ * biases unless attention_bias says so, a gated SiLU MLP, two RMSNorms per
+ * layer, tied unless tie_word_embeddings says otherwise (the default of
+ * transformers' PretrainedConfig, which a config class without its own
+ * keeps); routed experts when the config
+ * gives num_experts (moe_intermediate_size, else intermediate_size), after
+ * first_k_dense_replace dense layers, with n_shared_experts merged into one
+ * MLP (DeepSeek) or one shared expert of shared_expert_intermediate_size
+ * behind its gate (Qwen2-MoE); sliding windows only where layer_types or
+ * sliding_window_pattern say. Every estimate says which model_type it
+ * stands in for and marks the weights "approximate"; safetensors tensors
+ * make them exact. */
+static void adjust_generic(const vx_fam_ctx *c, vx_rules *r)
+{
+    const vx_arch *a = c->a;
+    r->moe = vx_fam_is_set(c, VRAMEST_MODEL_NUM_LOCAL_EXPERTS) && a->num_local_experts > 0 ? VX_MOE_ROUTED
+                                                                                          : VX_MOE_NONE;
+    if (a->n_shared_experts > 0) r->shared = VX_SHX_MERGED;
+    else if (a->shared_expert_intermediate_size > 0) r->shared = VX_SHX_GATED_ONE;
+    if (r->moe) r->ffn_rule = VX_FFN_OPTIONAL;
+}
+
+const vx_family vx_fam_generic = {
+    .id = VX_FAM_GENERIC, .name = "generic", .norm = VX_NORM_RMS, .tied = 1, .act = VX_ACT_SILU, .gated = 1, .rotary = 1,
+    .dense_first = 1, .window = VX_WIN_PATTERN, .peft_targets = "", .adjust = adjust_generic, .generic = 1,
+};
