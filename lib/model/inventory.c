@@ -75,6 +75,7 @@ void vx_ib_lin_n(vx_ib *b, const char *name, int role, int part, int64_t out, in
 
 void vx_ib_norm_n(vx_ib *b, const char *name, int role, int part, int kind, int64_t dim, int64_t nl, int64_t per)
 {
+    if (kind == VX_NORM_NONE) return; /* computed, never stored */
     vx_ib_put(b, name, role, VX_TK_NORM, part, dim, 1, nl, per, 0);
     if (kind == VX_NORM_LAYER) vx_ib_put(b, name, role, VX_TK_NORM, part, dim, 1, nl, per, 0);
 }

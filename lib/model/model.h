@@ -29,7 +29,8 @@ enum { VX_ACT_AUTO = 0, VX_ACT_GELU = 1, VX_ACT_GELU_NEW = 2, VX_ACT_GELU_TANH =
        VX_ACT_RELU = 5, VX_ACT_GELU_FAST = 6 };
 /* Parameters of a norm: LayerNorm (weight and bias), RMSNorm (weight),
  * LayerNorm without a bias (weight). */
-enum { VX_NORM_LAYER = 0, VX_NORM_RMS = 1, VX_NORM_LN_WEIGHT = 2 };
+enum { VX_NORM_LAYER = 0, VX_NORM_RMS = 1, VX_NORM_LN_WEIGHT = 2,
+       VX_NORM_NONE = 3 /* a LayerNorm without parameters (OLMo: F.layer_norm(x, shape, None, None)) */ };
 
 /* Values of the architecture options (one field per model option). */
 typedef struct vx_arch {

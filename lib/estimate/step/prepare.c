@@ -45,7 +45,7 @@ void vx_train_cfg(const vx_ctx *x, const vx_shard *sh, const vx_train_model *tm,
     if (c->megatron) c->norm = VX_NS_FUSED;
     else if (f->norm_impl == VX_NI_RMS_T5) c->norm = VX_NS_RMS_T5;
     else if (f->norm_impl == VX_NI_RMS_GEMMA) c->norm = VX_NS_RMS_GEMMA;
-    else if (s->norm_kind == VX_NORM_LAYER) c->norm = VX_NS_LN;
+    else if (s->norm_kind == VX_NORM_LAYER || s->norm_kind == VX_NORM_NONE) c->norm = VX_NS_LN;
     else c->norm = VX_NS_RMS_HF;
     c->emb_drop = f->embed_dropout;
     c->emb_scale = f->embed_scale && !c->megatron;

@@ -105,3 +105,88 @@ const vx_family vx_fam_granitemoe = {
     .embed_scale = 1, .logits_scaled = 1, .peft_targets = "", .gguf = "granitemoe", .experts_fused = 1,
     .n_router = "layer",
 };
+
+/* OLMoE (OlmoeConfig, transformers >= 4.45): pre-norm RMSNorms, q_norm
+ * and k_norm over the whole projection (hidden, kv_heads x head_dim), every
+ * layer a router (gate) over num_experts experts of intermediate_size, no
+ * shared expert, untied. PEFT has no default for it. llama.cpp: olmoe. */
+const vx_family vx_fam_olmoe = {
+    .id = VX_FAM_OLMOE, .name = "olmoe", .norm = VX_NORM_RMS, .act = VX_ACT_SILU, .gated = 1, .rotary = 1,
+    .moe = VX_MOE_ROUTED, .moe_ffn_from_ffn = 1, .qk_norm = VX_QKN_FULL, .peft_targets = "", .gguf = "olmoe",
+};
+
+/* ERNIE 4.5 MoE (Ernie4_5_MoeConfig, transformers >= 4.54): dense layers
+ * of intermediate_size before moe_layer_start_index, then a router (gate)
+ * with moe_statics.e_score_correction_bias (an nn.Parameter, stored in the
+ * checkpoints: the 21B-A3B total is 27 x 64 larger than its MLX
+ * conversions'), moe_num_experts experts of moe_intermediate_size and
+ * moe_num_shared_experts merged into one MLP; `use_bias` on every linear;
+ * tied by default. Experts on every layer from the start index to the end
+ * (moe_layer_interval 1, moe_layer_end_index the last layer: every release);
+ * other spacings are refused by name. PEFT has no default for it.
+ * llama.cpp: ernie4_5-moe. */
+static int config_ernie_moe(struct vx_cfgmap *m)
+{
+    static const struct {
+        const char *key;
+        vramest_option opt;
+    } map[] = {
+        {"moe_num_experts", VRAMEST_MODEL_NUM_LOCAL_EXPERTS},
+        {"moe_k", VRAMEST_MODEL_NUM_EXPERTS_PER_TOK},
+        {"moe_num_shared_experts", VRAMEST_MODEL_N_SHARED_EXPERTS},
+        {"moe_layer_start_index", VRAMEST_MODEL_FIRST_K_DENSE_REPLACE},
+    };
+    const vx_jdoc *d = vx_cfgmap_doc(m);
+    const vx_jv *root = vx_cfgmap_root(m), *v;
+    for (size_t i = 0; i < sizeof map / sizeof *map; i++) {
+        if (!(v = vx_jget(d, root, map[i].key)) || v->type == VX_J_NULL || vx_cfgmap_given(m, map[i].opt)) continue;
+        if (v->type != VX_J_INT)
+            return vx_fail(VRAMEST_E_TYPE, "config.json: key '%s': expected an integer", map[i].key);
+        int rc = vx_cfgmap_set_i64(m, map[i].opt, v->u.i, map[i].key);
+        if (rc) return rc;
+    }
+    int64_t L = vx_cfgmap_layers(m);
+    if ((v = vx_jget(d, root, "moe_layer_interval")) && v->type == VX_J_INT && v->u.i != 1)
+        return vx_fail(VRAMEST_E_UNSUPPORTED, "config.json: key 'moe_layer_interval': %lld (experts on every "
+                       "moe_layer_interval-th layer) is not modelled; 1 is", (long long)v->u.i);
+    if ((v = vx_jget(d, root, "moe_layer_end_index")) && v->type == VX_J_INT && v->u.i >= 0 && v->u.i < L - 1)
+        return vx_fail(VRAMEST_E_UNSUPPORTED, "config.json: key 'moe_layer_end_index': %lld (dense layers after the "
+                       "experts) is not modelled; the last layer (%lld) or -1 is",
+                       (long long)v->u.i, (long long)(L - 1));
+    return VRAMEST_OK;
+}
+
+const vx_family vx_fam_ernie4_5_moe = {
+    .id = VX_FAM_ERNIE4_5_MOE, .name = "ernie4_5_moe", .norm = VX_NORM_RMS, .tied = 1, .act = VX_ACT_SILU,
+    .gated = 1, .rotary = 1, .ffn_rule = VX_FFN_OPTIONAL, .moe = VX_MOE_ROUTED, .shared = VX_SHX_MERGED,
+    .dense_first = 1, .peft_targets = "", .gguf = "ernie4_5-moe",
+    .keys = {{"use_bias", VX_CK_BOOL_PAIR, {VRAMEST_MODEL_ATTENTION_BIAS, VRAMEST_MODEL_MLP_BIAS}}},
+    .config = config_ernie_moe, .router_bias = 1,
+};
+
+/* GLM-4.5 / 4.6 / 4.7 (Glm4MoeConfig, transformers >= 4.54): GLM-4's
+ * attention (q/k/v biases with attention_bias, none on o_proj, partial
+ * rotary 0.5) with per-head q/k RMSNorms when use_qk_norm; Llama's two
+ * norms per layer; first_k_dense_replace dense layers, then a router
+ * (gate, whose e_score_correction_bias is a buffer) over n_routed_experts
+ * experts of moe_intermediate_size and n_shared_experts merged into one MLP;
+ * untied. The checkpoint's MTP layer (num_nextn_predict_layers) is not
+ * loaded. PEFT has no default for it. llama.cpp: glm4moe. */
+const vx_family vx_fam_glm4_moe = {
+    .id = VX_FAM_GLM4_MOE, .name = "glm4_moe", .norm = VX_NORM_RMS, .act = VX_ACT_SILU, .gated = 1, .rotary = 1,
+    .ffn_rule = VX_FFN_OPTIONAL, .moe = VX_MOE_ROUTED, .shared = VX_SHX_MERGED, .dense_first = 1,
+    .qk_norm = VX_QKN_HEAD, .qk_norm_flag = 1, .o_bias_off = 1, .peft_targets = "", .gguf = "glm4moe",
+    .keys = {{"use_qk_norm", VX_CK_BOOL_PAIR, {VRAMEST_MODEL_QK_LAYERNORM, 0}}},
+};
+
+/* Phi-3.5-MoE (PhimoeConfig, transformers >= 4.46): LayerNorms with a
+ * bias, biases on q/k/v/o (attention_bias), every layer a router (gate)
+ * over num_local_experts experts w1 / w3 / w2 of intermediate_size, an
+ * lm_head with a bias (lm_head_bias), untied; the window on every layer
+ * when sliding_window is set. PEFT has no default for it. llama.cpp:
+ * phimoe. */
+const vx_family vx_fam_phimoe = {
+    .id = VX_FAM_PHIMOE, .name = "phimoe", .norm = VX_NORM_LAYER, .attn_bias = 1, .act = VX_ACT_SILU,
+    .gated = 1, .rotary = 1, .moe = VX_MOE_ROUTED, .moe_ffn_from_ffn = 1, .window = VX_WIN_ALL,
+    .n_expert = {"w1", "w3", "w2"}, .lm_head_bias = 1, .peft_targets = "", .gguf = "phimoe",
+};

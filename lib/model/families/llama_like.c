@@ -162,3 +162,94 @@ const vx_family vx_fam_generic = {
     .id = VX_FAM_GENERIC, .name = "generic", .norm = VX_NORM_RMS, .tied = 1, .act = VX_ACT_SILU, .gated = 1, .rotary = 1,
     .dense_first = 1, .window = VX_WIN_PATTERN, .peft_targets = "", .adjust = adjust_generic, .generic = 1,
 };
+
+/* OLMo (OlmoConfig, transformers >= 4.40): Llama's modules with LayerNorms
+ * that have no parameters at all (OlmoLayerNorm: F.layer_norm(x, shape,
+ * None, None)), no biases; `clip_qkv` clamps q, k, v in place of a copy
+ * (not counted); untied by default (OLMo-1B-hf ties). PEFT has no default
+ * for it. llama.cpp: olmo. */
+const vx_family vx_fam_olmo = {
+    .id = VX_FAM_OLMO, .name = "olmo", .norm = VX_NORM_NONE, .act = VX_ACT_SILU, .gated = 1, .rotary = 1,
+    .logits_float = 1, .peft_targets = "", .gguf = "olmo",
+};
+
+/* Cohere2 (Command-R7B, Command A; Cohere2Config, transformers >= 4.48):
+ * Cohere's layer (one weight-only LayerNorm, parallel attention and MLP,
+ * optional q/k norms, a tied head with scaled logits), with 3 sliding-window
+ * layers (4096) to every global one (sliding_window_pattern 4, or
+ * layer_types); the global layers have no RoPE. generate() keeps a hybrid
+ * cache (sliding layers capped), as llama.cpp's SWA cache does. PEFT has no
+ * default for it. llama.cpp: cohere2. */
+const vx_family vx_fam_cohere2 = {
+    .id = VX_FAM_COHERE2, .name = "cohere2", .norm = VX_NORM_LN_WEIGHT, .tied = 1, .act = VX_ACT_SILU,
+    .gated = 1, .rotary = 1, .qk_norm = VX_QKN_FULL, .qk_norm_flag = 1, .window = VX_WIN_PATTERN,
+    .window_every = 4, .window_default = 4096, .placement = VX_PLACE_PARALLEL, .n_norm = {"input_layernorm"},
+    .logits_scaled = 1, .swa_cache = 1, .peft_targets = "", .gguf = "cohere2",
+    .keys = {{"use_qk_norm", VX_CK_BOOL_PAIR, {VRAMEST_MODEL_QK_LAYERNORM, 0}}}, .nope_full = 1,
+};
+
+/* EXAONE 3 / 3.5 / Deep (remote code modeling_exaone.py): Llama's modules
+ * under GPT-2-style names: transformer.wte, h.N.ln_1 / ln_2 (RMSNorm),
+ * attn.attention.{q,k,v,out}_proj, mlp.c_fc_0 (gate) / c_fc_1 (up) /
+ * c_proj (down), ln_f; tied by default (ExaoneConfig). PEFT has no default
+ * for it. llama.cpp: exaone. */
+const vx_family vx_fam_exaone = {
+    .id = VX_FAM_EXAONE, .name = "exaone", .norm = VX_NORM_RMS, .tied = 1, .act = VX_ACT_SILU, .gated = 1,
+    .rotary = 1, .n_embed = "wte", .n_o = "out_proj", .n_gate = "c_fc_0", .n_up = "c_fc_1", .n_down = "c_proj",
+    .n_final_norm = "ln_f", .n_norm = {"ln_1", "ln_2"}, .peft_targets = "", .gguf = "exaone",
+};
+
+/* EXAONE 4 (Exaone4Config, transformers >= 4.54): OLMo 2's block (an
+ * RMSNorm after each sublayer, post_attention_layernorm and
+ * post_feedforward_layernorm, none before) with per-head q/k RMSNorms;
+ * 3 sliding layers to one global (sliding_window_pattern 4 or "LLLG", or
+ * layer_types; 1.2B is all global), the global layers without RoPE;
+ * untied by default. PEFT has no default for it. llama.cpp: exaone4. */
+const vx_family vx_fam_exaone4 = {
+    .id = VX_FAM_EXAONE4, .name = "exaone4", .norm = VX_NORM_RMS, .act = VX_ACT_SILU, .gated = 1, .rotary = 1,
+    .qk_norm = VX_QKN_HEAD, .window = VX_WIN_PATTERN, .window_every = 4, .window_default = 4096,
+    .placement = VX_PLACE_POST_SUB, .n_norm = {"post_attention_layernorm", "post_feedforward_layernorm"},
+    .swa_cache = 1, .peft_targets = "", .gguf = "exaone4", .nope_full = 1,
+};
+
+/* ERNIE 4.5 dense (Ernie4_5Config, transformers >= 4.54): Llama's modules
+ * with `use_bias` on every linear (q/k/v/o and the MLP), tied by default.
+ * PEFT has no default for it. llama.cpp: ernie4_5. */
+const vx_family vx_fam_ernie4_5 = {
+    .id = VX_FAM_ERNIE4_5, .name = "ernie4_5", .norm = VX_NORM_RMS, .tied = 1, .act = VX_ACT_SILU, .gated = 1,
+    .rotary = 1, .peft_targets = "", .gguf = "ernie4_5",
+    .keys = {{"use_bias", VX_CK_BOOL_PAIR, {VRAMEST_MODEL_ATTENTION_BIAS, VRAMEST_MODEL_MLP_BIAS}}},
+};
+
+/* Seed-OSS (SeedOssConfig, transformers >= 4.56): Llama's modules with
+ * q/k/v biases (attention_bias) and o_proj's own `attention_out_bias`
+ * (false in the release), untied. PEFT has no default for it. llama.cpp:
+ * seed_oss. */
+const vx_family vx_fam_seed_oss = {
+    .id = VX_FAM_SEED_OSS, .name = "seed_oss", .norm = VX_NORM_RMS, .attn_bias = 1, .act = VX_ACT_SILU,
+    .gated = 1, .rotary = 1, .o_bias_off = 1, .peft_targets = "", .gguf = "seed_oss",
+};
+
+/* GLM-4 0414 (Glm4Config, transformers >= 4.51; GLM-4-9B/32B-0414, the
+ * text part of GLM-4.1V): four RMSNorms per layer, around each sublayer
+ * (input_layernorm, post_self_attn_layernorm, post_attention_layernorm,
+ * post_mlp_layernorm: Gemma 2's sandwich), q/k/v biases without one on
+ * o_proj, the MLP's gate and up fused (gate_up_proj), partial rotary
+ * (partial_rotary_factor 0.5), untied. PEFT has no default for it.
+ * llama.cpp: glm4. */
+const vx_family vx_fam_glm4 = {
+    .id = VX_FAM_GLM4, .name = "glm4", .norm = VX_NORM_RMS, .attn_bias = 1, .act = VX_ACT_SILU, .gated = 1,
+    .rotary = 1, .o_bias_off = 1, .mlp = VX_MLPL_GATE_UP, .placement = VX_PLACE_SANDWICH,
+    .n_norm = {"input_layernorm", "post_self_attn_layernorm", "post_attention_layernorm", "post_mlp_layernorm"},
+    .peft_targets = "", .gguf = "glm4",
+};
+
+/* Nemotron (Nemotron-4 / Minitron; NemotronConfig, transformers >= 4.44):
+ * LayerNorm1P (a weight and a bias; it scales by 1 + weight), a plain MLP
+ * up_proj / down_proj with squared ReLU, partial rotary
+ * (partial_rotary_factor), untied. PEFT has no default for it. llama.cpp:
+ * nemotron. */
+const vx_family vx_fam_nemotron = {
+    .id = VX_FAM_NEMOTRON, .name = "nemotron", .norm = VX_NORM_LAYER, .act = VX_ACT_RELU, .rotary = 1,
+    .mlp = VX_MLPL_PLAIN, .peft_targets = "", .gguf = "nemotron",
+};
