@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "family_checks.h"
 #include "helpers.h"
 #include "model/hf_config.h"
 #include "model/model.h"
@@ -95,13 +96,6 @@ static void check_tallies(const vramest_model *m, int stack)
                 cr_assert_eq(t.last[k], hi[k]);
             }
         }
-}
-
-static vramest_model *preset(const char *name)
-{
-    vramest_model *m = NULL;
-    cr_assert_eq(vramest_model_new_preset(name, &m), VRAMEST_OK, "%s: %s", name, vramest_last_error_message());
-    return m;
 }
 
 Test(family_layers, tally_agrees_with_a_layer_walk)
@@ -212,133 +206,16 @@ Test(family_block, what_a_block_holds_while_its_sublayers_run)
         }
 }
 
-/* ---- families added through the description ----
- * tests/data/zoo.jsonl is a copy of ../shared/validation/zoo.jsonl: real
- * config.json files (each case names its source) with exact parameter
- * counts of the Hugging Face class. */
-
-/* Every zoo case whose model_type the library reads: *got its count (0 when
- * the config is refused: the family is not there yet), *want the case's. */
-typedef void (*zoo_fn)(const char *id, uint64_t got, uint64_t want, void *arg);
-
-static void zoo_each(zoo_fn fn, void *arg)
-{
-    size_t len;
-    char *buf = vt_read_data("zoo.jsonl", &len);
-    char *save = NULL;
-    for (char *line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-        json_object *c = json_tokener_parse(line);
-        cr_assert(c, "zoo.jsonl: a line is not JSON");
-        json_object *id, *want, *spec, *model, *cfg;
-        cr_assert(json_object_object_get_ex(c, "id", &id) && json_object_object_get_ex(c, "measured_bytes", &want) &&
-                  json_object_object_get_ex(c, "spec", &spec) && json_object_object_get_ex(spec, "model", &model) &&
-                  json_object_object_get_ex(model, "hf_config", &cfg));
-        const char *text = json_object_to_json_string(cfg);
-        vramest_model *m = NULL;
-        uint64_t got = 0;
-        cr_assert_eq(vramest_model_new(&m), VRAMEST_OK);
-        if (vx_parse_hf_config(m, text, strlen(text)) == VRAMEST_OK)
-            cr_assert_eq(vramest_model_param_count(m, &got, NULL), VRAMEST_OK);
-        vramest_model_free(m);
-        fn(json_object_get_string(id), got, (uint64_t)json_object_get_int64(want), arg);
-        json_object_put(c);
-    }
-    free(buf);
-}
-
-static void exact_when_read(const char *id, uint64_t got, uint64_t want, void *arg)
-{
-    int *read = arg;
-    if (!got) return;
-    (*read)++;
-    cr_expect_eq(got, want, "%s: %llu parameters, the checkpoint has %llu", id, (unsigned long long)got,
-                 (unsigned long long)want);
-}
+/* ---- families added through the description (helpers: family_checks.c) ----
+ * tests/data/zoo.jsonl is a copy of ../shared/validation/zoo.jsonl and
+ * tests/data/zoo2.jsonl of the research zoo: real config.json files (each
+ * case names its source) with exact parameter counts of the Hugging Face
+ * class. */
 
 Test(family_zoo, every_config_read_gives_the_exact_count)
 {
-    int read = 0;
-    zoo_each(exact_when_read, &read);
-    cr_assert_gt(read, 0);
-}
-
-typedef struct zoo_want {
-    const char *id;
-    int seen;
-} zoo_want;
-
-static void must_be_read(const char *id, uint64_t got, uint64_t want, void *arg)
-{
-    zoo_want *w = arg;
-    if (strcmp(id, w->id)) return;
-    w->seen = 1;
-    cr_assert_eq(got, want, "%s: %llu parameters, the checkpoint has %llu", id, (unsigned long long)got,
-                 (unsigned long long)want);
-}
-
-/* Zoo case `id` is read, with its exact count. */
-static void zoo_exact(const char *id)
-{
-    zoo_want w = {id, 0};
-    zoo_each(must_be_read, &w);
-    cr_assert(w.seen, "no case %s in zoo.jsonl", id);
-}
-
-/* An estimate of a job spec (must succeed); the caller frees it. */
-static vramest_result *estimate(const char *spec)
-{
-    vramest_model *m = NULL;
-    vramest_precision *p = NULL;
-    vramest_config *c = NULL;
-    vramest_result *r = NULL;
-    cr_assert_eq(vramest_spec_parse(spec, strlen(spec), &m, &p, &c), VRAMEST_OK, "%s: %s", spec,
-                 vramest_last_error_message());
-    cr_assert_eq(vramest_estimate(m, p, c, &r), VRAMEST_OK, "%s: %s", spec, vramest_last_error_message());
-    vramest_model_free(m);
-    vramest_precision_free(p);
-    vramest_config_free(c);
-    return r;
-}
-
-static uint64_t category(const vramest_result *r, int cat)
-{
-    uint64_t v = 0;
-    cr_assert_eq(vramest_result_get(r, VRAMEST_DEV_GPU, (vramest_category)cat, &v), VRAMEST_OK);
-    return v;
-}
-
-/* KV cache of one prefill of `tokens` tokens x `batch` sequences, with
- * nothing generated (the cache is exactly the prompt's). */
-static uint64_t kv_bytes(const char *model, const char *framework, int64_t batch, int64_t tokens)
-{
-    char spec[512];
-    snprintf(spec, sizeof spec,
-             "{\"model\":\"%s\",\"precision\":\"bf16\",\"device\":\"H100-80GB\",\"runtime\":{\"framework\":\"%s\"},"
-             "\"workload\":{\"mode\":\"infer\",\"batch_size\":%lld,\"prompt_len\":%lld,\"gen_len\":1}}",
-             model, framework, (long long)batch, (long long)tokens);
-    vramest_result *r = estimate(spec);
-    uint64_t kv = category(r, VRAMEST_CAT_KV_CACHE);
-    vramest_result_free(r);
-    return kv;
-}
-
-/* A LoRA training step of the model (all linear layers: PEFT has no
- * default target list for every family) runs and peaks above its weights. */
-static void trains(const char *model)
-{
-    char spec[512];
-    snprintf(spec, sizeof spec,
-             "{\"model\":\"%s\",\"precision\":\"bf16\",\"device\":\"H100-80GB\","
-             "\"workload\":{\"mode\":\"train\",\"batch_size\":2,\"seq_len\":1024,\"finetune\":\"lora\","
-             "\"lora_targets\":\"all-linear\"}}",
-             model);
-    vramest_result *r = estimate(spec);
-    uint64_t peak = 0;
-    cr_assert_eq(vramest_result_value(r, VRAMEST_VAL_PEAK_ALLOCATED, &peak), VRAMEST_OK);
-    uint64_t w = category(r, VRAMEST_CAT_WEIGHTS), act = category(r, VRAMEST_CAT_ACTIVATIONS);
-    cr_assert_gt(act, 0, "%s: no activations", model);
-    cr_assert_gt(peak, w + act / 2, "%s: peak %llu", model, (unsigned long long)peak);
-    vramest_result_free(r);
+    cr_assert_gt(zoo_exact_when_read("zoo.jsonl"), 0);
+    cr_assert_gt(zoo_exact_when_read("zoo2.jsonl"), 0);
 }
 
 /* The hand formula of a full-attention KV cache: K and V of kv_heads x
@@ -354,26 +231,6 @@ Test(family_kv, llama3_cache_is_the_hand_formula_at_two_lengths)
 Test(family_zoo, phi4_mini_is_exact)
 {
     zoo_exact("zoo-params-phi-4-mini-instruct");
-}
-
-/* Checkpoint tensor names of a family read back as the roles its
- * inventory gives them (io/tensor_roles.c). */
-typedef struct named_role {
-    const char *name;
-    int role;
-    const char *leaf;
-} named_role;
-
-static void names_read_as(const named_role *nr, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        vx_tensor t;
-        vx_name_info ni;
-        memset(&t, 0, sizeof t);
-        vx_classify_name(nr[i].name, false, &t, &ni);
-        cr_assert_eq(t.role, nr[i].role, "%s: role %d, want %d", nr[i].name, t.role, nr[i].role);
-        cr_assert_str_eq(t.name, nr[i].leaf, "%s", nr[i].name);
-    }
 }
 
 /* ---- OLMo 2 ---- */

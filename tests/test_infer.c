@@ -386,9 +386,14 @@ Test(generate, gpt2_prefill_cache_pins_the_fused_qkv)
 {
     fx f;
     ok(&f, "{\"model\":\"gpt2\",\"precision\":\"fp32\",\"workload\":{\"mode\":\"infer\",\"prompt_len\":1000,"
-           "\"gen_len\":1,\"attention\":\"eager\"}}");
+           "\"gen_len\":1,\"attention\":\"eager\"},\"runtime\":{\"transformers_version\":\"4.55\"}}");
     /* 12 layers x 1000 tokens x 3 x 768 x 4 B instead of 2 x 768 */
     cr_assert_eq(cat(&f, VRAMEST_DEV_GPU, VRAMEST_CAT_KV_CACHE), 12ull * 1000 * 3 * 768 * 4);
+    done(&f);
+    /* transformers >= 4.56 (the default): the first update copies K and V */
+    ok(&f, "{\"model\":\"gpt2\",\"precision\":\"fp32\",\"workload\":{\"mode\":\"infer\",\"prompt_len\":1000,"
+           "\"gen_len\":1,\"attention\":\"eager\"},\"runtime\":{\"transformers_version\":\"4.56\"}}");
+    cr_assert_eq(cat(&f, VRAMEST_DEV_GPU, VRAMEST_CAT_KV_CACHE), 12ull * 1000 * 2 * 768 * 4);
     /* the bool causal buffer of every layer (1024^2) is on the GPU */
     cr_assert_geq(cat(&f, VRAMEST_DEV_GPU, VRAMEST_CAT_WEIGHTS), 124439808ull * 4 + 12ull * MIB);
     done(&f);

@@ -335,6 +335,11 @@ Test(model_options, option_names_are_config_json_names)
         cr_expect_not_null(vramest_option_name((vramest_option)key), "model key %d has no row", key);
         cr_expect_str_eq(vramest_option_group((vramest_option)key), "model");
     }
+    /* ... and 1100..1105 (issue #16's plain decoders and MoE variants) */
+    for (int key = VRAMEST_MODEL_SLIDING_WINDOW_PATTERN; key <= VRAMEST_MODEL_ATTENTION_OUT_BIAS; key++) {
+        cr_expect_not_null(vramest_option_name((vramest_option)key), "model key %d has no row", key);
+        cr_expect_str_eq(vramest_option_group((vramest_option)key), "model");
+    }
 }
 
 /* ---- bad input ---- */

@@ -284,6 +284,13 @@ typedef enum vramest_option {
     VRAMEST_MODEL_EMBEDDING_SIZE = 1409,          /**< "embedding_size" (DeBERTa-v2 token-embedding width; 0 = hidden_size) @since 1.0 */
     VRAMEST_MODEL_NUM_MEL_BINS = 1410,            /**< "num_mel_bins" (Whisper: input channels of the encoder's convolution stem) @since 1.0 */
     VRAMEST_MODEL_MAX_SOURCE_POSITIONS = 1411,    /**< "max_source_positions" (Whisper: encoder positions, audio frames after the stem) @since 1.0 */
+    /* 1100-1199: the 2026 zoo's plain decoders and MoE variants (issue #16) */
+    VRAMEST_MODEL_SLIDING_WINDOW_PATTERN = 1100,  /**< "sliding_window_pattern" (layer i slides unless (i + 1) % N == 0; 0 = the family's) */
+    VRAMEST_MODEL_NO_ROPE_LAYER_INTERVAL = 1101,  /**< "no_rope_layer_interval" (layer i has no RoPE when (i + 1) % N == 0; 0 = none) */
+    VRAMEST_MODEL_LAYER_BLOCKS = 1102,            /**< "layer_blocks" (string: per-layer attention and MLP sizes of a heterogeneous model) */
+    VRAMEST_MODEL_NUM_NEXTN_PREDICT_LAYERS = 1103, /**< "num_nextn_predict_layers" (MTP layers of the checkpoint) */
+    VRAMEST_MODEL_MOE_LAYER_FREQ = 1104,          /**< "moe_layer_freq" (layer i >= first_k_dense_replace has experts when i % N == 0) */
+    VRAMEST_MODEL_ATTENTION_OUT_BIAS = 1105,      /**< "attention_out_bias" (bool; bias on o_proj; default: the family's) */
 
     /* ---- precision (2000-2999) ---- */
     VRAMEST_PREC_WEIGHTS = 2000,           /**< "weights" (enum dtype; auto = the checkpoint dtype) */
@@ -1201,6 +1208,8 @@ typedef enum vramest_provenance {
     VRAMEST_PROV_EXACT_ARCH = 2,        /**< "exact-from-architecture": derived from the architecture */
     VRAMEST_PROV_FORMULA = 3,           /**< "formula": a documented formula of framework behaviour */
     VRAMEST_PROV_EMPIRICAL = 4,         /**< "empirical-constant": a measured constant (context, fragmentation) */
+    VRAMEST_PROV_APPROXIMATE = 5,       /**< "approximate": a generic decoder's layout stands in for a family
+                                             libvramest does not know (@since 1.0, issue #16) */
     VRAMEST_PROV_MAX_ = 0x7FFFFFFF
 } vramest_provenance;
 

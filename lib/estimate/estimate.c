@@ -51,6 +51,13 @@ int vx_estimate_into(const struct vramest_model *model, const struct vramest_pre
     int rc = refuse_unmodelled(prec, cfg);
     if (rc) return rc;
     if ((rc = vx_config_check(cfg))) return rc;
+    /* A bare checkpoint's tensors give the weights, not how many heads
+     * share q_proj's width: loading needs only the weights. */
+    if (model->shape.heads_from_files && cfg->v.mode != VX_MODE_LOAD)
+        return vx_fail(VRAMEST_E_INCOMPLETE_MODEL,
+                       "model: num_attention_heads is not set: the tensors give q_proj's width (%lld) but not how "
+                       "many heads share it (num_key_value_heads then follows from k_proj); mode load needs neither",
+                       (long long)(model->shape.heads * model->shape.head_dim));
 
     /* Zero the figures only: warnings, timeline points and rank groups are
      * read up to their counts, and the echo is copied in whole below. A full

@@ -196,6 +196,10 @@ typedef struct vx_file_facts {
     const char *layers_from, *hidden_from, *vocab_from; /* leaf names, for messages */
 } vx_file_facts;
 void vx_file_facts_of(const vx_tensor *inv, size_t n, vx_file_facts *f) VX_HIDDEN;
+/* The family a bare checkpoint's tensor names show, as a model_type name
+ * (NULL when they identify none); `why` receives the names that decided
+ * (infer_family.c). */
+const char *vx_infer_family(const vx_tensor *inv, size_t n, char *why, size_t cap) VX_HIDDEN;
 /* Layers / experts named by a safetensors index (no shapes there). */
 void vx_index_facts(const vx_fileset *fs, vx_file_facts *f) VX_HIDDEN;
 

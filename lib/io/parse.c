@@ -174,6 +174,22 @@ static void note_index_total(struct vramest_model *m, const vx_fileset *fs, bool
              (unsigned long long)fs->index_total, (unsigned long long)sum);
 }
 
+/* No config.json named the family: the tensors' names may (issue #16
+ * item 5). Every estimate says it was inferred. */
+static int infer_family(struct vramest_model *m)
+{
+    if (is_set(m, VRAMEST_MODEL_MODEL_TYPE)) return VRAMEST_OK;
+    char why[96];
+    const char *fam = vx_infer_family(m->file_inv, m->n_file_inv, why, sizeof why);
+    if (!fam) return VRAMEST_OK; /* the estimate asks for model_type */
+    int rc = vx_opt_set_str(&m->a, m->set_bits, H_MODEL, VRAMEST_MODEL_MODEL_TYPE, fam);
+    if (rc) return rc;
+    snprintf(m->family_note, sizeof m->family_note,
+             "no config.json: model_type '%s' inferred from the tensor names (%s); the weights are the files'", fam,
+             why);
+    return VRAMEST_OK;
+}
+
 /* How complete the tensors of one parse are. */
 enum { WHOLE_GUESS = -1, WHOLE_NO = 0, WHOLE_YES = 1 };
 
@@ -219,6 +235,7 @@ static int apply_fileset(struct vramest_model *m, vx_fileset *fs, int whole, con
             f.vocab_from = "tokenizer.ggml.tokens";
         }
         if ((rc = reconcile(m, &f, &st, had ? &old : NULL, whole != WHOLE_YES, true))) return rc;
+        if ((rc = infer_family(m))) return rc;
         /* Parts added to what was read before are not known to complete it. */
         m->file_inv_whole = whole == WHOLE_YES && !had;
     } else if (fs->has_index && !m->has_file_inv) {

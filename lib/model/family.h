@@ -35,13 +35,15 @@ enum {
     VX_MIX_NONE = 2,  /* no token mixer in this layer (NAS no-op blocks) */
     VX_MIX_LINEAR = 3, /* linear attention / gated DeltaNet: a per-sequence state (issue #16) */
     VX_MIX_SSM = 4,   /* state-space (Mamba): a per-sequence conv + recurrent state (issue #16) */
+    VX_MIX_PROJ = 5,  /* one hidden x hidden linear in place of attention (NAS replace_with_linear) */
 };
 enum {
     VX_SPAN_FULL = 0,    /* attends to every earlier token */
     VX_SPAN_SLIDING = 1, /* attends to the last `window` tokens */
     VX_SPAN_CHUNKED = 2, /* attends within its `window`-token chunk (Llama 4) */
 };
-enum { VX_MLPK_DENSE = 0, VX_MLPK_MOE = 1, VX_MLPK_NONE = 2 };
+enum { VX_MLPK_DENSE = 0, VX_MLPK_MOE = 1, VX_MLPK_NONE = 2,
+       VX_MLPK_PROJ = 3 /* one hidden x hidden linear in place of the MLP (NAS replace_with_linear) */ };
 enum { VX_STACK_DEC = 0, VX_STACK_ENC = 1 };
 
 typedef struct vx_layer_kind {
@@ -201,6 +203,8 @@ typedef struct vx_rules {
     uint8_t norms;            /* norms per decoder layer */
     uint8_t lm_head_in_base;  /* the bare model class holds the LM head */
     const char *n_lm_head;    /* the LM head's leaf name */
+    uint8_t moe;              /* VX_MOE_*: the row's, or what the config says (MiniCPM's num_experts) */
+    uint8_t shared;           /* VX_SHX_*: the row's, or what the config says (the generic decoder) */
 } vx_rules;
 
 typedef struct vx_fam_ctx {
@@ -292,6 +296,14 @@ struct vx_family {
 
     /* Appended (issue #16). */
     uint8_t abs_pos_enc_dec;  /* an encoder-decoder with absolute positions, no relative buckets (Whisper) */
+    /* Appended (issue #16, plain decoders and MoE variants). */
+    uint8_t nope_full;        /* the full-attention layers of a sliding pattern have no RoPE (Cohere2, EXAONE 4) */
+    uint8_t router_bias;      /* the router's e_score_correction_bias is a Parameter (remote code of
+                                 DeepSeek-V3 style models: Kimi-K2, MiniMax-M2), one per MoE layer */
+    uint8_t experts_fused;    /* routed experts' gate and up are one tensor (GraniteMoE input_linear) */
+    const char *n_router;     /* the router's leaf name (NULL: "gate") */
+    uint8_t generic;          /* the stand-in for a model_type no row describes: Llama's layout with the
+                                 config's sizes, an approximate count (item 5 of issue #16) */
 };
 
 /* The family of a model_type value, NULL if none. */

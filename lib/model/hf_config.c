@@ -25,6 +25,8 @@ typedef struct vx_cfgmap {
     const vx_jv *root;
     const char *model_type;           /* as the file spells it ("" if absent) */
     vx_tower tower;                   /* a multimodal wrapper's tower (model/tower.h) */
+    bool gave_type;                   /* the file has a model_type */
+    char family_note[VX_NOTE_LEN];    /* the file's model_type stood in for by the generic decoder */
 } pstate;
 
 static const char *json_type_label(const vx_jv *v)
@@ -192,9 +194,10 @@ static int apply_family_key(pstate *p, const vx_jv *root, const vx_cfg_key *k)
 
 static int family_keys(pstate *p, const vx_jv *root)
 {
-    int rc = VRAMEST_OK;
+    int rc = vx_hf_layer_lists(p);
     const vx_jv *v;
     const vx_family *f = vx_family_of(p->a.model_type);
+    if (rc) return rc;
     if (f) {
         for (size_t i = 0; i < VX_FAMILY_KEYS && f->keys[i].key; i++)
             if ((rc = apply_family_key(p, root, &f->keys[i]))) return rc;
@@ -285,6 +288,38 @@ int vx_cfgmap_set_i64(struct vx_cfgmap *m, vramest_option k, int64_t v, const ch
     return set_i64(m, k, v, key);
 }
 
+int vx_cfgmap_claim_i64(struct vx_cfgmap *m, vramest_option k, int64_t v, const char *key)
+{
+    size_t slot;
+    if (vx_option_find(k, &slot) && slot < VX_ARRAY_LEN(m->assigned)) m->assigned[slot] = true;
+    return set_i64(m, k, v, key);
+}
+
+int vx_cfgmap_set_str(struct vx_cfgmap *m, vramest_option k, const char *v, const char *key)
+{
+    return keyed(vx_opt_set_str(&m->a, m->bits, H_MODEL, k, v), key);
+}
+
+const vx_jdoc *vx_cfgmap_doc(const struct vx_cfgmap *m)
+{
+    return m->doc;
+}
+
+const vx_jv *vx_cfgmap_root(const struct vx_cfgmap *m)
+{
+    return m->root;
+}
+
+int64_t vx_cfgmap_layers(const struct vx_cfgmap *m)
+{
+    return m->a.num_hidden_layers;
+}
+
+const vx_arch *vx_cfgmap_arch(const struct vx_cfgmap *m)
+{
+    return &m->a;
+}
+
 int vx_cfgmap_set_name(struct vx_cfgmap *m, vramest_option k, const char *name, const char *key)
 {
     int rc = vx_opt_set_str(&m->a, m->bits, H_MODEL, k, name);
@@ -301,7 +336,9 @@ static int unknown_model_type(const char *name)
     for (const vx_enum_name *e = vx_family_enum; e->name && used + 24 < sizeof list; e++)
         if (e->name[0])
             used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", used ? ", " : "", e->name);
-    return vx_fail(VRAMEST_E_UNKNOWN_MODEL_TYPE, "config.json: model_type '%.100s' is not supported (supported: %s)",
+    return vx_fail(VRAMEST_E_UNKNOWN_MODEL_TYPE,
+                   "config.json: model_type '%.100s' is not supported, and the config lacks the integers a generic "
+                   "decoder needs (hidden_size, num_hidden_layers, num_attention_heads, vocab_size) (supported: %s)",
                    name, list);
 }
 
@@ -376,6 +413,44 @@ static int wrapper_keys(pstate *p, const vx_jv *root, const char *text_type)
     return VRAMEST_OK;
 }
 
+/* The usual keys of a decoder config (issue #16 item 5): with them, a
+ * model_type no row describes is estimated as the generic decoder. */
+static bool usual_keys(const pstate *p, const vx_jv *root)
+{
+    static const vramest_option need[] = {VRAMEST_MODEL_HIDDEN_SIZE, VRAMEST_MODEL_NUM_HIDDEN_LAYERS,
+                                          VRAMEST_MODEL_NUM_ATTENTION_HEADS, VRAMEST_MODEL_VOCAB_SIZE};
+    for (size_t i = 0; i < VX_ARRAY_LEN(need); i++) {
+        bool found = false;
+        for (const vx_jv *k = vx_jfirst(root); k < vx_jend(root) && !found; k = vx_jskip(k + 1)) {
+            member m;
+            resolve(p->doc, k, &m);
+            const vx_option_def *d = m.canon ? m.canon : m.alias;
+            found = d && d->key == need[i] && k[1].type == VX_J_INT;
+        }
+        if (!found) return false;
+    }
+    return true;
+}
+
+/* A key of a config whose layers are not all attention (state-space,
+ * linear attention): a generic decoder cannot stand in for it (its count
+ * came out 3x too large on Nemotron-H). NULL when none. */
+static const char *hybrid_key(const pstate *p, const vx_jv *root)
+{
+    static const char *const keys[] = {"ssm_state_size", "mamba_d_state", "mamba_expand", "mamba_n_heads",
+                                       "hybrid_override_pattern", "layers_block_type", "attn_layer_period",
+                                       "linear_num_value_heads", "linear_key_head_dim", "state_size"};
+    const vx_jv *v;
+    for (size_t i = 0; i < VX_ARRAY_LEN(keys); i++)
+        if (vx_jget(p->doc, root, keys[i])) return keys[i];
+    if ((v = vx_jget(p->doc, root, "layer_types")) && v->type == VX_J_ARR)
+        for (const vx_jv *e = vx_jfirst(v); e < vx_jend(v); e = vx_jskip(e)) {
+            const char *t = e->type == VX_J_STR ? vx_jstr(p->doc, e) : NULL;
+            if (t && strcmp(t, "full_attention") && strcmp(t, "sliding_attention")) return "layer_types";
+        }
+    return NULL;
+}
+
 static int map_config(pstate *p, const vx_jv *root)
 {
     const vx_jv *v;
@@ -390,6 +465,7 @@ static int map_config(pstate *p, const vx_jv *root)
         if (v->type != VX_J_STR) return type_error("model_type", "string", v);
         if ((rc = str_of(p, "model_type", v, &model_type))) return rc;
         p->model_type = model_type;
+        p->gave_type = true;
         /* A multimodal wrapper: its tower, and the family of its language model. */
         if (vx_tower_present(p->doc, root)) {
             if ((rc = vx_tower_read(p->doc, root, model_type, &p->tower, &text, &text_type))) return rc;
@@ -399,6 +475,20 @@ static int map_config(pstate *p, const vx_jv *root)
                                "'%.60s' model, which is not supported", model_type, text_type);
         } else {
             rc = vx_opt_set_str(&p->a, p->bits, H_MODEL, VRAMEST_MODEL_MODEL_TYPE, model_type);
+            const char *hk = rc == VRAMEST_E_UNKNOWN_NAME ? hybrid_key(p, root) : NULL;
+            if (hk)
+                return vx_fail(VRAMEST_E_UNKNOWN_MODEL_TYPE,
+                               "config.json: model_type '%.100s' is not supported, and its key '%s' describes layers "
+                               "that are not attention (state-space or linear attention), which a generic decoder "
+                               "cannot stand in for",
+                               model_type, hk);
+            if (rc == VRAMEST_E_UNKNOWN_NAME && usual_keys(p, root)) {
+                rc = vx_opt_set_str(&p->a, p->bits, H_MODEL, VRAMEST_MODEL_MODEL_TYPE, "generic");
+                snprintf(p->family_note, sizeof p->family_note,
+                         "model_type '%.40s' is unknown: estimated as a generic decoder (Llama's layout, the config's "
+                         "sizes); weights approximate (safetensors make them exact)",
+                         model_type);
+            }
         }
         if (rc == VRAMEST_E_UNKNOWN_NAME) return unknown_model_type(model_type);
         if (rc) return keyed(rc, "model_type");
@@ -407,6 +497,7 @@ static int map_config(pstate *p, const vx_jv *root)
         return vx_fail(VRAMEST_E_INCOMPLETE_MODEL, "config.json: key 'model_type' is missing");
     }
 
+    if ((rc = vx_hf_layer_string_keys(p))) return rc;
     member local[128];
     uint32_t count = text->u.c.count;
     member *ms = count <= VX_ARRAY_LEN(local) ? local : malloc(count * sizeof *ms);
@@ -470,6 +561,7 @@ int vx_hf_config_apply(struct vramest_model *m, const vx_jdoc *doc, const vx_jv 
         m->tower = p->tower;
         memcpy(m->set_bits, p->bits, sizeof m->set_bits);
         memcpy(m->declared_quant, quant, sizeof quant);
+        if (p->gave_type) memcpy(m->family_note, p->family_note, sizeof m->family_note);
         rc = vx_model_rebuild(m);
         if (rc) {
             char msg[256];

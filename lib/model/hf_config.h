@@ -32,6 +32,26 @@ bool vx_cfgmap_given(const struct vx_cfgmap *m, vramest_option k) VX_HIDDEN;
 int vx_cfgmap_string(struct vx_cfgmap *m, const char *key, const char **out) VX_HIDDEN;
 /* Set an option from key `key` (for messages). */
 int vx_cfgmap_set_i64(struct vx_cfgmap *m, vramest_option k, int64_t v, const char *key) VX_HIDDEN;
+/* Set an option and mark it given, before the generic keys are read: a
+ * key whose value has a form of its own (EXAONE 4's 'LLLG' pattern). */
+int vx_cfgmap_claim_i64(struct vx_cfgmap *m, vramest_option k, int64_t v, const char *key) VX_HIDDEN;
+/* Set a string option from key `key`. */
+int vx_cfgmap_set_str(struct vx_cfgmap *m, vramest_option k, const char *v, const char *key) VX_HIDDEN;
+/* The parsed file and its top-level object, for hooks that read nested
+ * objects and lists (DBRX's attn_config / ffn_config, Nemotron-NAS's
+ * block_configs): vx_jget(vx_cfgmap_doc(m), vx_cfgmap_root(m), key). */
+const vx_jdoc *vx_cfgmap_doc(const struct vx_cfgmap *m) VX_HIDDEN;
+const vx_jv *vx_cfgmap_root(const struct vx_cfgmap *m) VX_HIDDEN;
+/* The values mapped so far (num_hidden_layers, hidden_size, ...). */
+const vx_arch *vx_cfgmap_arch(const struct vx_cfgmap *m) VX_HIDDEN;
+int64_t vx_cfgmap_layers(const struct vx_cfgmap *m) VX_HIDDEN;
+
+/* config.json's per-layer lists (hf_layers.c): the string form of
+ * sliding_window_pattern, before the generic keys; layer_types and
+ * no_rope_layers, after them. */
+int vx_hf_layer_string_keys(struct vx_cfgmap *m) VX_HIDDEN;
+int vx_hf_layer_lists(struct vx_cfgmap *m) VX_HIDDEN;
+
 /* Set an enum option by name; a name the option does not know is ignored
  * (an activation we cannot name changes no tensor). */
 int vx_cfgmap_set_name(struct vx_cfgmap *m, vramest_option k, const char *name, const char *key) VX_HIDDEN;

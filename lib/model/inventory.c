@@ -75,6 +75,7 @@ void vx_ib_lin_n(vx_ib *b, const char *name, int role, int part, int64_t out, in
 
 void vx_ib_norm_n(vx_ib *b, const char *name, int role, int part, int kind, int64_t dim, int64_t nl, int64_t per)
 {
+    if (kind == VX_NORM_NONE) return; /* computed, never stored */
     vx_ib_put(b, name, role, VX_TK_NORM, part, dim, 1, nl, per, 0);
     if (kind == VX_NORM_LAYER) vx_ib_put(b, name, role, VX_TK_NORM, part, dim, 1, nl, per, 0);
 }
@@ -140,16 +141,22 @@ static void attention(vx_ib *b, const vx_shape *s, const vx_layer_kind *k, int64
     const vx_family *f = s->fam;
     int64_t h = s->hidden, H = k->heads, K = k->kv_heads, d = k->head_dim;
     int ab = s->attn_bias;
+    if (k->mixer == VX_MIX_NONE) return;
+    if (k->mixer == VX_MIX_PROJ) {
+        /* DeciLM's LinearAttention: one hidden x hidden linear */
+        vx_ib_lin(b, "linear_attn", VX_ROLE_ATTN_O, VX_DEC, h, h, 0, L);
+        return;
+    }
     if (k->mixer == VX_MIX_MLA) {
         mla_attention(b, s, L);
     } else if (f->qkv == VX_QKV_FUSED) {
         vx_ib_lin(b, NAME(f, n_qkv, "qkv_proj"), VX_ROLE_ATTN_QKV, VX_DEC, (H + 2 * K) * d, h, ab, L);
-        vx_ib_lin(b, NAME(f, n_o, "o_proj"), VX_ROLE_ATTN_O, VX_DEC, h, H * d, ab, L);
+        vx_ib_lin(b, NAME(f, n_o, "o_proj"), VX_ROLE_ATTN_O, VX_DEC, h, H * d, s->attn_out_bias, L);
     } else {
         vx_ib_lin(b, NAME(f, n_q, "q_proj"), VX_ROLE_ATTN_Q, VX_DEC, H * d, h, ab, L);
         vx_ib_lin(b, NAME(f, n_k, "k_proj"), VX_ROLE_ATTN_K, VX_DEC, K * d, h, ab, L);
         vx_ib_lin(b, NAME(f, n_v, "v_proj"), VX_ROLE_ATTN_V, VX_DEC, K * d, h, ab, L);
-        vx_ib_lin(b, NAME(f, n_o, "o_proj"), VX_ROLE_ATTN_O, VX_DEC, h, H * d, f->o_bias_off ? 0 : ab, L);
+        vx_ib_lin(b, NAME(f, n_o, "o_proj"), VX_ROLE_ATTN_O, VX_DEC, h, H * d, s->attn_out_bias, L);
     }
     if (s->qk_norm) {
         /* Per head (one head_dim weight shared by the heads), or over the
@@ -183,23 +190,31 @@ static void moe_mlp(vx_ib *b, const vx_shape *s, int64_t nl)
 {
     const vx_family *f = s->fam;
     int64_t h = s->hidden, F = s->moe_ffn, E = s->experts;
-    vx_ib_lin(b, "gate", VX_ROLE_ROUTER, VX_DEC, E, h, 0, nl);
-    vx_ib_lin_n(b, NAME(f, n_expert[0], "gate_proj"), VX_ROLE_EXPERT_GATE, VX_DEC, F, h, 0, nl, E, 1);
-    vx_ib_lin_n(b, NAME(f, n_expert[1], "up_proj"), VX_ROLE_EXPERT_UP, VX_DEC, F, h, 0, nl, E, 1);
+    vx_ib_lin(b, NAME(f, n_router, "gate"), VX_ROLE_ROUTER, VX_DEC, E, h, 0, nl);
+    /* DeepSeek-V3-style routers' selection bias, a Parameter in remote code */
+    if (f->router_bias) vx_ib_put(b, "e_score_correction_bias", VX_ROLE_ROUTER, VX_TK_BIAS, VX_DEC, E, 1, nl, 1, 0);
+    /* A fused gate|up expert tensor (GraniteMoE's input_linear, E x 2F x h)
+     * is one name and two groups, so the gate and the up half keep their
+     * roles (the training programs run them as two linears). */
+    const char *ng = NAME(f, n_expert[0], "gate_proj"), *nu = f->experts_fused ? ng : NAME(f, n_expert[1], "up_proj");
+    vx_ib_lin_n(b, ng, VX_ROLE_EXPERT_GATE, VX_DEC, F, h, 0, nl, E, 1);
+    vx_ib_lin_n(b, nu, VX_ROLE_EXPERT_UP, VX_DEC, F, h, 0, nl, E, 1);
     vx_ib_lin_n(b, NAME(f, n_expert[2], "down_proj"), VX_ROLE_EXPERT_DOWN, VX_DEC, h, F, 0, nl, E, 1);
     if (!s->shared_experts) return;
     int64_t S = s->shared_ffn;
-    vx_ib_lin(b, "gate_proj", VX_ROLE_SHARED_GATE, VX_DEC, S, h, 0, nl);
-    vx_ib_lin(b, "up_proj", VX_ROLE_SHARED_UP, VX_DEC, S, h, 0, nl);
-    vx_ib_lin(b, "down_proj", VX_ROLE_SHARED_DOWN, VX_DEC, h, S, 0, nl);
-    if (f->shared == VX_SHX_GATED_ONE) vx_ib_lin(b, "shared_expert_gate", VX_ROLE_ROUTER, VX_DEC, 1, h, 0, nl);
+    if (S > 0) {
+        vx_ib_lin(b, "gate_proj", VX_ROLE_SHARED_GATE, VX_DEC, S, h, 0, nl);
+        vx_ib_lin(b, "up_proj", VX_ROLE_SHARED_UP, VX_DEC, S, h, 0, nl);
+        vx_ib_lin(b, "down_proj", VX_ROLE_SHARED_DOWN, VX_DEC, h, S, 0, nl);
+    }
+    if (s->shared_kind == VX_SHX_GATED_ONE) vx_ib_lin(b, "shared_expert_gate", VX_ROLE_ROUTER, VX_DEC, 1, h, 0, nl);
 }
 
-static void build_decoder(vx_ib *b, const vx_shape *s)
+void vx_ib_decoder(vx_ib *b, const vx_shape *s)
 {
     const vx_family *f = s->fam;
     const vx_layers *L = b->L;
-    int64_t h = s->hidden;
+    int64_t h = s->hidden, with_mixer = 0, with_mlp = 0;
     vx_tally t;
     vx_layers_tally(L, VX_STACK_DEC, 0, s->layers, &t);
     vx_ib_emb(b, NAME(f, n_embed, "embed_tokens"), VX_ROLE_EMBED, s->vocab, h);
@@ -207,6 +222,8 @@ static void build_decoder(vx_ib *b, const vx_shape *s)
     for (int k = 0; k < L->n_kinds; k++) {
         int64_t n = group(L, &t, k, same_attn, &done);
         if (n) attention(b, s, &L->kind[k], n);
+        if (L->kind[k].mixer != VX_MIX_NONE) with_mixer += t.count[k];
+        if (L->kind[k].mlp != VX_MLPK_NONE) with_mlp += t.count[k];
     }
     done = 0;
     for (int k = 0; k < L->n_kinds; k++) {
@@ -215,10 +232,14 @@ static void build_decoder(vx_ib *b, const vx_shape *s)
         if (!n) continue;
         if (kk->mlp == VX_MLPK_MOE) moe_mlp(b, s, n);
         else if (kk->mlp == VX_MLPK_DENSE) dense_mlp(b, s, kk->ffn, n);
+        else if (kk->mlp == VX_MLPK_PROJ) vx_ib_lin(b, "linear_mlp", VX_ROLE_MLP_DOWN, VX_DEC, h, h, 0, n);
     }
     if (!f->n_norm[0]) {
-        vx_ib_norm(b, "input_layernorm", VX_ROLE_NORM, VX_DEC, s->norm_kind, h, s->layers);
-        vx_ib_norm(b, "post_attention_layernorm", VX_ROLE_NORM, VX_DEC, s->norm_kind, h, s->layers);
+        /* A layer without attention (or MLP) has no norm before it (DeciLM). */
+        if (with_mixer) vx_ib_norm(b, "input_layernorm", VX_ROLE_NORM, VX_DEC, s->norm_kind, h, with_mixer);
+        /* one norm for a parallel block (StableLM's use_parallel_residual) */
+        if (with_mlp && s->norms_per_layer >= 2)
+            vx_ib_norm(b, "post_attention_layernorm", VX_ROLE_NORM, VX_DEC, s->norm_kind, h, with_mlp);
     }
     for (int i = 0; i < 4 && f->n_norm[i]; i++)
         vx_ib_norm(b, f->n_norm[i], VX_ROLE_NORM, VX_DEC, s->norm_kind, h, s->layers);
@@ -230,7 +251,7 @@ static void build_body(vx_ib *b, const vx_arch *a, const vx_shape *s)
     if (s->fam->build)
         s->fam->build(b, a, s);
     else
-        build_decoder(b, s);
+        vx_ib_decoder(b, s);
 }
 
 /* ---- heads ---- */

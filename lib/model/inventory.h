@@ -38,5 +38,8 @@ void vx_ib_norm_n(vx_ib *b, const char *name, int role, int part, int kind, int6
 void vx_ib_norm(vx_ib *b, const char *name, int role, int part, int kind, int64_t dim, int64_t nl) VX_HIDDEN;
 /* A global embedding table, rows x cols. */
 void vx_ib_emb(vx_ib *b, const char *name, int role, int64_t rows, int64_t cols) VX_HIDDEN;
+/* The generic decoder body the family's row describes (embeddings, every
+ * layer by kind, the final norm): for a builder that adds to it. */
+void vx_ib_decoder(vx_ib *b, const vx_shape *s) VX_HIDDEN;
 
 #endif

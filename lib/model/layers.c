@@ -69,7 +69,139 @@ static int add_run(vx_layers *L, int stack, const vx_layer_kind *k, int64_t coun
     return VRAMEST_OK;
 }
 
-int vx_layers_resolve(const vx_shape *s, vx_layers *L)
+/* ---- layer_blocks: the per-layer sizes of a heterogeneous model ---- */
+
+static int blocks_bad(const char *text, const char *why)
+{
+    return vx_fail(VRAMEST_E_INVALID_MODEL, "layer_blocks '%.60s%s': %s", text, strlen(text) > 60 ? "..." : "", why);
+}
+
+/* One size: a count, 0 (none) or L (a linear): -1. */
+static const char *blocks_size(const char *p, int64_t *v)
+{
+    if (*p == 'L') {
+        *v = -1;
+        return p + 1;
+    }
+    if (*p < '0' || *p > '9') return NULL;
+    int64_t x = 0;
+    for (; *p >= '0' && *p <= '9'; p++) {
+        x = x * 10 + (*p - '0');
+        if (x > 1000000000) return NULL;
+    }
+    *v = x;
+    return p;
+}
+
+int vx_layer_blocks_parse(const char *text, vx_block_run *out, size_t cap, size_t *n)
+{
+    *n = 0;
+    const char *p = text;
+    while (*p) {
+        vx_block_run r = {.count = 1};
+        if (!(p = blocks_size(p, &r.kv)) || *p != ':') return blocks_bad(text, "a block is ATTN:MLP[*COUNT]");
+        if (!(p = blocks_size(p + 1, &r.ffn))) return blocks_bad(text, "a block is ATTN:MLP[*COUNT]");
+        if (*p == '*' && (!(p = blocks_size(p + 1, &r.count)) || r.count < 1))
+            return blocks_bad(text, "COUNT is a positive number of layers");
+        if (*p && *p != ',') return blocks_bad(text, "blocks are separated by commas");
+        if (*p) p++;
+        if (*n >= cap) return vx_fail(VRAMEST_E_LIMIT, "layer_blocks: more than %zu blocks", cap);
+        out[(*n)++] = r;
+    }
+    return VRAMEST_OK;
+}
+
+/* ---- the layout ---- */
+
+/* The kind of decoder layer i: the model's `base`, changed where the
+ * shape's rules make that layer differ (leading dense layers, experts
+ * every N-th layer, sliding windows, layers without RoPE). */
+static void layer_kind(const vx_shape *s, const vx_layer_kind *base, int64_t i, vx_layer_kind *k)
+{
+    *k = *base;
+    if (base->mlp == VX_MLPK_MOE && (i < s->dense_layers || (s->moe_freq > 1 && i % s->moe_freq)))
+        k->mlp = VX_MLPK_DENSE;
+    bool sliding = s->sliding_window > 0 && s->sliding_pattern > 0 &&
+                   (s->sliding_pattern == 1 || (i + 1) % s->sliding_pattern != 0);
+    if (sliding) {
+        k->span = VX_SPAN_SLIDING;
+        k->window = s->sliding_window;
+    } else if (s->fam->nope_full && s->sliding_pattern > 1) {
+        k->rope = 0; /* the global layers of the pattern */
+    }
+    if (s->nope_every > 0 && (i + 1) % s->nope_every == 0) k->rope = 0;
+}
+
+/* The decoder stack as runs of layer_kind(): one period of the smallest
+ * cycle (Gemma 3's 6 layers) when one of at most 64 layers repeats over
+ * the stack, else the stack itself (DeepSeek's dense layers, then MoE). */
+#define MAX_PERIOD 64
+
+static int decoder_runs(vx_layers *L, const vx_shape *s, const vx_layer_kind *base, int64_t n)
+{
+    vx_layer_kind k, kp;
+    int64_t P = n;
+    for (int64_t c = 1; c <= MAX_PERIOD && c < n; c++) {
+        int64_t i = c;
+        for (; i < n; i++) {
+            layer_kind(s, base, i, &k);
+            layer_kind(s, base, i % c, &kp);
+            if (memcmp(&k, &kp, sizeof k)) break;
+        }
+        if (i == n) {
+            P = c;
+            break;
+        }
+    }
+    int64_t start = 0;
+    vx_layer_kind cur;
+    layer_kind(s, base, 0, &cur);
+    for (int64_t i = 1; i <= P; i++) {
+        if (i < P) layer_kind(s, base, i, &k);
+        if (i == P || memcmp(&k, &cur, sizeof k)) {
+            int rc = add_run(L, VX_STACK_DEC, &cur, i - start);
+            if (rc) return rc;
+            start = i;
+            cur = k;
+        }
+    }
+    return VRAMEST_OK;
+}
+
+/* A heterogeneous decoder from layer_blocks (Nemotron-NAS): one run per block. */
+static int block_runs(vx_layers *L, const vx_shape *s, const vx_layer_kind *base, const char *text)
+{
+    vx_block_run b[VX_MAX_RUNS];
+    size_t nb;
+    int rc = vx_layer_blocks_parse(text, b, VX_MAX_RUNS, &nb);
+    if (rc) return rc;
+    int64_t total = 0;
+    for (size_t j = 0; j < nb; j++) {
+        vx_layer_kind k = *base;
+        if (b[j].kv == 0) {
+            k.mixer = VX_MIX_NONE;
+        } else if (b[j].kv < 0) {
+            k.mixer = VX_MIX_PROJ;
+        } else {
+            if (b[j].kv > s->heads || s->heads % b[j].kv)
+                return vx_fail(VRAMEST_E_INVALID_MODEL,
+                               "layer_blocks: %lld key/value heads do not divide num_attention_heads (%lld)",
+                               (long long)b[j].kv, (long long)s->heads);
+            k.kv_heads = b[j].kv;
+        }
+        if (k.mixer != VX_MIX_ATTN) k.heads = k.kv_heads = k.head_dim = k.v_head_dim = 0, k.rope = 0;
+        k.mlp = b[j].ffn == 0 ? VX_MLPK_NONE : b[j].ffn < 0 ? VX_MLPK_PROJ : VX_MLPK_DENSE;
+        k.ffn = b[j].ffn > 0 ? b[j].ffn : 0;
+        if ((rc = add_run(L, VX_STACK_DEC, &k, b[j].count))) return rc;
+        total += b[j].count;
+    }
+    if (total != s->layers)
+        return vx_fail(VRAMEST_E_INVALID_MODEL, "layer_blocks describes %lld layers, num_hidden_layers is %lld",
+                       (long long)total, (long long)s->layers);
+    return VRAMEST_OK;
+}
+
+int vx_layers_resolve(const vx_shape *s, const vx_arch *a, vx_layers *L)
 {
     const vx_family *f = s->fam;
     memset(L, 0, offsetof(vx_layers, kind));
@@ -77,7 +209,7 @@ int vx_layers_resolve(const vx_shape *s, vx_layers *L)
     memset(&base, 0, sizeof base);
     base.mixer = f->mla ? VX_MIX_MLA : VX_MIX_ATTN;
     base.rope = s->rotary_dim > 0;
-    base.mlp = f->moe != VX_MOE_NONE ? VX_MLPK_MOE : VX_MLPK_DENSE;
+    base.mlp = s->experts > 0 ? VX_MLPK_MOE : VX_MLPK_DENSE;
     base.heads = s->heads, base.kv_heads = s->kv_heads, base.head_dim = s->head_dim;
     base.v_head_dim = s->v_head_dim > 0 ? s->v_head_dim : s->head_dim;
     base.ffn = s->ffn;
@@ -89,27 +221,8 @@ int vx_layers_resolve(const vx_shape *s, vx_layers *L)
         L->stack[VX_STACK_ENC].layers = s->encoder_only ? s->layers : s->enc_layers;
         if (s->encoder_only) return VRAMEST_OK;
     }
-    vx_layer_kind d = base;
-    d.cross = (uint8_t)s->enc_dec;
-    int64_t n = s->layers;
-    L->stack[VX_STACK_DEC].layers = n;
-    if (s->dense_layers > 0) {
-        /* first_k_dense_replace: dense MLPs first, then experts */
-        vx_layer_kind dense = d;
-        dense.mlp = VX_MLPK_DENSE;
-        if ((rc = add_run(L, VX_STACK_DEC, &dense, s->dense_layers))) return rc;
-        return add_run(L, VX_STACK_DEC, &d, n - s->dense_layers);
-    }
-    if (s->sliding_window > 0 && s->sliding_pattern > 0) {
-        vx_layer_kind sw = d;
-        sw.span = VX_SPAN_SLIDING;
-        sw.window = s->sliding_window;
-        if (s->sliding_pattern == 1) return add_run(L, VX_STACK_DEC, &sw, n);
-        /* layer i slides unless (i + 1) % pattern == 0 */
-        int64_t P = s->sliding_pattern;
-        if (P > n) return add_run(L, VX_STACK_DEC, &sw, n);
-        if ((rc = add_run(L, VX_STACK_DEC, &sw, P - 1))) return rc;
-        return add_run(L, VX_STACK_DEC, &d, 1);
-    }
-    return add_run(L, VX_STACK_DEC, &d, n);
+    base.cross = (uint8_t)s->enc_dec;
+    L->stack[VX_STACK_DEC].layers = s->layers;
+    if (a && a->layer_blocks[0]) return block_runs(L, s, &base, a->layer_blocks);
+    return decoder_runs(L, s, &base, s->layers);
 }

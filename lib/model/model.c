@@ -179,6 +179,7 @@ VRAMEST_API int vramest_model_set_i64(vramest_model *model, vramest_option key, 
     int rc = check(model, "vramest_model_set_i64");
     if (rc) return rc;
     if ((rc = vx_opt_set_i64(&model->a, model->set_bits, H_MODEL, key, value))) return rc;
+    if (key == VRAMEST_MODEL_MODEL_TYPE) model->family_note[0] = '\0'; /* the family is now the caller's */
     vx_model_rebuild(model);
     return VRAMEST_OK;
 }
@@ -188,6 +189,7 @@ VRAMEST_API int vramest_model_set_f64(vramest_model *model, vramest_option key, 
     int rc = check(model, "vramest_model_set_f64");
     if (rc) return rc;
     if ((rc = vx_opt_set_f64(&model->a, model->set_bits, H_MODEL, key, value))) return rc;
+    if (key == VRAMEST_MODEL_MODEL_TYPE) model->family_note[0] = '\0'; /* the family is now the caller's */
     vx_model_rebuild(model);
     return VRAMEST_OK;
 }
@@ -197,6 +199,7 @@ VRAMEST_API int vramest_model_set_str(vramest_model *model, vramest_option key, 
     int rc = check(model, "vramest_model_set_str");
     if (rc) return rc;
     if ((rc = vx_opt_set_str(&model->a, model->set_bits, H_MODEL, key, value))) return rc;
+    if (key == VRAMEST_MODEL_MODEL_TYPE) model->family_note[0] = '\0'; /* the family is now the caller's */
     vx_model_rebuild(model);
     return VRAMEST_OK;
 }
@@ -228,7 +231,7 @@ static bool effective_i64(const vramest_model *m, vramest_option key, int64_t *o
     case VRAMEST_MODEL_VOCAB_SIZE: v = s->vocab; break;
     case VRAMEST_MODEL_MOE_INTERMEDIATE_SIZE: v = s->moe_ffn; break;
     case VRAMEST_MODEL_WORD_EMBED_PROJ_DIM: v = s->fam->embed_proj ? s->embed_dim : 0; break;
-    case VRAMEST_MODEL_SHARED_EXPERT_INTERMEDIATE_SIZE: v = s->fam->shared == VX_SHX_GATED_ONE ? s->shared_ffn : 0; break;
+    case VRAMEST_MODEL_SHARED_EXPERT_INTERMEDIATE_SIZE: v = s->shared_kind == VX_SHX_GATED_ONE ? s->shared_ffn : 0; break;
     case VRAMEST_MODEL_TIE_WORD_EMBEDDINGS: *out = s->tied; return true;
     case VRAMEST_MODEL_ATTENTION_BIAS: *out = s->attn_bias; return true;
     case VRAMEST_MODEL_MLP_BIAS: *out = s->mlp_bias; return true;

@@ -30,7 +30,8 @@ enum { VX_ACT_AUTO = 0, VX_ACT_GELU = 1, VX_ACT_GELU_NEW = 2, VX_ACT_GELU_TANH =
        VX_ACT_RELU = 5, VX_ACT_GELU_FAST = 6 };
 /* Parameters of a norm: LayerNorm (weight and bias), RMSNorm (weight),
  * LayerNorm without a bias (weight). */
-enum { VX_NORM_LAYER = 0, VX_NORM_RMS = 1, VX_NORM_LN_WEIGHT = 2 };
+enum { VX_NORM_LAYER = 0, VX_NORM_RMS = 1, VX_NORM_LN_WEIGHT = 2,
+       VX_NORM_NONE = 3 /* a LayerNorm without parameters (OLMo: F.layer_norm(x, shape, None, None)) */ };
 
 /* Values of the architecture options (one field per model option). */
 typedef struct vx_arch {
@@ -51,6 +52,10 @@ typedef struct vx_arch {
     int64_t relative_attention, max_relative_positions, position_buckets, share_att_key, pos_att_types;
     int64_t position_biased_input, rel_embeddings_norm, conv_kernel_size, conv_groups, embedding_size;
     int64_t num_mel_bins, max_source_positions; /* Whisper (1410-1411) */
+    /* Appended (issue #16, plain decoders and MoE variants): */
+    int64_t sliding_window_pattern, no_rope_layer_interval, num_nextn_predict_layers, moe_layer_freq;
+    int64_t attention_out_bias;
+    char layer_blocks[VX_STR_MAX];
 } vx_arch;
 
 /* The resolved architecture: every value effective (defaults applied), and
@@ -93,6 +98,14 @@ typedef struct vx_shape {
     int lm_head_in_base;     /* the bare model class holds the LM head (ChatGLM2+) */
     int token_head;          /* `architectures` is a token-level head (*ForTokenClassification,
                                 *ForQuestionAnswering): seq_cls is one biased linear per token */
+    /* Appended (issue #16, plain decoders and MoE variants): */
+    int64_t nope_every;      /* layer i has no RoPE when (i + 1) % nope_every == 0 (0: none) */
+    int64_t moe_freq;        /* layer i >= dense_layers has experts when i % moe_freq == 0 */
+    int64_t mtp_layers;      /* multi-token-prediction layers the class builds as parameters (MiMo) */
+    int attn_out_bias;       /* bias on the attention output projection (as built) */
+    int shared_kind;         /* VX_SHX_* of the shared experts (the row's, adjusted) */
+    int heads_from_files;    /* no num_attention_heads: a stand-in from the file tensors' q width (128-wide
+                                heads), enough for their weights; estimates beyond load ask for it */
 } vx_shape;
 
 /* Tensor roles (design.md §2). Append-only. */
@@ -171,6 +184,11 @@ struct vramest_model {
      * kind NONE for a text model): their tensors follow the language
      * model's in the inventory. */
     vx_tower tower;
+    /* How the family was chosen when no row names it: config.json's
+     * model_type estimated as the generic decoder (io/hf_config.c), or a
+     * family inferred from a bare checkpoint's tensor names (io/parse.c);
+     * "" when the config named a known family. */
+    char family_note[VX_NOTE_LEN];
 };
 
 /* Rebuild shape + inventory from the options (and file tensors). Sets
@@ -188,7 +206,8 @@ int vx_cover_file_tensors(struct vramest_model *m) VX_HIDDEN;
  * whole model (nothing added from the architecture). */
 static inline int vx_weights_provenance(const struct vramest_model *m)
 {
-    return m->has_file_inv && !m->cover_note[0] ? VRAMEST_PROV_EXACT_FILE : VRAMEST_PROV_EXACT_ARCH;
+    if (m->has_file_inv && !m->cover_note[0]) return VRAMEST_PROV_EXACT_FILE;
+    return m->shape.fam && m->shape.fam->generic ? VRAMEST_PROV_APPROXIMATE : VRAMEST_PROV_EXACT_ARCH;
 }
 /* Build the architecture inventory for a resolved shape and its layers. */
 int vx_inventory_build(const vx_arch *a, const vx_shape *s, const vx_layers *L, vx_tensor **inv, size_t *n,
@@ -196,8 +215,18 @@ int vx_inventory_build(const vx_arch *a, const vx_shape *s, const vx_layers *L, 
 /* Resolve effective values/traits from the options, and the per-layer
  * layout into *L (shape.c, layers.c). */
 int vx_shape_resolve(const struct vramest_model *m, vx_shape *s, vx_layers *L) VX_HIDDEN;
-/* The per-layer layout of a resolved shape (layers.c). */
-int vx_layers_resolve(const vx_shape *s, vx_layers *L) VX_HIDDEN;
+/* The per-layer layout of a resolved shape (layers.c); `a` gives the
+ * per-layer blocks of a heterogeneous model (layer_blocks). */
+int vx_layers_resolve(const vx_shape *s, const vx_arch *a, vx_layers *L) VX_HIDDEN;
+/* One block of layer_blocks: `count` consecutive layers with `kv` key/value
+ * heads (0: no attention, -1: a hidden x hidden linear) and an MLP of `ffn`
+ * (0: none, -1: a linear). */
+typedef struct vx_block_run {
+    int64_t kv, ffn, count;
+} vx_block_run;
+/* Parse layer_blocks into up to `cap` runs (*n receives the count);
+ * VRAMEST_E_INVALID_MODEL naming what is wrong, VRAMEST_E_LIMIT past cap. */
+int vx_layer_blocks_parse(const char *text, vx_block_run *out, size_t cap, size_t *n) VX_HIDDEN;
 /* Append one group to a growable inventory. */
 int vx_inv_push(vx_tensor **inv, size_t *n, size_t *cap, const vx_tensor *t) VX_HIDDEN;
 

@@ -114,8 +114,9 @@ const vx_option_def vx_model_options[] = {
          VRAMEST_DTYPE_AUTO, torch_dtype, "dtype the checkpoint is stored in; auto = unknown"),
     BOOL(VRAMEST_MODEL_USE_SLIDING_WINDOW, "use_sliding_window", NULL, 0, use_sliding_window,
          "Qwen2/Qwen3: whether sliding_window is used (default false)"),
-    REQ(VRAMEST_MODEL_SHARED_EXPERT_INTERMEDIATE_SIZE, "shared_expert_intermediate_size", NULL, K26,
-        shared_expert_intermediate_size, "MLP width of the shared expert (Qwen2-MoE; required there)"),
+    OPT(VRAMEST_MODEL_SHARED_EXPERT_INTERMEDIATE_SIZE, "shared_expert_intermediate_size", "shared_intermediate_size",
+        0, K26, 0, shared_expert_intermediate_size,
+        "MLP width of the shared expert (Qwen2-MoE; required there); 0 = none (Qwen3-Coder's config says 0)"),
     OPT(VRAMEST_MODEL_RELATIVE_ATTENTION_NUM_BUCKETS, "relative_attention_num_buckets", NULL, 1, 65536, 32,
         relative_attention_num_buckets, "T5 relative position buckets"),
     F64(VRAMEST_MODEL_FINAL_LOGIT_SOFTCAPPING, "final_logit_softcapping", NULL, 0, 1e9, 0, final_logit_softcapping,
@@ -164,6 +165,25 @@ const vx_option_def vx_model_options[] = {
         "Whisper: mel channels into the encoder's convolution stem"),
     OPT(VRAMEST_MODEL_MAX_SOURCE_POSITIONS, "max_source_positions", NULL, 1, K24, 1500, max_source_positions,
         "Whisper: encoder positions (audio frames after the stride-2 stem; 1500 for 30 s)"),
+    OPT(VRAMEST_MODEL_SLIDING_WINDOW_PATTERN, "sliding_window_pattern", NULL, 0, 100000, 0, sliding_window_pattern,
+        "layer i uses the sliding window unless (i + 1) % N == 0 (Gemma 3: 6, Cohere2: 4); config.json's layer_types "
+        "or an 'LLLG' string give it too; 0 = the family's"),
+    OPT(VRAMEST_MODEL_NO_ROPE_LAYER_INTERVAL, "no_rope_layer_interval", NULL, 0, 100000, 0, no_rope_layer_interval,
+        "layer i has no rotary positions (NoPE) when (i + 1) % N == 0 (SmolLM3: 4); config.json's no_rope_layers "
+        "gives it too; 0 = RoPE on every layer"),
+    ROW(VRAMEST_MODEL_LAYER_BLOCKS, "layer_blocks", NULL, VRAMEST_TYPE_STRING, 0, VX_STR_MAX - 1, 0, NULL, "",
+        layer_blocks,
+        "per-layer blocks of a heterogeneous model (Nemotron-NAS block_configs): comma-separated "
+        "ATTN:MLP[*COUNT], ATTN = key/value heads, 0 (no attention) or L (one hidden x hidden linear), "
+        "MLP = intermediate size, 0 (no MLP) or L; empty = every layer alike"),
+    OPT(VRAMEST_MODEL_NUM_NEXTN_PREDICT_LAYERS, "num_nextn_predict_layers", "num_mtp_layers", 0, 64, 0,
+        num_nextn_predict_layers,
+        "multi-token-prediction layers of the checkpoint (parameters of the class only where it builds them: "
+        "MiMo)"),
+    OPT(VRAMEST_MODEL_MOE_LAYER_FREQ, "moe_layer_freq", NULL, 1, 100000, 1, moe_layer_freq,
+        "layer i >= first_k_dense_replace has experts when i % N == 0 (DeepSeek); the others a dense MLP"),
+    BOOL(VRAMEST_MODEL_ATTENTION_OUT_BIAS, "attention_out_bias", NULL, 0, attention_out_bias,
+         "bias on the attention output projection (Seed-OSS); default: the family's"),
 };
 
 const size_t vx_model_option_count = VX_ARRAY_LEN(vx_model_options);

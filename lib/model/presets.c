@@ -9,13 +9,7 @@
 #include <string.h>
 
 #include "model/hf_config.h"
-#include "model/model.h"
-
-typedef struct vx_preset {
-    const char *name;
-    const char *aliases; /* comma-separated: short names and the HF repo id */
-    const char *config;  /* config.json */
-} vx_preset;
+#include "model/presets.h"
 
 static const vx_preset presets[] = {
     {"llama-2-7b", "meta-llama/Llama-2-7b-hf",
@@ -398,20 +392,32 @@ static const vx_preset presets[] = {
      "\"num_mel_bins\":128,\"torch_dtype\":\"float32\",\"vocab_size\":51866}"},
 };
 
+/* Preset i of both tables: this file's, then the 2025-2026 zoo's
+ * (presets_2026.c). */
+static const vx_preset *preset_at(size_t i)
+{
+    if (i < VX_ARRAY_LEN(presets)) return &presets[i];
+    i -= VX_ARRAY_LEN(presets);
+    return i < vx_presets_2026_count ? &vx_presets_2026[i] : NULL;
+}
+
 VRAMEST_API uint32_t vramest_preset_count(void)
 {
-    return (uint32_t)VX_ARRAY_LEN(presets);
+    return (uint32_t)(VX_ARRAY_LEN(presets) + vx_presets_2026_count);
 }
 
 VRAMEST_API const char *vramest_preset_name(uint32_t index)
 {
-    return index < VX_ARRAY_LEN(presets) ? presets[index].name : NULL;
+    const vx_preset *p = preset_at(index);
+    return p ? p->name : NULL;
 }
 
 static const vx_preset *find_preset(const char *name)
 {
-    for (size_t i = 0; i < VX_ARRAY_LEN(presets); i++)
-        if (!vx_strcasecmp(presets[i].name, name) || vx_in_list(presets[i].aliases, name)) return &presets[i];
+    for (size_t i = 0; preset_at(i); i++) {
+        const vx_preset *p = preset_at(i);
+        if (!vx_strcasecmp(p->name, name) || vx_in_list(p->aliases, name)) return p;
+    }
     return NULL;
 }
 
@@ -419,7 +425,7 @@ static int unknown_preset(const char *name)
 {
     vx_close c;
     vx_close_init(&c, name, VX_CLOSE_ANY);
-    for (size_t i = 0; i < VX_ARRAY_LEN(presets); i++) vx_close_offer(&c, presets[i].name);
+    for (size_t i = 0; preset_at(i); i++) vx_close_offer(&c, preset_at(i)->name);
     return vx_fail(VRAMEST_E_UNKNOWN_NAME, "unknown model preset '%.100s' (closest: %s, %s, %s)", name, c.best[0],
                    c.best[1], c.best[2]);
 }

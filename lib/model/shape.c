@@ -82,17 +82,62 @@ int vx_head_resolve(const vx_shape *s, int head)
     return (head == VX_HEAD_SEQ2SEQ_LM || head == VX_HEAD_MASKED_LM) ? VX_HEAD_CAUSAL_LM : head;
 }
 
+/* Rows of the first file tensor group with `role`, kind `kind` and, when
+ * `name` is not NULL, that leaf name (0 when none). */
+static int64_t file_rows(const struct vramest_model *m, int role, int kind, const char *name)
+{
+    for (size_t i = 0; m->has_file_inv && i < m->n_file_inv; i++) {
+        const vx_tensor *t = &m->file_inv[i];
+        if (t->role == role && t->kind == kind && (!name || !strcmp(t->name, name))) return t->rows;
+    }
+    return 0;
+}
+
+/* What a checkpoint's shapes say of the heads when the config does not
+ * (issue #16 item 5: a bare safetensors file): a per-head q_norm gives
+ * head_dim (Qwen3, Gemma 3) and with q_proj's width the heads; k_proj's
+ * width gives the key/value heads. Without a per-head norm the heads are
+ * unknown: a stand-in of 128-wide heads lets the weights (exact from the
+ * files) be estimated, and every estimate beyond load asks for them. */
+static void heads_from_files(const struct vramest_model *m, vx_shape *s, int64_t *heads, int64_t *head_dim,
+                             int64_t *kv)
+{
+    int64_t q = file_rows(m, VX_ROLE_ATTN_Q, VX_TK_MATRIX, NULL), k = file_rows(m, VX_ROLE_ATTN_K, VX_TK_MATRIX, NULL);
+    int64_t qn = file_rows(m, VX_ROLE_NORM, VX_TK_NORM, "q_norm");
+    if (q <= 0) return;
+    if (!*head_dim && qn > 0 && qn < q && q % qn == 0) *head_dim = qn;
+    if (!*heads) {
+        /* a stand-in head width dividing q_proj's and k_proj's widths: the
+         * shapes, so the count, come out right whatever the true split */
+        int64_t d = *head_dim;
+        if (!d) {
+            d = q;
+            for (int64_t b = k > 0 ? k : 128; b;) { int64_t t = d % b; d = b, b = t; } /* gcd */
+            while (d > 128 && d % 2 == 0) d /= 2;
+        }
+        if (d <= 0 || q % d) return;
+        *heads = q / d;
+        s->heads_from_files = !*head_dim;
+    }
+    if (!*head_dim && q % *heads == 0 && q != s->hidden) *head_dim = q / *heads; /* Qwen3: 128 x heads != hidden */
+    if (!*kv && k > 0 && (k * *heads) % q == 0) *kv = k * *heads / q;
+}
+
 static int resolve_heads(const struct vramest_model *m, const vx_rules *r, vx_shape *s)
 {
     const vx_arch *a = &m->a;
     const vx_family *f = s->fam;
     int fam = s->family;
-    s->heads = a->num_attention_heads;
+    bool hd_given = is_set(m, VRAMEST_MODEL_HEAD_DIM) && r->hd_rule == VX_HD_CONFIG;
+    int64_t heads = a->num_attention_heads, hd = hd_given ? a->head_dim : 0;
+    int64_t kv_files = 0;
+    if (m->has_file_inv && r->kv_rule == VX_KV_CONFIG)
+        heads_from_files(m, s, &heads, &hd, &kv_files);
+    s->heads = heads;
     if (!s->heads) return missing(fam, VRAMEST_MODEL_NUM_ATTENTION_HEADS);
 
-    bool hd_given = is_set(m, VRAMEST_MODEL_HEAD_DIM) && r->hd_rule == VX_HD_CONFIG;
-    if (hd_given) {
-        s->head_dim = a->head_dim;
+    if (hd_given || hd) {
+        s->head_dim = hd;
     } else if (f->head_dim) {
         s->head_dim = f->head_dim;
     } else {
@@ -105,7 +150,9 @@ static int resolve_heads(const struct vramest_model *m, const vx_rules *r, vx_sh
     }
 
     /* Key/value heads: the family decides what a config means by them. */
-    int64_t kv = is_set(m, VRAMEST_MODEL_NUM_KEY_VALUE_HEADS) ? a->num_key_value_heads : s->heads;
+    int64_t kv = is_set(m, VRAMEST_MODEL_NUM_KEY_VALUE_HEADS) ? a->num_key_value_heads
+                 : kv_files > 0                                   ? kv_files
+                                                                  : s->heads;
     if (r->kv_rule == VX_KV_MQA_FLAG) /* multi_query defaults to true in these classes */
         kv = (!is_set(m, VRAMEST_MODEL_MULTI_QUERY) || a->multi_query) ? 1 : s->heads;
     else if (r->kv_rule == VX_KV_MHA) /* no grouped-query attention (MLA caches a latent) */
@@ -136,12 +183,12 @@ static int resolve_ffn(const struct vramest_model *m, const vx_rules *r, vx_shap
     return VRAMEST_OK;
 }
 
-static int resolve_moe(const struct vramest_model *m, vx_shape *s)
+static int resolve_moe(const struct vramest_model *m, const vx_rules *r, vx_shape *s)
 {
     const vx_arch *a = &m->a;
     const vx_family *f = s->fam;
     int fam = s->family;
-    if (f->moe == VX_MOE_NONE) return VRAMEST_OK;
+    if (r->moe == VX_MOE_NONE) return VRAMEST_OK;
     if (!is_set(m, VRAMEST_MODEL_NUM_LOCAL_EXPERTS)) return missing(fam, VRAMEST_MODEL_NUM_LOCAL_EXPERTS);
     if (!is_set(m, VRAMEST_MODEL_NUM_EXPERTS_PER_TOK)) return missing(fam, VRAMEST_MODEL_NUM_EXPERTS_PER_TOK);
     s->experts = a->num_local_experts;
@@ -153,26 +200,30 @@ static int resolve_moe(const struct vramest_model *m, vx_shape *s)
         s->moe_ffn = is_set(m, VRAMEST_MODEL_MOE_INTERMEDIATE_SIZE) ? a->moe_intermediate_size : s->ffn;
         return VRAMEST_OK;
     }
-    if (!is_set(m, VRAMEST_MODEL_MOE_INTERMEDIATE_SIZE)) return missing(fam, VRAMEST_MODEL_MOE_INTERMEDIATE_SIZE);
-    s->moe_ffn = a->moe_intermediate_size;
-    if (f->shared == VX_SHX_GATED_ONE) {
+    /* the generic decoder takes intermediate_size for experts without their own */
+    if (f->generic && !is_set(m, VRAMEST_MODEL_MOE_INTERMEDIATE_SIZE) && s->ffn) s->moe_ffn = s->ffn;
+    else if (!is_set(m, VRAMEST_MODEL_MOE_INTERMEDIATE_SIZE)) return missing(fam, VRAMEST_MODEL_MOE_INTERMEDIATE_SIZE);
+    else s->moe_ffn = a->moe_intermediate_size;
+    s->shared_kind = r->shared;
+    if (r->shared == VX_SHX_GATED_ONE) {
         /* One shared expert of its own width, behind a sigmoid gate. */
         if (!is_set(m, VRAMEST_MODEL_SHARED_EXPERT_INTERMEDIATE_SIZE))
             return missing(fam, VRAMEST_MODEL_SHARED_EXPERT_INTERMEDIATE_SIZE);
         s->shared_experts = 1;
-        s->shared_ffn = a->shared_expert_intermediate_size;
-    } else if (f->shared == VX_SHX_MERGED) {
+        s->shared_ffn = a->shared_expert_intermediate_size; /* 0: the gate alone */
+    } else if (r->shared == VX_SHX_MERGED) {
         /* n_shared_experts merged into one MLP of width
          * moe_intermediate_size * n_shared_experts (DeepSeek). */
         s->shared_experts = a->n_shared_experts;
-        s->shared_ffn = a->n_shared_experts * a->moe_intermediate_size;
+        s->shared_ffn = a->n_shared_experts * s->moe_ffn;
     }
     if (f->dense_first) {
         s->dense_layers = a->first_k_dense_replace;
+        s->moe_freq = a->moe_layer_freq > 1 ? a->moe_layer_freq : 1;
         if (s->dense_layers > s->layers)
             return vx_fail(VRAMEST_E_INVALID_MODEL, "first_k_dense_replace (%lld) is larger than num_hidden_layers (%lld)",
                            (long long)s->dense_layers, (long long)s->layers);
-        if (s->dense_layers > 0 && !s->ffn) return missing(fam, VRAMEST_MODEL_INTERMEDIATE_SIZE);
+        if ((s->dense_layers > 0 || s->moe_freq > 1) && !s->ffn) return missing(fam, VRAMEST_MODEL_INTERMEDIATE_SIZE);
     }
     return VRAMEST_OK;
 }
@@ -208,12 +259,37 @@ static void resolve_window(const struct vramest_model *m, vx_shape *s)
     case VX_WIN_FLAGGED: /* Qwen: only with use_sliding_window */
         if (w > 0 && a->use_sliding_window) s->sliding_window = w, s->sliding_pattern = 1;
         break;
-    case VX_WIN_PATTERN:
+    case VX_WIN_PATTERN: {
+        /* sliding_window_pattern (or layer_types): 1 = no layer slides, more
+         * than the layers = every layer does */
+        int64_t P = a->sliding_window_pattern > 0 ? a->sliding_window_pattern : f->window_every;
         s->sliding_window = is_set(m, VRAMEST_MODEL_SLIDING_WINDOW) ? w : f->window_default;
-        s->sliding_pattern = s->sliding_window ? f->window_every : 0;
+        if (P == 1) s->sliding_window = 0;
+        s->sliding_pattern = !s->sliding_window ? 0 : P > s->layers ? 1 : (int)P;
         break;
+    }
     default: break;
     }
+}
+
+/* A heterogeneous model (layer_blocks): the model-wide key/value heads and
+ * MLP width are those of its first attention layer and its widest MLP, the
+ * references per-layer sizes are scaled from (tensor parallelism, caches). */
+static int resolve_blocks(const struct vramest_model *m, vx_shape *s)
+{
+    if (!m->a.layer_blocks[0]) return VRAMEST_OK;
+    vx_block_run b[VX_MAX_RUNS];
+    size_t n;
+    int rc = vx_layer_blocks_parse(m->a.layer_blocks, b, VX_MAX_RUNS, &n);
+    if (rc) return rc;
+    int64_t kv = 0, ffn = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!kv && b[i].kv > 0) kv = b[i].kv;
+        if (b[i].ffn > ffn) ffn = b[i].ffn;
+    }
+    if (kv > 0) s->kv_heads = kv;
+    if (!s->ffn) s->ffn = ffn;
+    return VRAMEST_OK;
 }
 
 static int kind_default_head(const vx_family *f)
@@ -229,7 +305,7 @@ static void rules_of(const struct vramest_model *m, const vx_family *f, vx_rules
     *r = (vx_rules){.norm = f->norm, .tied = f->tied, .attn_bias = f->attn_bias, .mlp_bias = f->mlp_bias,
                     .act = f->act, .gated = f->gated, .untied = f->untied, .hd_rule = f->hd_rule,
                     .kv_rule = f->kv_rule, .ffn_rule = f->ffn_rule, .placement = f->placement, .norms = f->norms,
-                    .n_lm_head = f->n_lm_head ? f->n_lm_head : "lm_head"};
+                    .n_lm_head = f->n_lm_head ? f->n_lm_head : "lm_head", .moe = f->moe, .shared = f->shared};
     if (!r->norms) {
         int n = 0;
         while (n < 4 && f->n_norm[n]) n++;
@@ -272,6 +348,8 @@ static int resolve(const struct vramest_model *m, vx_shape *s)
     s->norm_kind = r.norm;
     s->tied = r.untied ? 0 : is_set(m, VRAMEST_MODEL_TIE_WORD_EMBEDDINGS) ? (int)a->tie_word_embeddings : r.tied;
     s->attn_bias = is_set(m, VRAMEST_MODEL_ATTENTION_BIAS) ? (int)a->attention_bias : r.attn_bias;
+    s->attn_out_bias = f->o_bias_off ? 0 : s->attn_bias;
+    if (is_set(m, VRAMEST_MODEL_ATTENTION_OUT_BIAS)) s->attn_out_bias = (int)a->attention_out_bias;
     s->mlp_bias = is_set(m, VRAMEST_MODEL_MLP_BIAS) ? (int)a->mlp_bias : r.mlp_bias;
     s->act = a->hidden_act != VX_ACT_AUTO ? (int)a->hidden_act : r.act;
     s->gated = r.gated;
@@ -295,12 +373,15 @@ static int resolve(const struct vramest_model *m, vx_shape *s)
     if (rc) return rc;
     if (s->learned_pos && !s->max_pos) return missing(fam, VRAMEST_MODEL_MAX_POSITION_EMBEDDINGS);
     if ((rc = resolve_ffn(m, &r, s))) return rc;
-    if ((rc = resolve_moe(m, s))) return rc;
+    if ((rc = resolve_moe(m, &r, s))) return rc;
     if ((rc = resolve_mla(m, s))) return rc;
     resolve_window(m, s);
+    if ((rc = resolve_blocks(m, s))) return rc;
+    s->mtp_layers = a->num_nextn_predict_layers;
 
     if (f->embed_proj && is_set(m, VRAMEST_MODEL_WORD_EMBED_PROJ_DIM)) s->embed_dim = a->word_embed_proj_dim;
     if (f->rotary && !s->rotary_dim) s->rotary_dim = a->rotary_dim ? a->rotary_dim : s->head_dim;
+    if (s->rotary_dim) s->nope_every = a->no_rope_layer_interval;
     if (s->rotary_dim > s->head_dim)
         return vx_fail(VRAMEST_E_INVALID_MODEL, "rotary_dim (%lld) is larger than the head dimension (%lld)",
                        (long long)s->rotary_dim, (long long)s->head_dim);
@@ -315,5 +396,5 @@ int vx_shape_resolve(const struct vramest_model *m, vx_shape *s, vx_layers *L)
 {
     memset(s, 0, sizeof *s);
     int rc = resolve(m, s);
-    return rc ? rc : vx_layers_resolve(s, L);
+    return rc ? rc : vx_layers_resolve(s, &m->a, L);
 }

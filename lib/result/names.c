@@ -14,8 +14,8 @@ const char *const vx_value_names[VX_NVAL] = {
 };
 const char *const vx_verdict_names[3] = {"does_not_fit", "fits_low_end", "fits"};
 const char *const vx_phase_names[VX_NPHASE] = {"load", "forward", "backward", "optimizer", "prefill", "decode"};
-const char *const vx_provenance_names[VX_NPROV] = {"none", "exact-from-file", "exact-from-architecture", "formula",
-                                                    "empirical-constant"};
+const char *const vx_provenance_names[VX_NPROV] = {"none",    "exact-from-file",    "exact-from-architecture",
+                                                    "formula", "empirical-constant", "approximate"};
 
 VRAMEST_API uint32_t vramest_category_count(void)
 {

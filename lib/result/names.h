@@ -9,7 +9,7 @@
 #define VX_NCAT 11
 #define VX_NVAL 18
 #define VX_NPHASE 6
-#define VX_NPROV 5
+#define VX_NPROV 6
 
 extern const char *const vx_category_names[] VX_HIDDEN;
 extern const char *const vx_device_names[] VX_HIDDEN;

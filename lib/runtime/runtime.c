@@ -245,6 +245,11 @@ static const rule rules[] = {
      * #35761, 2025-04); OPT still had them in 4.45.0.dev (the HF OPT SDPA
      * table of PR #33298 matches tuple caches). */
     {VX_FW_ANY, VX_RTC_TRANSFORMERS, 0, UPTO(4, 51), FIELD(tuple_cache), 1},
+    /* DynamicLayer starts from an empty tensor and torch.cat's every update
+     * onto it from 4.56 (cache_utils.py, lazy_initialization: the change
+     * fla-org/flash-linear-attention#582 pinned transformers < 4.56 for);
+     * before, the cache kept the tensors it was handed. */
+    {VX_FW_ANY, VX_RTC_TRANSFORMERS, 0, UPTO(4, 55), FIELD(cache_views), 1},
 };
 
 void vx_runtime_resolve(int framework, const vx_runtime_versions *v, vx_runtime *out)

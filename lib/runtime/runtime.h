@@ -165,6 +165,9 @@ typedef struct vx_runtime {
                                 correction, on by default; without vLLM only for num_iterations > 1) */
     int tp_save_gathered;    /* a column-parallel linear under sequence parallelism saves its all-gathered
                                 input, not the shard (nanotron before tp_recompute_allgather, 2024-07-17) */
+    /* Appended (issue #16): the model code again */
+    int cache_views;         /* the first cache update stores the K/V tensors it is handed, views of a
+                                fused q|k|v output included (< 4.56; DynamicLayer copies since) */
 } vx_runtime;
 
 /* Resolve the runtime of `framework` at the versions `v` (NULL = all

@@ -341,12 +341,29 @@ static int attention(vx_ab *a, int hin_local, const vx_part *P, int cross, int k
     return o;
 }
 
+/* A linear of another width: `out` (or `in`) replaced, its gradient scaled. */
+static vx_lin resized(const vx_lin *L, int64_t in, int64_t out)
+{
+    vx_lin r = *L;
+    if (L->in > 0 && L->out > 0 && in > 0 && out > 0) {
+        r.wgrad = (uint64_t)((double)L->wgrad * ((double)in * (double)out) / ((double)L->in * (double)L->out));
+        r.in = in, r.out = out;
+    }
+    return r;
+}
+
 static int dense_mlp(vx_ab *a, int h_local, const vx_part *P, uint64_t rows, int gate_role, int up_role, int down_role,
                      int64_t ffn)
 {
     int h = gate_role == VX_ROLE_MLP_GATE ? vx_op_sp_gather(a, h_local) : vx_op_view(a, h_local, vx_op_elems(a, h_local));
     const vx_act_cfg *c = a->c;
     const vx_lin *Lg = lin_of(P, gate_role), *Lu = lin_of(P, up_role), *Ld = lin_of(P, down_role);
+    vx_lin kg, ku, kd;
+    if (gate_role == VX_ROLE_MLP_GATE && c->kind_ffn > 0) {
+        kg = resized(Lg, Lg->in, c->kind_ffn), ku = resized(Lu, Lu->in, c->kind_ffn);
+        kd = resized(Ld, c->kind_ffn, Ld->out);
+        Lg = &kg, Lu = &ku, Ld = &kd;
+    }
     int p;
     if (c->gated) {
         int g, u;
@@ -501,7 +518,7 @@ static int layer(vx_ab *a, int X, const vx_part *P, int cross)
     int r[VX_BLOCK_SLOTS];
     r[0] = X;
     int Y = X;
-    for (const vx_bop *o = vx_block_ops(c->place, cross); o->op != VX_BOP_END; o++) {
+    for (const vx_bop *o = vx_block_ops_of(c->place, cross, c->no_mixer, c->no_mlp); o->op != VX_BOP_END; o++) {
         int in = r[o->a];
         switch (o->op) {
         case VX_BOP_NORM: r[o->dst] = norm(a, in, P); break;

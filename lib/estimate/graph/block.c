@@ -42,6 +42,10 @@ static const vx_bop sandwich[] = {N(1, 0), AT(2, 1), D(1), N(3, 2), D(2), ADD(4,
 static const vx_bop post_sub[] = {AT(1, 0), N(2, 1), D(1),     ADD(3, 0, 2), D(2), M(4, 3),
                                   N(5, 4),  D(4),    ADD(6, 3, 5), D(3),    D(5), END};
 
+/* DeciLM's no-op blocks: y = x + attn(norm(x)), or y = x + mlp(norm(x)) */
+static const vx_bop pre_mixer_only[] = {N(1, 0), AT(2, 1), D(1), ADD(3, 0, 2), D(2), END};
+static const vx_bop pre_mlp_only[] = {N(1, 0), M(2, 1), D(1), ADD(3, 0, 2), D(2), END};
+
 /* What each list holds at its sublayers, walked once per list here and
  * checked against the walk (vx_block_walk) by tests/test_family.c: the
  * inference forward asks for it per layer kind and per pass. */
@@ -61,6 +65,12 @@ const vx_bop *vx_block_ops(int place, int cross)
     case VX_PLACE_POST_SUB: return post_sub;
     default: return cross ? pre_cross : pre;
     }
+}
+
+const vx_bop *vx_block_ops_of(int place, int cross, int no_mixer, int no_mlp)
+{
+    if (place == VX_PLACE_PRE && !cross && no_mixer != no_mlp) return no_mixer ? pre_mlp_only : pre_mixer_only;
+    return vx_block_ops(place, cross);
 }
 
 void vx_block_held(int place, int cross, int *attn_held, int *mlp_held)

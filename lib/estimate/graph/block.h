@@ -29,6 +29,11 @@ typedef struct vx_bop {
 /* The ops of a layer with norm placement `place` (VX_PLACE_*) and, when
  * `cross`, a cross-attention sublayer after self-attention. */
 const vx_bop *vx_block_ops(int place, int cross) VX_HIDDEN;
+/* ... of a layer without its token mixer or without its MLP (a NAS no-op
+ * block: the sublayer, its norm and its residual add are gone). Only the
+ * pre-norm block has such layers (DeciLM); other placements get their
+ * whole list. */
+const vx_bop *vx_block_ops_of(int place, int cross, int no_mixer, int no_mlp) VX_HIDDEN;
 
 /* Hidden-sized tensors a block holds besides its input while its token
  * mixer runs (the mixer's input among them) and while its MLP runs: the

@@ -55,6 +55,14 @@ typedef struct vx_act_cfg {
     int rg_stream;         /* the residual stream requires grad entering the layer */
     int zero3_linear;      /* nn.Linear is DeepSpeed's LinearFunctionForZeroStage3: saves its input
                               whenever a graph is built, frozen or not (vx_shard_zero3_linear) */
+    /* Appended (issue #16): the layer kind has no attention / no MLP (NAS
+     * no-op blocks; a hidden x hidden linear in their place is counted as
+     * nothing: one hidden-sized output). */
+    uint8_t no_mixer, no_mlp;
+    /* The kind's own dense MLP width on this rank (0: the model's), when
+     * the part's linears are another kind's (Nemotron-NAS): the dense
+     * MLP's linears are resized to it. */
+    int64_t kind_ffn;
 } vx_act_cfg;
 
 /* Results of running one program (a layer class, the embeddings, the head). */

@@ -23,17 +23,20 @@ uint64_t vx_infer_prompt_len(const vx_config_values *cv)
     return (uint64_t)(cv->prompt_len > 0 ? cv->prompt_len : cv->seq_len);
 }
 
-/* The prompt's cache right after prefill. GPT-2 / GPT-BigCode cache views
- * of the fused c_attn output, and GPT-NeoX / Phi-3 / ChatGLM a view for V
- * (K is rotated into a new tensor), so each layer's whole q|k|v output stays
- * pinned until the first decode step copies the cache (harness README:
- * GPT-2 prefill cache +50%). */
+/* The prompt's cache right after prefill. Before transformers 4.56, GPT-2 /
+ * GPT-BigCode cache views of the fused c_attn output, and GPT-NeoX / Phi-3 /
+ * ChatGLM / InternLM2 / Baichuan a view for V (K is rotated into a new
+ * tensor), so each layer's whole q|k|v output (its query heads included)
+ * stays pinned until the first decode step copies the cache (harness
+ * README: GPT-2 prefill cache +50%). The plan says so: the kv_cache then
+ * exceeds K and V of the key/value heads. */
 static uint64_t prefill_cache(const vx_ctx *x, const vx_shard *sh, const vx_kv_layout *kl, uint64_t seqs,
                               uint64_t tokens)
 {
     const vx_shape *s = x->pol.s;
     uint64_t normal = vx_kv_cache_bytes(kl, seqs, tokens, 0, 1);
     if (kl->hf_quantized || kl->static_cache || kl->mla_latent || kl->layers <= 0) return normal;
+    if (!x->rt.cache_views) return normal; /* transformers >= 4.56 copies (runtime.c) */
     uint64_t qd = (uint64_t)(sh->heads_rank * s->head_dim), kvd = kl->k_elems;
     uint64_t row;
     switch (s->fam->prefill_pin) {
@@ -44,6 +47,13 @@ static uint64_t prefill_cache(const vx_ctx *x, const vx_shard *sh, const vx_kv_l
     uint64_t A = kl->blk_elems == 1 ? kl->blk_bytes : 2;
     uint64_t per_layer = vx_alloc_round(vx_sat_mul(vx_sat_mul(seqs, tokens), vx_sat_mul(row, A)));
     uint64_t pinned = vx_sat_mul((uint64_t)kl->layers, per_layer);
+    if (pinned > normal)
+        vx_result_warn(x->r,
+                       "kv_cache after prefill: %.2f GiB, not the %.2f GiB of K and V of %lld key/value heads: the "
+                       "cache holds views of each layer's fused q|k|v output until the first decode step copies it "
+                       "(transformers < 4.56; later releases copy at once)",
+                       (double)pinned / (1024.0 * 1024.0 * 1024.0), (double)normal / (1024.0 * 1024.0 * 1024.0),
+                       (long long)(s->kv_heads > 0 ? s->kv_heads : s->heads));
     return vx_max_u64(normal, pinned);
 }
 

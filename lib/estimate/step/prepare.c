@@ -45,7 +45,7 @@ void vx_train_cfg(const vx_ctx *x, const vx_shard *sh, const vx_train_model *tm,
     if (c->megatron) c->norm = VX_NS_FUSED;
     else if (f->norm_impl == VX_NI_RMS_T5) c->norm = VX_NS_RMS_T5;
     else if (f->norm_impl == VX_NI_RMS_GEMMA) c->norm = VX_NS_RMS_GEMMA;
-    else if (s->norm_kind == VX_NORM_LAYER) c->norm = VX_NS_LN;
+    else if (s->norm_kind == VX_NORM_LAYER || s->norm_kind == VX_NORM_NONE) c->norm = VX_NS_LN;
     else c->norm = VX_NS_RMS_HF;
     c->emb_drop = f->embed_dropout;
     c->emb_scale = f->embed_scale && !c->megatron;
@@ -168,10 +168,12 @@ static void kind_cfg(const vx_act_cfg *c, const vx_shape *s, const vx_layer_kind
     *out = *c;
     out->moe = k->mlp == VX_MLPK_MOE && s->experts > 0;
     out->rot = k->rope ? s->rotary_dim : 0;
-    if (k->ffn != s->ffn && k->ffn > 0) out->ffn = k->ffn / c->tp > 0 ? k->ffn / c->tp : k->ffn;
+    if (k->ffn != s->ffn && k->ffn > 0) out->ffn = out->kind_ffn = k->ffn / c->tp > 0 ? k->ffn / c->tp : k->ffn;
     if (k->heads != s->heads && s->heads > 0) out->a = (k->heads * c->a + s->heads - 1) / s->heads;
     if (k->kv_heads != s->kv_heads && s->kv_heads > 0) out->akv = (k->kv_heads * c->akv + s->kv_heads - 1) / s->kv_heads;
     if (k->head_dim != s->head_dim && !s->kv_lora_rank) out->d = k->head_dim;
+    out->no_mixer = k->mixer == VX_MIX_NONE || k->mixer == VX_MIX_PROJ;
+    out->no_mlp = k->mlp == VX_MLPK_NONE || k->mlp == VX_MLPK_PROJ;
 }
 
 /* Layers [first, first + n) of a stack, one stack of the step per distinct

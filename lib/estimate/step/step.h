@@ -19,8 +19,10 @@
 
 struct vx_cprog;
 
-/* Programs: the embeddings, the head, up to six stacks of layers. */
-enum { VX_SP_EMB = 0, VX_SP_HEAD = 1, VX_SP_STK = 2, VX_SP_NSTK = 6, VX_SP_N = VX_SP_STK + VX_SP_NSTK };
+/* Programs: the embeddings, the head, stacks of layers: one per layer
+ * kind (model/family.h, VX_MAX_KINDS; Nemotron-NAS has 8), plus the frozen
+ * layers and a first layer whose input does not require grad. */
+enum { VX_SP_EMB = 0, VX_SP_HEAD = 1, VX_SP_STK = 2, VX_SP_NSTK = VX_MAX_KINDS + 2, VX_SP_N = VX_SP_STK + VX_SP_NSTK };
 
 /* The leaves: byte terms of the step other than the programs'. The first
  * VX_NCAT are what lives through the step (weights, master, states,
