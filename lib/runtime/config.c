@@ -83,7 +83,7 @@ void vx_config_resolve_versions(vx_config_values *v)
     if (!v->framework_version[0])
         v->framework_v = 0;
     else
-        v->framework_v = fi && fi->forms && !vx_version_parse(v->framework_version, fi->forms, &fw, NULL) &&
+        v->framework_v = fi && fi->forms && !vx_runtime_parse_version(fi, v->framework_version, &fw, NULL) &&
                                  fw >= fi->oldest
                              ? fw
                              : -1;

@@ -59,6 +59,11 @@ typedef struct vx_config_values {
     char torch_version[VX_STR_MAX];
     char transformers_version[VX_STR_MAX];
     char framework_version[VX_STR_MAX];
+    /* runtime, appended (issue #18): serving engines */
+    int64_t enable_lora, max_loras, max_lora_rank, sampler;
+    double mem_fraction_static;
+    int64_t chunked_prefill_size, cuda_graph_max_bs, max_total_tokens, enable_dp_attention;
+    int64_t n_seq, kv_unified, num_ctx, num_parallel;
     /* Not options: the versions above as VX_VER values (0 = the default),
      * parsed when set; framework_v is -1 while the text is no version of
      * the framework (vx_config_check says why). */

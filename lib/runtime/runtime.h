@@ -13,13 +13,13 @@
 
 /* Values of the `framework` option. Append-only (pinned option values). */
 enum { VX_FW_PYTORCH = 0, VX_FW_HF_TRAINER = 1, VX_FW_DEEPSPEED = 2, VX_FW_MEGATRON = 3,
-       VX_FW_VLLM = 4, VX_FW_LLAMA_CPP = 5, VX_FW_COUNT_ };
+       VX_FW_VLLM = 4, VX_FW_LLAMA_CPP = 5, VX_FW_SGLANG = 6, VX_FW_OLLAMA = 7, VX_FW_COUNT_ };
 /* The `framework` option's names (NULL-terminated), beside the rows. */
 extern const vx_enum_name vx_framework_enum[VX_FW_COUNT_ + 1] VX_HIDDEN;
 
 /* How inference runs: transformers generate() (the PyTorch frameworks),
  * vLLM's paged engine, llama.cpp's ggml buffers. */
-enum { VX_ENGINE_HF = 0, VX_ENGINE_VLLM = 1, VX_ENGINE_LLAMACPP = 2 };
+enum { VX_ENGINE_HF = 0, VX_ENGINE_VLLM = 1, VX_ENGINE_LLAMACPP = 2, VX_ENGINE_SGLANG = 3, VX_ENGINE_OLLAMA = 4 };
 /* Who reduces the gradients of plain data parallelism (no ZeRO/FSDP). */
 enum { VX_DDP_TORCH = 0, VX_DDP_DEEPSPEED = 1, VX_DDP_MEGATRON = 2 };
 /* What `zero_stage` runs: DeepSpeed's ZeRO (buffers, LinearFunctionForZeroStage3),
@@ -68,6 +68,8 @@ typedef struct vx_runtime {
 
     /* the process */
     int engine;       /* VX_ENGINE_*: what runs inference */
+    int kv_engine;    /* VX_ENGINE_* whose KV layout it uses: vLLM's pages (vLLM, SGLang), llama.cpp's
+                         cells (llama.cpp, Ollama's runner), or transformers' caches (0) */
     int ggml_alloc;   /* tensors are ggml buffers of exact size, not PyTorch caching-allocator blocks */
     int cpu;          /* tensors on the CPU (the torch harness; internal): no 512-B rounding, cuBLAS
                          workspace or allocator reserve, CPU autocast lists, eager attention,
@@ -112,6 +114,18 @@ typedef struct vx_runtime {
     int ddp;                 /* VX_DDP_*: the data-parallel gradient reduction's buffers */
     int vocab_pad;           /* vocab-parallel rows padded to a multiple of vocab_pad x tp (0 = none) */
     int ep_replaces_tp;      /* expert parallelism replaces tensor parallelism inside experts */
+
+    /* the serving engine (issue #18; docs/methodology.md "Serving engines") */
+    int vllm_v1;             /* vLLM's V1 engine (default from 0.8): chunked prefill always on, the
+                                profile's sampler over min(tokens, seqs) rows */
+    int sampler_elem_bytes;  /* bytes per (row x vocab) element of the profile's sampler, logits
+                                included, over the full vocabulary on the rank that samples */
+    int gpu_class_defaults;  /* max_num_seqs / max_num_batched_tokens default to 1024 / 8192 on GPUs
+                                of >= 70 GiB other than A100 (vLLM >= 0.9), else 256 / 2048 */
+    int graphs_in_budget;    /* CUDA-graph memory is estimated and taken from the KV budget
+                                (vLLM >= 0.21); before, graphs are captured after the pool, on top */
+    int fa_default;          /* llama.cpp: flash attention when the job does not say (-fa auto, on CUDA) */
+    int mla_uncompressed;    /* llama.cpp: MLA cached as full K and V per head (before the latent cache) */
 } vx_runtime;
 
 /* Resolve the runtime of `framework` at the versions `v` (NULL = all
@@ -126,5 +140,9 @@ void vx_runtime_resolve(int framework, const vx_runtime_versions *v, vx_runtime 
  * forms, VRAMEST_E_RANGE for a version older than the modelled range,
  * VRAMEST_E_CONFLICT for a component without versions of its own. */
 int vx_runtime_check_version(const vx_version_info *vi, const char *option, const char *text, int *out) VX_HIDDEN;
+
+/* Parse `text` in the forms of `vi` (a date becomes a llama.cpp build);
+ * 0, or -1 when it is none of them. Sets no error. */
+int vx_runtime_parse_version(const vx_version_info *vi, const char *text, int *out, int *form) VX_HIDDEN;
 
 #endif

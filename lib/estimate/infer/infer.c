@@ -297,6 +297,8 @@ static int infer_rank(vx_ctx *x, const vx_shard *sh)
     switch (x->rt.engine) {
     case VX_ENGINE_VLLM: return vx_serving_vllm(x, sh);
     case VX_ENGINE_LLAMACPP: return vx_serving_llamacpp(x, sh);
+    case VX_ENGINE_SGLANG: return vx_serving_sglang(x, sh);
+    case VX_ENGINE_OLLAMA: return vx_serving_ollama(x, sh);
     default: return hf_generate(x, sh);
     }
 }

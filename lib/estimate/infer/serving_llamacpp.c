@@ -43,38 +43,25 @@ static uint64_t pad_to(uint64_t v, uint64_t m)
     return vx_round_up(v, m);
 }
 
-int vx_serving_llamacpp(vx_ctx *x, const vx_shard *sh)
+int vx_ggml_context(const vx_ctx *x, const vx_shard *sh, const vx_ggml_job *job, vx_ggml_mem *o)
 {
     const vx_shape *s = x->pol.s;
     const vx_config_values *cv = x->cv;
-    struct vramest_result *r = x->r;
     if (sh->tp > 1 || sh->pp > 1 || sh->placement)
         return vx_fail(VRAMEST_E_UNSUPPORTED,
                        "framework llama.cpp splits layers across GPUs by tensor_split, not tp/pp/device_map (tp %lld, "
                        "pp %lld): estimate one device",
                        (long long)sh->tp, (long long)sh->pp);
-    vx_kv_layout kl;
-    int rc = vx_kv_layout_resolve(x, sh, &kl);
-    if (rc) return rc;
+    const vx_kv_layout kl = *job->kl;
 
     uint64_t L = (uint64_t)s->layers;
-    int64_t ngl_opt = cv->n_gpu_layers;
+    int64_t ngl_opt = job->n_gpu_layers;
     uint64_t ngl = ngl_opt < 0 ? L + 1 : vx_min_u64((uint64_t)ngl_opt, L + 1);
     uint64_t gpu_rep = vx_min_u64(ngl, L);
     bool out_gpu = ngl > L;
-    uint64_t n_ctx = (uint64_t)(cv->n_ctx > 0 ? cv->n_ctx : s->max_pos);
-    if (!n_ctx)
-        return vx_fail(VRAMEST_E_INCOMPLETE_MODEL,
-                       "framework llama.cpp: n_ctx 0 takes the model's context length (max_position_embeddings), "
-                       "which is not set: set runtime n_ctx");
-    uint64_t P = vx_infer_prompt_len(cv), G = (uint64_t)cv->gen_len;
-    uint64_t n_seq = (uint64_t)cv->batch_size * (uint64_t)(cv->beams > 0 ? cv->beams : 1);
-    /* Only a prompt the caller gave (prompt_len, not the seq_len default). */
-    if (cv->prompt_len > 0 && P + G > n_ctx)
-        vx_result_warn(r, "prompt_len + gen_len = %llu exceeds n_ctx %llu: llama.cpp shifts or truncates the context",
-                       (unsigned long long)(P + G), (unsigned long long)n_ctx);
+    uint64_t n_ctx = job->n_ctx, n_seq = job->n_seq;
     uint64_t n_ub = vx_min_u64((uint64_t)cv->n_ubatch, (uint64_t)cv->n_batch);
-    bool fa = cv->attention == VX_ATTN_FLASH;
+    bool fa = vx_ggml_flash_attn(x);
     uint64_t cells = pad_to(n_ctx, fa ? 256 : 32);
 
     /* Weights: exact tensor bytes, split by layer placement. */
@@ -162,6 +149,18 @@ int vx_serving_llamacpp(vx_ctx *x, const vx_shard *sh)
         scratch_high = vx_sat_add(scratch, vx_sat_mul(largest_q, 2));
     }
 
+    *o = (vx_ggml_mem){.w_gpu = w_gpu, .w_host = w_host, .kv_gpu = kv_gpu, .kv_host = kv_host, .c_gpu = c_gpu,
+                       .c_host = c_host, .outbuf = outbuf, .scratch = scratch, .scratch_high = scratch_high,
+                       .gpu_layers = gpu_rep + (out_gpu ? 1 : 0)};
+    o->gpu_total = vx_sat_add(vx_sat_add(w_gpu, kv_gpu), vx_sat_add(c_gpu, scratch));
+    return VRAMEST_OK;
+}
+
+void vx_ggml_write(vx_ctx *x, const vx_ggml_mem *m)
+{
+    struct vramest_result *r = x->r;
+    uint64_t w_gpu = m->w_gpu, w_host = m->w_host, kv_gpu = m->kv_gpu, kv_host = m->kv_host, c_gpu = m->c_gpu;
+    uint64_t c_host = m->c_host, outbuf = m->outbuf, scratch = m->scratch, scratch_high = m->scratch_high;
     int wprov = vx_weights_provenance(x->pol.m);
     if (w_gpu) vx_result_add(r, VRAMEST_DEV_GPU, VRAMEST_CAT_WEIGHTS, w_gpu, w_gpu, w_gpu, wprov);
     if (w_host) vx_result_add(r, VRAMEST_DEV_HOST, VRAMEST_CAT_WEIGHTS, w_host, w_host, w_host, wprov);
@@ -183,5 +182,40 @@ int vx_serving_llamacpp(vx_ctx *x, const vx_shard *sh)
     r->val[VRAMEST_VAL_PEAK_PHASE] = VRAMEST_PHASE_PREFILL;
     vx_result_point(r, VRAMEST_PHASE_PREFILL, "context created",
                     vx_sat_add(vx_sat_add(w_gpu, kv_gpu), vx_sat_add(c_gpu, scratch)));
+    r->val[VRAMEST_VAL_GPU_LAYERS] = m->gpu_layers;
+    r->val_ok[VRAMEST_VAL_GPU_LAYERS] = 1;
+}
+
+/* llama.cpp's own job: n_ctx cells (0: the model's context), n_seq slots
+ * (-np; default batch_size x beams), n_gpu_layers as given. */
+int vx_serving_llamacpp(vx_ctx *x, const vx_shard *sh)
+{
+    const vx_shape *s = x->pol.s;
+    const vx_config_values *cv = x->cv;
+    vx_kv_layout kl;
+    int rc = vx_kv_layout_resolve(x, sh, &kl);
+    if (rc) return rc;
+    uint64_t n_ctx = (uint64_t)(cv->n_ctx > 0 ? cv->n_ctx : s->max_pos);
+    if (!n_ctx)
+        return vx_fail(VRAMEST_E_INCOMPLETE_MODEL,
+                       "framework llama.cpp: n_ctx 0 takes the model's context length (max_position_embeddings), "
+                       "which is not set: set runtime n_ctx");
+    uint64_t P = vx_infer_prompt_len(cv), G = (uint64_t)cv->gen_len;
+    uint64_t n_seq = cv->n_seq > 0 ? (uint64_t)cv->n_seq
+                                   : (uint64_t)cv->batch_size * (uint64_t)(cv->beams > 0 ? cv->beams : 1);
+    /* Only a prompt the caller gave (prompt_len, not the seq_len default). */
+    if (cv->prompt_len > 0 && P + G > n_ctx)
+        vx_result_warn(x->r, "prompt_len + gen_len = %llu exceeds n_ctx %llu: llama.cpp shifts or truncates the context",
+                       (unsigned long long)(P + G), (unsigned long long)n_ctx);
+    vx_ggml_job job = {.kl = &kl, .n_ctx = n_ctx, .n_seq = n_seq, .n_gpu_layers = cv->n_gpu_layers};
+    vx_ggml_mem m;
+    if ((rc = vx_ggml_context(x, sh, &job, &m))) return rc;
+    vx_ggml_write(x, &m);
     return VRAMEST_OK;
+}
+
+int vx_ggml_flash_attn(const vx_ctx *x)
+{
+    int a = (int)x->cv->attention;
+    return a == VX_ATTN_FLASH || (a == VX_ATTN_SDPA && x->rt.fa_default);
 }
