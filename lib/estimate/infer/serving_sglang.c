@@ -102,11 +102,13 @@ int vx_serving_sglang(vx_ctx *x, const vx_shard *sh)
                         : vx_min_u64(vx_max_u64(ctx_len ? tokens * 512 / ctx_len : 0, 2048), 4096);
     uint64_t req_table = vx_sat_mul(vx_sat_mul(reqs + 1, ctx_len + 4), 4);
 
-    /* Run time: a prefill chunk through one layer, or the logits of the
-     * running batch over the full vocabulary (gathered on every rank):
-     * compute-dtype logits, their fp32 copy and the fp32 probabilities. */
+    /* Run time: a prefill chunk through one layer, or the logits of a
+     * decode batch over the full vocabulary (gathered on every rank):
+     * compute-dtype logits, their fp32 copy and the fp32 probabilities.
+     * The batch is taken at the largest captured graph (an assumption: the
+     * scheduler may run larger batches eagerly, up to max_running_requests). */
     uint64_t layer = vx_paged_layer_peak(x, sh, chunk, A);
-    uint64_t rows = vx_min_u64(reqs, chunk);
+    uint64_t rows = vx_min_u64(vx_min_u64(reqs, max_bs), chunk);
     uint64_t sampler = sh->last_stage ? vx_paged_sampler(x, rows, chunk, A + 8, A) : 0;
     uint64_t act = vx_max_u64(layer, sampler);
     uint64_t cublas = vx_cublas_workspace_bytes(x);
