@@ -221,3 +221,65 @@ Test(ollama, a_scheduler_count_the_runner_cannot_hold_is_refused)
     cr_assert(strstr(j.json, "\"ollama\":{\"required_kv_bytes\":10234101760"), "%s", j.json);
     done(&j);
 }
+
+/* The smallest share of the GPU that serves max_model_len: exact against
+ * the estimate (it starts and fits there, one hundredth less does not) and
+ * honouring the headroom. */
+static double min_fraction(const job *j, vramest_option key, vramest_config *c)
+{
+    size_t need = 0;
+    char buf[65536];
+    cr_assert_eq(vramest_plan_json(j->m, j->p, c, VRAMEST_ASK_MIN, key, buf, sizeof buf, &need), VRAMEST_OK, "%s",
+                 vramest_last_error_message());
+    const char *v = strstr(buf, "\"solution\":");
+    cr_assert(v && (v = strstr(v, "\"value\":")), "%s", buf);
+    return strtod(v + 8, NULL);
+}
+
+static int fits_at(const job *j, vramest_config *c, vramest_option key, double f)
+{
+    vramest_result *r = NULL;
+    uint64_t v = 0, t = 0;
+    cr_assert_eq(vramest_config_set_f64(c, key, f), VRAMEST_OK);
+    cr_assert_eq(vramest_estimate(j->m, j->p, c, &r), VRAMEST_OK);
+    cr_assert_eq(vramest_result_value(r, VRAMEST_VAL_FITS, &v), VRAMEST_OK);
+    cr_assert_eq(vramest_result_value(r, VRAMEST_VAL_MAX_TOKENS, &t), VRAMEST_OK);
+    vramest_result_free(r);
+    return v && t >= 8192;
+}
+
+Test(solvers, smallest_engine_share_is_exact_and_honours_the_headroom)
+{
+    static const struct {
+        const char *spec;
+        vramest_option key;
+    } c[] = {{"{\"model\":\"llama-3-8b\",\"precision\":\"bf16\",\"workload\":{\"mode\":\"infer\"},\"device\":\"L4-24GB\","
+              "\"runtime\":{\"framework\":\"vllm\",\"max_model_len\":8192}}",
+              VRAMEST_CFG_GPU_MEMORY_UTILIZATION},
+             {"{\"model\":\"llama-3-8b\",\"precision\":\"bf16\",\"workload\":{\"mode\":\"infer\"},\"device\":\"L4-24GB\","
+              "\"runtime\":{\"framework\":\"sglang\",\"max_model_len\":8192}}",
+              VRAMEST_CFG_MEM_FRACTION_STATIC}};
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        job j;
+        cr_assert_eq(run(&j, c[i].spec), VRAMEST_OK);
+        double f = min_fraction(&j, c[i].key, j.c);
+        cr_assert(f > 0.5 && f < 1.0, "%g", f);
+        vramest_config *k = NULL;
+        cr_assert_eq(vramest_config_clone(j.c, &k), VRAMEST_OK);
+        cr_assert(fits_at(&j, k, c[i].key, f), "%g does not fit", f);
+        cr_assert(!fits_at(&j, k, c[i].key, f - 0.01), "%g fits", f - 0.01);
+        vramest_config_free(k);
+        /* 2 GiB kept free: the answer does not fall */
+        cr_assert_eq(vramest_config_set_f64(j.c, VRAMEST_CFG_HEADROOM_GIB, 2.0), VRAMEST_OK);
+        double g = min_fraction(&j, c[i].key, j.c);
+        cr_assert_geq(g, f);
+        done(&j);
+    }
+    /* the other engine's knob is not a question */
+    job j;
+    cr_assert_eq(run(&j, c[0].spec), VRAMEST_OK);
+    size_t need;
+    cr_assert_eq(vramest_plan_json(j.m, j.p, j.c, VRAMEST_ASK_MIN, VRAMEST_CFG_MEM_FRACTION_STATIC, NULL, 0, &need),
+                 VRAMEST_E_UNSUPPORTED);
+    done(&j);
+}

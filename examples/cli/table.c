@@ -116,7 +116,17 @@ static void print_solution(json_object *plan)
         json_object *val = jget(sol, "value");
         json_object *safe = jget(sol, "safe_value");
         int gpus = key && !strcmp(key, "gpus");
-        if (val && json_object_is_type(val, json_type_int)) {
+        if (val && json_object_is_type(val, json_type_double)) {
+            /* a serving engine's share of the GPU */
+            printf("\nsolution: %s = %.2f (the smallest value at which the engine starts and fits; the figures above "
+                   "are at it)\n",
+                   key ? key : "?", json_object_get_double(val));
+            if (safe && json_object_is_type(safe, json_type_double))
+                printf("          %s = %.2f fits even at the band's high end\n", key ? key : "?",
+                       json_object_get_double(safe));
+            else
+                printf("          no %s fits at the band's high end\n", key ? key : "value");
+        } else if (val && json_object_is_type(val, json_type_int)) {
             printf("\nsolution: %s = %lld (the %s value whose estimate fits the device; the figures above are at it)\n",
                    key ? key : "?", (long long)json_object_get_int64(val), gpus ? "smallest" : "largest");
             if (safe && json_object_is_type(safe, json_type_int))

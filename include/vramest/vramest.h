@@ -1506,7 +1506,7 @@ vramest_advise_json(const vramest_model *model, const vramest_precision *prec, c
 typedef enum vramest_question {
     VRAMEST_ASK_NONE = 0,   /**< the plan of the job as configured */
     VRAMEST_ASK_MAX = 1,    /**< "solution": the largest value of the key that fits (::VRAMEST_CFG_GPUS: the smallest) */
-    VRAMEST_ASK_MIN = 2,    /**< "solution": the smallest value that fits; only ::VRAMEST_CFG_GPUS */
+    VRAMEST_ASK_MIN = 2,    /**< "solution": the smallest value that fits: ::VRAMEST_CFG_GPUS, or the serving engine's share of the GPU (::VRAMEST_CFG_GPU_MEMORY_UTILIZATION for vLLM, ::VRAMEST_CFG_MEM_FRACTION_STATIC for SGLang; in hundredths, a number in the plan) */
     VRAMEST_ASK_ADVICE = 3, /**< "advice": one-change fixes, cheapest first (as vramest_advise_json()) */
     VRAMEST_ASK_MAX_ = 0x7FFFFFFF
 } vramest_question;
