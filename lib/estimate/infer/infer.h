@@ -129,6 +129,10 @@ int vx_ggml_flash_attn(const vx_ctx *x) VX_HIDDEN;
  * sampler over `rows` rows of the full vocabulary after a T-token forward;
  * `n_graphs` captured CUDA graphs up to batch `max_bs`; whether the device
  * has at least `min_bytes` and a name without `except` (lower case). */
+/* The engines' common checks (no device_map; decoder models) and the KV
+ * layout of the rank, with the compute dtype's bytes in *A. */
+int vx_paged_begin(vx_ctx *x, const vx_shard *sh, const char *fw, const char *engine, vx_kv_layout *kl,
+                   uint64_t *A) VX_HIDDEN;
 uint64_t vx_paged_weights(const vx_ctx *x, const vx_shard *sh) VX_HIDDEN;
 uint64_t vx_paged_layer_peak(const vx_ctx *x, const vx_shard *sh, uint64_t T, uint64_t A) VX_HIDDEN;
 uint64_t vx_paged_sampler(const vx_ctx *x, uint64_t rows, uint64_t T, uint64_t elem_bytes, uint64_t A) VX_HIDDEN;

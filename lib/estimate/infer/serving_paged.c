@@ -15,6 +15,23 @@
 /* fused_moe processes at most VLLM_FUSED_MOE_CHUNK_SIZE tokens at a time. */
 #define FUSED_MOE_CHUNK 32768
 
+int vx_paged_begin(vx_ctx *x, const vx_shard *sh, const char *fw, const char *engine, vx_kv_layout *kl,
+                   uint64_t *A)
+{
+    const vx_shape *s = x->pol.s;
+    if (sh->placement)
+        return vx_fail(VRAMEST_E_CONFLICT,
+                       "framework %s places layers itself: device_map applies to transformers only", fw);
+    if (s->encoder_only || s->enc_dec)
+        return vx_fail(VRAMEST_E_UNSUPPORTED, "framework %s: %s models are not modelled for %s serving", fw,
+                       s->encoder_only ? "encoder-only" : "encoder-decoder", engine);
+    int rc = vx_kv_layout_resolve(x, sh, kl);
+    if (rc) return rc;
+    *A = vx_dtype_size(x->pol.rp.compute_dtype);
+    if (!*A) *A = 2;
+    return VRAMEST_OK;
+}
+
 uint64_t vx_paged_weights(const vx_ctx *x, const vx_shard *sh)
 {
     vx_weights_stats ws;

@@ -40,17 +40,10 @@ int vx_serving_sglang(vx_ctx *x, const vx_shard *sh)
     const vx_shape *s = x->pol.s;
     const vx_config_values *cv = x->cv;
     struct vramest_result *r = x->r;
-    if (sh->placement)
-        return vx_fail(VRAMEST_E_CONFLICT,
-                       "framework sglang places layers itself: device_map applies to transformers only");
-    if (s->encoder_only || s->enc_dec)
-        return vx_fail(VRAMEST_E_UNSUPPORTED, "framework sglang: %s models are not modelled for SGLang serving",
-                       s->encoder_only ? "encoder-only" : "encoder-decoder");
     vx_kv_layout kl;
-    int rc = vx_kv_layout_resolve(x, sh, &kl);
+    uint64_t A;
+    int rc = vx_paged_begin(x, sh, "sglang", "SGLang", &kl, &A);
     if (rc) return rc;
-    uint64_t A = vx_dtype_size(x->pol.rp.compute_dtype);
-    if (!A) A = 2;
     uint64_t dev = r->device_bytes;
     bool small = dev && dev < SMALL_GPU_BYTES;
     uint64_t ctx_len = (uint64_t)(cv->max_model_len > 0 ? cv->max_model_len : s->max_pos);
