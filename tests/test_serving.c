@@ -283,3 +283,43 @@ Test(solvers, smallest_engine_share_is_exact_and_honours_the_headroom)
                  VRAMEST_E_UNSUPPORTED);
     done(&j);
 }
+
+/* llama.cpp over two GPUs: layers follow tensor_split (the fuller device is
+ * the headline), row mode keeps the KV on the first GPU, and a split that
+ * names another GPU count is refused. */
+Test(llama_cpp, tensor_split_places_layers_and_must_match_the_gpus)
+{
+    static const char fmt[] = "{\"model\":\"llama-2-70b\",\"precision\":{\"weights\":\"q4_0\"},\"workload\":{\"mode\":"
+                              "\"infer\"},\"parallel\":{\"gpus\":%d},\"device\":\"RTX4090-24GB\",\"runtime\":{"
+                              "\"framework\":\"llama.cpp\",\"n_ctx\":4096,\"split_mode\":\"%s\",\"tensor_split\":%s}}";
+    char spec[512];
+    job j;
+    uint64_t one, even, skew, row_kv, even_kv;
+    snprintf(spec, sizeof spec, fmt, 1, "layer", "\"\"");
+    cr_assert_eq(run(&j, spec), VRAMEST_OK, "%s", vramest_last_error_message());
+    one = value(&j, VRAMEST_VAL_DEVICE_TOTAL);
+    done(&j);
+    snprintf(spec, sizeof spec, fmt, 2, "layer", "[1, 1]");
+    cr_assert_eq(run(&j, spec), VRAMEST_OK, "%s", vramest_last_error_message());
+    even = value(&j, VRAMEST_VAL_DEVICE_TOTAL);
+    cr_assert(strstr(j.json, "\"kv_cache\":"), "%s", j.json);
+    cr_assert_eq(vramest_result_get(j.r, VRAMEST_DEV_GPU, VRAMEST_CAT_KV_CACHE, &even_kv), VRAMEST_OK);
+    done(&j);
+    snprintf(spec, sizeof spec, fmt, 2, "layer", "\"3,1\"");
+    cr_assert_eq(run(&j, spec), VRAMEST_OK);
+    skew = value(&j, VRAMEST_VAL_DEVICE_TOTAL);
+    done(&j);
+    cr_assert(even < one * 6 / 10 && skew > even, "one %llu, 1:1 %llu, 3:1 %llu", (unsigned long long)one,
+              (unsigned long long)even, (unsigned long long)skew);
+    snprintf(spec, sizeof spec, fmt, 2, "row", "[1, 1]");
+    cr_assert_eq(run(&j, spec), VRAMEST_OK);
+    cr_assert_eq(vramest_result_get(j.r, VRAMEST_DEV_GPU, VRAMEST_CAT_KV_CACHE, &row_kv), VRAMEST_OK);
+    /* the first GPU holds 41 of the 80 layers in layer mode (41 of 81 with the output), all in row mode */
+    cr_assert_eq(row_kv / 80, even_kv / 41, "row mode keeps every layer's KV on the first GPU");
+    done(&j);
+    snprintf(spec, sizeof spec, fmt, 2, "layer", "[1, 1, 1]");
+    cr_assert_eq(run(&j, spec), VRAMEST_E_CONFLICT);
+    cr_assert(strstr(vramest_last_error_message(), "tensor_split has 3 entries for gpus 2"), "%s",
+              vramest_last_error_message());
+    done(&j);
+}

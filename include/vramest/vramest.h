@@ -377,6 +377,8 @@ typedef enum vramest_option {
     VRAMEST_CFG_KV_UNIFIED = 3360,             /**< "kv_unified" (bool; llama.cpp -kvu) @since 1.0 */
     VRAMEST_CFG_NUM_CTX = 3361,                /**< "num_ctx" (Ollama context per request; 0 = its default) @since 1.0 */
     VRAMEST_CFG_NUM_PARALLEL = 3362,           /**< "num_parallel" (Ollama; 0 = 1) @since 1.0 */
+    VRAMEST_CFG_SPLIT_MODE = 3363,             /**< "split_mode" (enum: layer, row, none; llama.cpp over gpus) @since 1.0 */
+    VRAMEST_CFG_TENSOR_SPLIT = 3364,           /**< "tensor_split" (string: each GPU's share, "3,1"; "" = equal; a count other than gpus is ::VRAMEST_E_CONFLICT) @since 1.0 */
 
     VRAMEST_OPTION_MAX_ = 0x7FFFFFFF
 } vramest_option;

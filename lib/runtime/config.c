@@ -9,9 +9,9 @@
 
 #define VERSION_HOLES                                                                                         \
     VX_LAYOUT_STR(vx_config_values, torch_version), VX_LAYOUT_STR(vx_config_values, transformers_version),     \
-        VX_LAYOUT_STR(vx_config_values, framework_version)
+        VX_LAYOUT_STR(vx_config_values, framework_version), VX_LAYOUT_STR(vx_config_values, tensor_split)
 const vx_layout vx_config_layout = {sizeof(vx_config_values),
-                                    6,
+                                    7,
                                     {VX_LAYOUT_STR(vx_config_values, lora_targets),
                                      VX_LAYOUT_STR(vx_config_values, device),
                                      VX_LAYOUT_STR(vx_config_values, max_memory), VERSION_HOLES}};
@@ -24,11 +24,12 @@ _Static_assert(offsetof(vx_config_values, batch_size) < offsetof(vx_config_value
                    offsetof(vx_config_values, max_memory) < offsetof(vx_config_values, torch_version) &&
                    offsetof(vx_config_values, torch_version) < offsetof(vx_config_values, transformers_version) &&
                    offsetof(vx_config_values, transformers_version) <
-                       offsetof(vx_config_values, framework_version),
+                       offsetof(vx_config_values, framework_version) &&
+                   offsetof(vx_config_values, framework_version) < offsetof(vx_config_values, tensor_split),
                "vx_config_layout lists its holes by offset");
 const vx_layout vx_config_key_layout = {
     sizeof(vx_config_values),
-    8,
+    9,
     {VX_LAYOUT_SKIP(vx_config_values, batch_size), VX_LAYOUT_SKIP(vx_config_values, seq_len),
      VX_LAYOUT_STR(vx_config_values, lora_targets), VX_LAYOUT_STR(vx_config_values, device),
      VX_LAYOUT_STR(vx_config_values, max_memory), VERSION_HOLES}};

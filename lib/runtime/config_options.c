@@ -34,6 +34,7 @@ static const vx_enum_name dmap_e[] = {{VX_DMAP_NONE, "none"},         {VX_DMAP_A
                                       {VX_DMAP_BALANCED, "balanced"}, {VX_DMAP_BALANCED_LOW_0, "balanced_low_0"},
                                       {VX_DMAP_SEQUENTIAL, "sequential"}, {0, NULL}};
 static const vx_enum_name ppsplit_e[] = {{VX_PPSPLIT_BALANCED, "balanced"}, {VX_PPSPLIT_UNIFORM, "uniform"}, {0, NULL}};
+static const vx_enum_name split_e[] = {{VX_SPLIT_LAYER, "layer"}, {VX_SPLIT_ROW, "row"}, {VX_SPLIT_NONE, "none"}, {0, NULL}};
 static const vx_enum_name sampler_e[] = {{0, "native"}, {1, "flashinfer"}, {0, NULL}};
 #define F(field) offsetof(vx_config_values, field)
 #define ROW(key, name, alias, type, grp, mn, mx, def, enums, defs, field, modelled, desc)                          \
@@ -215,6 +216,11 @@ const vx_option_def vx_config_options[] = {
         "Ollama: context per request (0 = Ollama's default for its version and the VRAM)"),
     I64(VRAMEST_CFG_NUM_PARALLEL, "num_parallel", "runtime", 0, 65536, 0, num_parallel, true,
         "Ollama OLLAMA_NUM_PARALLEL: requests served at once, each with num_ctx (0 = 1)"),
+    ENUM(VRAMEST_CFG_SPLIT_MODE, "split_mode", "runtime", split_e, VX_SPLIT_LAYER, split_mode, true,
+         "llama.cpp --split-mode over gpus: layer (whole layers per GPU by tensor_split), row (each layer's "
+         "matrices split by tensor_split, the rest on the first GPU) or none (the first GPU only)"),
+    STR(VRAMEST_CFG_TENSOR_SPLIT, "tensor_split", "runtime", "", tensor_split, true,
+        "llama.cpp --tensor-split: each GPU's share, one number per GPU (\"3,1\" or a JSON list; \"\" = equal)"),
     STR(VRAMEST_CFG_TORCH_VERSION, "torch_version", "runtime", "", torch_version, true,
         "PyTorch release the job runs, e.g. \"2.4\" or \"1.13\" (\"\" = 2.13, the newest seen by 2026-08; known "
         "1.8 to 2.13, newer ones use the rules of 2.13)"),

@@ -108,11 +108,17 @@ typedef struct vx_ggml_job {
     const vx_kv_layout *kl;
     uint64_t n_ctx, n_seq;
     int64_t n_gpu_layers;
+    /* split_mode layer over n_dev > 1 GPUs: this device's repeating layers
+     * [lo, hi) and whether it holds the output layer */
+    int n_dev;
+    uint64_t lo, hi;
+    int out_here;
 } vx_ggml_job;
 /* Its buffers by device, and their GPU sum. */
 typedef struct vx_ggml_mem {
     uint64_t w_gpu, w_host, kv_gpu, kv_host, c_gpu, c_host, outbuf, scratch, scratch_high;
-    uint64_t gpu_layers; /* layers on the GPU, the output layer counted */
+    uint64_t gpu_layers; /* layers on the GPUs, the output layer counted */
+    uint64_t w_matrix;   /* of w_gpu, the repeating layers' matrices (what split_mode row splits) */
     uint64_t gpu_total;
 } vx_ggml_mem;
 int vx_ggml_context(const vx_ctx *x, const vx_shard *sh, const vx_ggml_job *job, vx_ggml_mem *out) VX_HIDDEN;
