@@ -230,6 +230,16 @@ int print_table(const vramest_result *r, json_object *plan, const out_opts *o)
         printf("\nserving: KV pool %.3f GiB, %llu blocks, %llu tokens\n", gib(pool), (unsigned long long)blocks,
                (unsigned long long)tokens);
     }
+    int ok_conc, ok_layers, ok_fit;
+    uint64_t conc = value_or_zero(r, VRAMEST_VAL_MAX_CONCURRENCY, &ok_conc);
+    uint64_t layers = value_or_zero(r, VRAMEST_VAL_GPU_LAYERS, &ok_layers);
+    uint64_t fit = value_or_zero(r, VRAMEST_VAL_GPU_LAYERS_FIT, &ok_fit);
+    if (ok_conc) printf("         %llu sequences of max_model_len at once\n", (unsigned long long)conc);
+    if (ok_layers && ok_fit)
+        printf("\nserving: the engine puts %llu layers on the GPU; %llu fit\n", (unsigned long long)layers,
+               (unsigned long long)fit);
+    else if (ok_layers)
+        printf("\nserving: %llu layers on the GPU\n", (unsigned long long)layers);
 
     print_solution(plan);
 
