@@ -48,6 +48,12 @@ int vx_serving_sglang(vx_ctx *x, const vx_shard *sh)
     bool small = dev && dev < SMALL_GPU_BYTES;
     uint64_t ctx_len = (uint64_t)(cv->max_model_len > 0 ? cv->max_model_len : s->max_pos);
     if (!ctx_len) ctx_len = vx_infer_prompt_len(cv) + (uint64_t)cv->gen_len;
+    if (s->max_pos > 0 && ctx_len > (uint64_t)s->max_pos)
+        vx_result_warn(r,
+                       "context_length %llu exceeds max_position_embeddings %lld: estimated as SGLang runs it with "
+                       "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1 or a rope scaling that extends the context "
+                       "(without either it refuses to start)",
+                       (unsigned long long)ctx_len, (long long)s->max_pos);
     double frac = cv->mem_fraction_static > 0 ? cv->mem_fraction_static : default_fraction(sh->tp);
     uint64_t chunk = cv->chunked_prefill_size > 0 ? (uint64_t)cv->chunked_prefill_size : small ? 2048 : 8192;
     uint64_t max_bs = cv->cuda_graph_max_bs > 0 ? (uint64_t)cv->cuda_graph_max_bs

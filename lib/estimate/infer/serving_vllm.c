@@ -95,8 +95,9 @@ int vx_serving_vllm(vx_ctx *x, const vx_shard *sh)
     if (!max_len) max_len = P + G;
     if (s->max_pos > 0 && max_len > (uint64_t)s->max_pos)
         vx_result_warn(r,
-                       "max_model_len %llu exceeds max_position_embeddings %lld: vLLM refuses it unless "
-                       "VLLM_ALLOW_LONG_MAX_MODEL_LEN is set",
+                       "max_model_len %llu exceeds max_position_embeddings %lld: estimated as vLLM runs it with "
+                       "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 or a rope scaling that extends the context (without "
+                       "either it refuses to start)",
                        (unsigned long long)max_len, (long long)s->max_pos);
     uint64_t dev = r->device_bytes;
     uint64_t S, T;
