@@ -323,3 +323,25 @@ Test(llama_cpp, tensor_split_places_layers_and_must_match_the_gpus)
               vramest_last_error_message());
     done(&j);
 }
+
+/* Ollama over two GPUs: its scheduler spreads the blocks over both and
+ * hands the counts to the runner as its tensor split. */
+Test(ollama, two_gpus_take_the_layers_one_cannot)
+{
+    static const char fmt[] = "{\"model\":\"llama-2-70b\",\"precision\":{\"weights\":\"q4_0\"},\"workload\":{\"mode\":"
+                              "\"infer\"},\"parallel\":{\"gpus\":%d},\"device\":\"RTX4090-24GB\",\"runtime\":{"
+                              "\"framework\":\"ollama\",\"num_ctx\":4096}}";
+    char spec[400];
+    job j;
+    snprintf(spec, sizeof spec, fmt, 1);
+    cr_assert_eq(run(&j, spec), VRAMEST_OK, "%s", vramest_last_error_message());
+    uint64_t one = value(&j, VRAMEST_VAL_GPU_LAYERS);
+    cr_assert(one > 30 && one < 81, "%llu layers on one 24 GB GPU", (unsigned long long)one);
+    cr_assert_leq(one, value(&j, VRAMEST_VAL_GPU_LAYERS_FIT), "Ollama keeps a margin the runner does not need");
+    done(&j);
+    snprintf(spec, sizeof spec, fmt, 2);
+    cr_assert_eq(run(&j, spec), VRAMEST_OK, "%s", vramest_last_error_message());
+    cr_assert_eq(value(&j, VRAMEST_VAL_GPU_LAYERS), 81, "%s", j.json);
+    cr_assert_neq(value(&j, VRAMEST_VAL_VERDICT), VRAMEST_VERDICT_DOES_NOT_FIT, "%s", j.json);
+    done(&j);
+}

@@ -359,7 +359,7 @@ typedef enum vramest_option {
     VRAMEST_CFG_ENFORCE_EAGER = 3307,          /**< "enforce_eager" (bool; vLLM) */
     VRAMEST_CFG_N_GPU_LAYERS = 3308,           /**< "n_gpu_layers" (llama.cpp; -1 = all) */
     VRAMEST_CFG_N_CTX = 3309,                  /**< "n_ctx" (llama.cpp; 0 = the model's) */
-    VRAMEST_CFG_N_BATCH = 3310,                /**< "n_batch" (llama.cpp) */
+    VRAMEST_CFG_N_BATCH = 3310,                /**< "n_batch" (llama.cpp, Ollama; 0 = the engine's default) */
     VRAMEST_CFG_N_UBATCH = 3311,               /**< "n_ubatch" (llama.cpp) */
     VRAMEST_CFG_TORCH_VERSION = 3312,          /**< "torch_version" (string: a PyTorch release such as "2.4"; "" = the current release) @since 1.0 */
     VRAMEST_CFG_TRANSFORMERS_VERSION = 3313,   /**< "transformers_version" (string: such as "4.44"; "" = the current release) @since 1.0 */

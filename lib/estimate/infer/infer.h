@@ -122,6 +122,11 @@ typedef struct vx_ggml_mem {
     uint64_t gpu_total;
 } vx_ggml_mem;
 int vx_ggml_context(const vx_ctx *x, const vx_shard *sh, const vx_ggml_job *job, vx_ggml_mem *out) VX_HIDDEN;
+/* Split a context over n GPUs by `share` (llama.cpp --tensor-split) in
+ * split_mode `mode` (VX_SPLIT_*): *m becomes the fullest device's. */
+#define VX_GGML_MAX_DEV 64
+int vx_ggml_split(const vx_ctx *x, const vx_shard *sh, vx_ggml_job *job, const double *share, int n, int mode,
+                  vx_ggml_mem *m) VX_HIDDEN;
 /* Write a context's buffers into the result. */
 void vx_ggml_write(vx_ctx *x, const vx_ggml_mem *m) VX_HIDDEN;
 
@@ -144,6 +149,9 @@ uint64_t vx_paged_layer_peak(const vx_ctx *x, const vx_shard *sh, uint64_t T, ui
 uint64_t vx_paged_sampler(const vx_ctx *x, uint64_t rows, uint64_t T, uint64_t elem_bytes, uint64_t A) VX_HIDDEN;
 uint64_t vx_paged_graphs(const vx_ctx *x, const vx_shard *sh, uint64_t n_graphs, uint64_t max_bs, uint64_t A) VX_HIDDEN;
 int vx_paged_big_gpu(const vx_ctx *x, uint64_t dev, uint64_t min_bytes, const char *except) VX_HIDDEN;
+
+/* The logical batch: n_batch, or the engine's default (0). */
+uint64_t vx_ggml_n_batch(const vx_ctx *x) VX_HIDDEN;
 
 /* Serving engines beside vLLM and llama.cpp. */
 int vx_serving_sglang(vx_ctx *x, const vx_shard *sh) VX_HIDDEN;

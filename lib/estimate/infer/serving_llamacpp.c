@@ -74,7 +74,7 @@ int vx_ggml_context(const vx_ctx *x, const vx_shard *sh, const vx_ggml_job *job,
     bool out_here = out_gpu && (job->n_dev > 1 ? job->out_here : 1);
     uint64_t dev_rep = hi > lo ? hi - lo : 0;
     uint64_t n_ctx = job->n_ctx, n_seq = job->n_seq;
-    uint64_t n_ub = vx_min_u64((uint64_t)cv->n_ubatch, (uint64_t)cv->n_batch);
+    uint64_t n_ub = vx_min_u64((uint64_t)cv->n_ubatch, vx_ggml_n_batch(x));
     bool fa = vx_ggml_flash_attn(x);
     uint64_t cells = pad_to(n_ctx, fa ? 256 : 32);
 
@@ -211,38 +211,40 @@ void vx_ggml_write(vx_ctx *x, const vx_ggml_mem *m)
  * KV and a compute buffer of its own. split_mode row: the repeating layers'
  * matrices are split by the shares, everything else (norms, KV, compute
  * buffers, output) on the first GPU. The headline is the fullest device. */
-#define MAX_SPLIT 64
-static int split_over_gpus(const vx_ctx *x, const vx_shard *sh, vx_ggml_job *job, int64_t n_dev, vx_ggml_mem *m)
+/* The shares of `tensor_split` for n_dev GPUs (equal when empty). */
+static int parse_split(const vx_config_values *cv, int64_t n_dev, double *share)
 {
-    const vx_config_values *cv = x->cv;
-    if (n_dev > MAX_SPLIT)
+    if (n_dev > VX_GGML_MAX_DEV)
         return vx_fail(VRAMEST_E_RANGE, "framework llama.cpp: %lld GPUs; llama.cpp splits over at most %d devices",
-                       (long long)n_dev, MAX_SPLIT);
-    double share[MAX_SPLIT], sum = 0;
+                       (long long)n_dev, VX_GGML_MAX_DEV);
     int n = 0;
-    if (cv->tensor_split[0]) {
-        const char *p = cv->tensor_split;
-        while (*p) {
-            char *end;
-            double v = strtod(p, &end);
-            if (end == p || !(v >= 0) || v > 1e12 || n >= MAX_SPLIT)
-                return vx_fail(VRAMEST_E_PARSE, "tensor_split '%.60s': expected non-negative numbers, one per GPU",
-                               cv->tensor_split);
-            share[n++] = v, sum += v;
-            p = *end == ',' ? end + 1 : end;
-            if (*end && *end != ',')
-                return vx_fail(VRAMEST_E_PARSE, "tensor_split '%.60s': numbers separated by commas",
-                               cv->tensor_split);
-        }
-        if (n != n_dev)
-            return vx_fail(VRAMEST_E_CONFLICT, "tensor_split has %d entries for gpus %lld: give one share per GPU", n,
-                           (long long)n_dev);
-        if (!(sum > 0)) return vx_fail(VRAMEST_E_RANGE, "tensor_split '%.60s' gives no GPU a share", cv->tensor_split);
-    } else {
+    if (!cv->tensor_split[0]) {
         for (n = 0; n < n_dev; n++) share[n] = 1;
-        sum = (double)n_dev;
+        return VRAMEST_OK;
     }
-    double cum[MAX_SPLIT], acc = 0;
+    double sum = 0;
+    const char *p = cv->tensor_split;
+    while (*p) {
+        char *end;
+        double v = strtod(p, &end);
+        if (end == p || !(v >= 0) || v > 1e12 || n >= VX_GGML_MAX_DEV || (*end && *end != ','))
+            return vx_fail(VRAMEST_E_PARSE, "tensor_split '%.60s': expected non-negative numbers separated by commas",
+                           cv->tensor_split);
+        share[n++] = v, sum += v;
+        p = *end == ',' ? end + 1 : end;
+    }
+    if (n != n_dev)
+        return vx_fail(VRAMEST_E_CONFLICT, "tensor_split has %d entries for gpus %lld: give one share per GPU", n,
+                       (long long)n_dev);
+    if (!(sum > 0)) return vx_fail(VRAMEST_E_RANGE, "tensor_split '%.60s' gives no GPU a share", cv->tensor_split);
+    return VRAMEST_OK;
+}
+
+int vx_ggml_split(const vx_ctx *x, const vx_shard *sh, vx_ggml_job *job, const double *share, int n, int mode,
+                  vx_ggml_mem *m)
+{
+    double cum[VX_GGML_MAX_DEV], acc = 0, sum = 0;
+    for (int i = 0; i < n; i++) sum += share[i];
     for (int i = 0; i < n; i++) cum[i] = (acc += share[i]) / sum;
     const vx_shape *s = x->pol.s;
     uint64_t L = (uint64_t)s->layers;
@@ -251,7 +253,7 @@ static int split_over_gpus(const vx_ctx *x, const vx_shard *sh, vx_ggml_job *job
     uint64_t start = L - vx_min_u64(ngl, L), act = ngl;
     vx_ggml_mem worst = *m, one;
     int rc;
-    if (cv->split_mode == VX_SPLIT_ROW) {
+    if (mode == VX_SPLIT_ROW) {
         /* the first GPU keeps all but the other shares of the matrices */
         uint64_t rest = (uint64_t)((double)m->w_matrix * (1.0 - share[0] / sum));
         worst.w_gpu -= rest;
@@ -309,9 +311,19 @@ int vx_serving_llamacpp(vx_ctx *x, const vx_shard *sh)
     vx_ggml_mem m;
     if ((rc = vx_ggml_context(x, sh, &job, &m))) return rc;
     int64_t n_dev = cv->split_mode == VX_SPLIT_NONE ? 1 : cv->gpus;
-    if (n_dev > 1 && (rc = split_over_gpus(x, sh, &job, n_dev, &m))) return rc;
+    if (n_dev > 1) {
+        double share[VX_GGML_MAX_DEV];
+        if ((rc = parse_split(cv, n_dev, share))) return rc;
+        if ((rc = vx_ggml_split(x, sh, &job, share, (int)n_dev, (int)cv->split_mode, &m))) return rc;
+    }
     vx_ggml_write(x, &m);
     return VRAMEST_OK;
+}
+
+uint64_t vx_ggml_n_batch(const vx_ctx *x)
+{
+    if (x->cv->n_batch > 0) return (uint64_t)x->cv->n_batch;
+    return x->rt.engine == VX_ENGINE_OLLAMA ? 512 : 2048; /* Ollama's num_batch; llama.cpp's -b */
 }
 
 int vx_ggml_flash_attn(const vx_ctx *x)

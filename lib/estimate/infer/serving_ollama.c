@@ -16,6 +16,8 @@
  * The runner then allocates what llama.cpp allocates for those layers
  * (serving_llamacpp.c). Both are reported: the layers Ollama puts on the
  * GPU (serving.gpu_layers), the most that actually fit (gpu_layers_fit),
+ * and over several GPUs Ollama's per-GPU counts become the runner's
+ * tensor_split (the graph partial on each);
  * and Ollama's own figures under serving.ollama. When Ollama's count does
  * not fit, the load fails (cudaMalloc out of memory): the verdict says so. */
 #include <string.h>
@@ -109,6 +111,14 @@ static void graph_sizes(const vx_ctx *x, uint64_t ctx, uint64_t batch, uint64_t 
 #undef M2
 }
 
+/* The runner's fullest GPU for a job (split over n GPUs by `share`). */
+static int runner(const vx_ctx *x, const vx_shard *sh, vx_ggml_job *job, const double *share, int n, vx_ggml_mem *m)
+{
+    int rc = vx_ggml_context(x, sh, job, m);
+    if (!rc && share) rc = vx_ggml_split(x, sh, job, share, n, VX_SPLIT_LAYER, m);
+    return rc;
+}
+
 int vx_serving_ollama(vx_ctx *x, const vx_shard *sh)
 {
     const vx_shape *s = x->pol.s;
@@ -129,41 +139,64 @@ int vx_serving_ollama(vx_ctx *x, const vx_shard *sh)
     uint64_t kv = vx_sat_mul(kv_layer, (uint64_t)kl.layers);
     uint64_t kv_per = L ? kv / L : 0;
     uint64_t full = 0, partial = 0;
-    graph_sizes(x, n_ctx, vx_min_u64(num_ctx, (uint64_t)cv->n_batch), kv, &full, &partial);
+    graph_sizes(x, n_ctx, vx_min_u64(num_ctx, vx_ggml_n_batch(x)), kv, &full, &partial);
     uint64_t front, back, output;
     layer_sizes(x, &front, &back, &output);
-    uint64_t D = s->dense_layers > 0 ? (uint64_t)s->dense_layers : 0, graph = vx_max_u64(full, partial);
-    uint64_t layers = 0, alloc = 0;
-    bool fits_any = false;
+    uint64_t D = s->dense_layers > 0 ? (uint64_t)s->dense_layers : 0;
+    /* Several GPUs of the same memory: the partial graph on each. */
+    int n = cv->gpus > 1 ? (int)vx_min_u64((uint64_t)cv->gpus, VX_GGML_MAX_DEV) : 1;
+    if (n > 1) full = partial;
+    uint64_t graph = vx_max_u64(full, partial), alloc[VX_GGML_MAX_DEV] = {0}, layers = 0;
+    uint64_t counts[VX_GGML_MAX_DEV] = {0};
+    int ws[VX_GGML_MAX_DEV], nws = 0;
+    int64_t want = cv->n_gpu_layers;
     if (dev) {
         uint64_t first = vx_sat_add(front, kv_per);
-        if (dev >= vx_sat_add(vx_sat_add(graph, OLLAMA_MIN_MEMORY), vx_sat_mul(2, first))) {
-            fits_any = true;
-            alloc = vx_sat_add(OLLAMA_MIN_MEMORY, first);
-            int64_t want = cv->n_gpu_layers;
-            for (uint64_t i = 0; i < L; i++) {
-                if (want >= 0 && layers >= (uint64_t)want) break;
-                uint64_t ls = vx_sat_add(i < D ? front : back, kv_per);
-                if (dev <= vx_sat_add(vx_sat_add(alloc, graph), ls)) break;
-                alloc += ls;
-                layers++;
+        for (int g = 0; g < n; g++)
+            if (dev >= vx_sat_add(vx_sat_add(graph, OLLAMA_MIN_MEMORY), vx_sat_mul(2, first))) {
+                ws[nws++] = g;
+                alloc[g] = vx_sat_add(OLLAMA_MIN_MEMORY, first);
             }
-            if (output && (want < 0 || layers < (uint64_t)want) && dev > vx_sat_add(vx_sat_add(alloc, graph), output)) {
-                alloc += output;
-                layers++;
+        /* blocks from the front, each on the next GPU with room (i % j) */
+        for (uint64_t i = 0; i < L && nws; i++) {
+            if (want >= 0 && layers >= (uint64_t)want) break;
+            uint64_t ls = vx_sat_add(i < D ? front : back, kv_per);
+            for (int j = nws; j > 0; j--) {
+                int k = (int)(i % (uint64_t)j), g = ws[k];
+                if (dev > vx_sat_add(vx_sat_add(alloc[g], graph), ls)) {
+                    alloc[g] += ls, counts[g]++, layers++;
+                    break;
+                }
+                for (int q = k; q + 1 < nws; q++) ws[q] = ws[q + 1];
+                nws--;
             }
-            alloc = vx_sat_add(alloc, layers > L ? full : partial);
+            if (!nws) break;
         }
+        if (output && nws && (want < 0 || layers < (uint64_t)want))
+            for (int j = nws; j > 0; j--) {
+                int g = ws[layers % (uint64_t)j];
+                if (dev > vx_sat_add(vx_sat_add(alloc[g], graph), output)) {
+                    alloc[g] += output, counts[g]++, layers++;
+                    break;
+                }
+            }
+        for (int g = 0; g < n; g++)
+            if (counts[g]) alloc[g] = vx_sat_add(alloc[g], layers > L ? full : partial);
     }
-    if (dev && !fits_any) layers = 0;
+    uint64_t required = 0;
+    for (int g = 0; g < n; g++) required = vx_sat_add(required, counts[g] ? alloc[g] : 0);
     /* No device: every layer, as Ollama does on a GPU that holds them. */
-    if (!dev) layers = cv->n_gpu_layers >= 0 ? (uint64_t)cv->n_gpu_layers : L + 1;
+    if (!dev) layers = want >= 0 ? (uint64_t)want : L + 1;
     /* A user's num_gpu (n_gpu_layers) is what the runner gets. */
-    int64_t ngl = cv->n_gpu_layers >= 0 ? cv->n_gpu_layers : (int64_t)layers;
+    int64_t ngl = want >= 0 ? want : (int64_t)layers;
 
     vx_ggml_job job = {.kl = &kl, .n_ctx = n_ctx, .n_seq = par, .n_gpu_layers = ngl};
     vx_ggml_mem m;
-    if ((rc = vx_ggml_context(x, sh, &job, &m))) return rc;
+    /* The runner gets the layer counts as its tensor split. */
+    double share[VX_GGML_MAX_DEV];
+    bool split = n > 1 && dev && layers;
+    for (int g = 0; g < n; g++) share[g] = (double)counts[g];
+    if ((rc = runner(x, sh, &job, split ? share : NULL, n, &m))) return rc;
     vx_ggml_write(x, &m);
 
     /* The most layers the runner's buffers fit (a bisection: more layers
@@ -174,14 +207,14 @@ int vx_serving_ollama(vx_ctx *x, const vx_shard *sh)
         uint64_t lo = 0, hi = L + 1;
         vx_ggml_mem t;
         job.n_gpu_layers = (int64_t)hi;
-        if ((rc = vx_ggml_context(x, sh, &job, &t))) return rc;
+        if ((rc = runner(x, sh, &job, split ? share : NULL, n, &t))) return rc;
         if (t.gpu_total <= usable) {
             lo = hi;
         } else {
             while (hi - lo > 1) {
                 uint64_t mid = lo + (hi - lo) / 2;
                 job.n_gpu_layers = (int64_t)mid;
-                if ((rc = vx_ggml_context(x, sh, &job, &t))) return rc;
+                if ((rc = runner(x, sh, &job, split ? share : NULL, n, &t))) return rc;
                 if (t.gpu_total <= usable) lo = mid;
                 else hi = mid;
             }
@@ -201,7 +234,7 @@ int vx_serving_ollama(vx_ctx *x, const vx_shard *sh)
     vx_result_engine_fig(r, "ollama", "required_kv_bytes", kv);
     vx_result_engine_fig(r, "ollama", "graph_full_bytes", full);
     vx_result_engine_fig(r, "ollama", "graph_partial_bytes", partial);
-    vx_result_engine_fig(r, "ollama", "required_bytes", alloc);
+    vx_result_engine_fig(r, "ollama", "required_bytes", required);
     vx_result_engine_fig(r, "ollama", "num_ctx", num_ctx);
     vx_result_engine_fig(r, "ollama", "num_parallel", par);
     return VRAMEST_OK;
