@@ -203,7 +203,11 @@ int vx_serving_ollama(vx_ctx *x, const vx_shard *sh)
      * never take less GPU memory). */
     uint64_t fit = 0;
     if (dev) {
-        uint64_t usable = dev > r->headroom_bytes ? dev - r->headroom_bytes : 0;
+        /* the headroom as the verdict takes it (result.c), from the config:
+         * the result's own figure is set after the estimate */
+        double head = cv->headroom_gib * (double)VX_GIB + cv->headroom_fraction * (double)dev;
+        uint64_t keep = head >= (double)dev ? dev : (uint64_t)head;
+        uint64_t usable = dev - keep;
         uint64_t lo = 0, hi = L + 1;
         vx_ggml_mem t;
         job.n_gpu_layers = (int64_t)hi;
