@@ -345,3 +345,19 @@ Test(ollama, two_gpus_take_the_layers_one_cannot)
     cr_assert_neq(value(&j, VRAMEST_VAL_VERDICT), VRAMEST_VERDICT_DOES_NOT_FIT, "%s", j.json);
     done(&j);
 }
+
+/* llama.cpp allocates everything at load: a context that does not fit is
+ * its failure, with its reason; offloading fewer layers starts. */
+Test(llama_cpp, a_context_that_does_not_fit_is_the_engines_failure)
+{
+    job j;
+    cr_assert_eq(run(&j, "{\"model\":\"llama-2-70b\",\"precision\":{\"weights\":\"q4_0\"},\"workload\":{\"mode\":"
+                         "\"infer\"},\"device\":\"RTX4090-24GB\",\"runtime\":{\"framework\":\"llama.cpp\"}}"),
+                 VRAMEST_OK);
+    refused(&j, "llama.cpp would fail to load");
+    int64_t ngl = 0;
+    cr_assert_eq(vramest_solve_max(j.m, j.p, j.c, VRAMEST_CFG_N_GPU_LAYERS, &ngl, NULL), VRAMEST_OK, "%s",
+                 vramest_last_error_message());
+    cr_assert(ngl > 20 && ngl < 81, "n_gpu_layers %lld", (long long)ngl);
+    done(&j);
+}

@@ -316,6 +316,16 @@ int vx_serving_llamacpp(vx_ctx *x, const vx_shard *sh)
         if ((rc = parse_split(cv, n_dev, share))) return rc;
         if ((rc = vx_ggml_split(x, sh, &job, share, (int)n_dev, (int)cv->split_mode, &m))) return rc;
     }
+    /* llama.cpp allocates every buffer when it loads the model and creates
+     * the context: one that does not fit fails there ("failed to allocate
+     * CUDA0 buffer"), so the verdict gives that reason. */
+    uint64_t dev = x->r->device_bytes, need = vx_sat_add(m.gpu_total, vx_cuda_context_bytes(x));
+    if (dev && need > dev)
+        vx_result_refuse(x->r,
+                         "llama.cpp would fail to load: its GPU buffers (weights, KV cache, compute) and the CUDA "
+                         "context take %.2f GiB of %.2f GiB (failed to allocate CUDA0 buffer); lower n_gpu_layers "
+                         "or n_ctx",
+                         (double)need / VX_GIB, (double)dev / VX_GIB);
     vx_ggml_write(x, &m);
     return VRAMEST_OK;
 }

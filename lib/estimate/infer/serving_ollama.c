@@ -224,7 +224,7 @@ int vx_serving_ollama(vx_ctx *x, const vx_shard *sh)
             }
         }
         fit = lo;
-        if (m.gpu_total > dev)
+        if (vx_sat_add(m.gpu_total, vx_cuda_context_bytes(x)) > dev)
             vx_result_refuse(r,
                              "Ollama would fail to load: its scheduler puts %llu layers on the GPU, the runner's "
                              "buffers for them take %.2f GiB of %.2f GiB (cudaMalloc out of memory); %llu layers fit",
