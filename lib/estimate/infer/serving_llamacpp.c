@@ -80,6 +80,8 @@ int vx_ggml_context(const vx_ctx *x, const vx_shard *sh, const vx_ggml_job *job,
 
     /* Weights: exact tensor bytes, split by layer placement. */
     uint64_t w_gpu = 0, w_host = 0, largest_q = 0, w_matrix = 0;
+    /* one layer's weights: of every layer, of the dense front, of the rest */
+    uint64_t lw_all = 0, lw_front = 0, lw_back = 0;
     bool has_head = false;
     const vx_tensor *embed = NULL;
     uint64_t embed_bytes = 0;
@@ -105,6 +107,10 @@ int vx_ggml_context(const vx_ctx *x, const vx_shard *sh, const vx_ggml_job *job,
             w_gpu = vx_sat_add(w_gpu, on);
             w_host = vx_sat_add(w_host, b - on_all);
             if (t->kind == VX_TK_MATRIX) w_matrix = vx_sat_add(w_matrix, on);
+            uint64_t per = b / (uint64_t)t->n_layers;
+            if ((uint64_t)t->n_layers >= L) lw_all = vx_sat_add(lw_all, per);
+            else if (group_layers_in(s, t, 0, 1)) lw_front = vx_sat_add(lw_front, per);
+            else lw_back = vx_sat_add(lw_back, per);
             if (g && t->kind == VX_TK_MATRIX && quant) {
                 uint64_t e = vx_sat_mul((uint64_t)t->rows, (uint64_t)t->cols);
                 if (e > largest_q) largest_q = e;
@@ -154,6 +160,16 @@ int vx_ggml_context(const vx_ctx *x, const vx_shard *sh, const vx_ggml_job *job,
     uint64_t body = vx_max_u64(attn, mlp);
     uint64_t c_gpu = 0, c_host = vx_sat_add(hid, mask); /* inputs: embeddings (get_rows on the host), KQ mask */
     if (dev_rep > 0 || out_here) c_gpu = vx_max_u64(dev_rep > 0 ? body : 0, out_here ? out : 0);
+    /* Partial offload: the scheduler runs the host layers' matmuls over
+     * batches of 32 tokens or more on the GPU too (ggml-backend.cpp
+     * ggml_backend_sched offload_op; ggml-cuda.cu offload_op, min batch
+     * 32), copying each host layer's weights into the first GPU's compute
+     * buffer, one layer at a time. */
+    uint64_t D = s->dense_layers > 0 ? (uint64_t)s->dense_layers : 0;
+    if (gpu_rep < L && n_ub >= 32 && c_gpu && (job->n_dev <= 1 || lo == L - gpu_rep)) {
+        uint64_t host_lw = vx_sat_add(lw_all, vx_max_u64(D ? lw_front : 0, L - gpu_rep > D ? lw_back : 0));
+        c_gpu = vx_sat_add(c_gpu, host_lw);
+    }
     if (gpu_rep < L) c_host = vx_sat_add(c_host, body);
     if (!out_gpu) c_host = vx_max_u64(c_host, vx_sat_add(vx_sat_add(hid, mask), out));
     uint64_t outbuf = vx_sat_mul(vx_sat_mul(V, n_seq), 4);
