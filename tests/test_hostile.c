@@ -1313,7 +1313,7 @@ static int prov_cat_negative(const vramest_result *r)
 static int value_key(const vramest_result *r)
 {
     uint64_t v;
-    return vramest_result_value(r, (vramest_value)18, &v);
+    return vramest_result_value(r, (vramest_value)24, &v);
 }
 static int value_key_negative(const vramest_result *r)
 {
@@ -1594,7 +1594,7 @@ static const hcase cases[] = {
     ROW(r_get_cat, VRAMEST_E_UNKNOWN_CATEGORY, "unknown category 11"),
     ROW(r_get_cat_max, VRAMEST_E_UNKNOWN_CATEGORY, "unknown category"),
     ROW(r_prov_cat_negative, VRAMEST_E_UNKNOWN_CATEGORY, "unknown category -2"),
-    ROW(r_value_key, VRAMEST_E_UNKNOWN_CATEGORY, "unknown value 18"),
+    ROW(r_value_key, VRAMEST_E_UNKNOWN_CATEGORY, "unknown value 24"),
     ROW(r_value_key_negative, VRAMEST_E_UNKNOWN_CATEGORY, "unknown value -1"),
     ROW(r_value_band_count, VRAMEST_E_UNKNOWN_CATEGORY, "unknown value"),
     ROW(r_get_all_dev, VRAMEST_E_UNKNOWN_CATEGORY, "unknown device 7"),

@@ -259,8 +259,10 @@ Test(bad_input, kv_dtypes_a_runtime_cannot_hold)
     expect("{\"model\":\"llama-2-7b\",\"precision\":{\"weights\":\"fp16\",\"kv_cache\":\"fp8\"},"
            "\"workload\":{\"mode\":\"infer\"}}",
            VRAMEST_E_UNSUPPORTED, "framework pytorch");
+    /* -fa off (attention eager) refuses a quantized V cache at any build */
     expect("{\"model\":\"llama-2-7b\",\"precision\":{\"weights\":\"q4_0\",\"kv_cache\":\"q4_0\"},"
-           "\"workload\":{\"mode\":\"infer\"},\"runtime\":{\"framework\":\"llama.cpp\",\"n_ctx\":2048}}",
+           "\"workload\":{\"mode\":\"infer\",\"attention\":\"eager\"},\"runtime\":{\"framework\":\"llama.cpp\","
+           "\"n_ctx\":2048}}",
            VRAMEST_E_CONFLICT, "flash");
     expect("{\"model\":\"llama-2-7b\",\"precision\":{\"weights\":\"q4_0\",\"kv_cache\":\"int8\"},"
            "\"workload\":{\"mode\":\"infer\"},\"runtime\":{\"framework\":\"llama.cpp\",\"n_ctx\":2048}}",
@@ -506,8 +508,10 @@ Test(vllm, an_overfull_budget_leaves_no_blocks_and_says_so)
     ok(&f, "{\"model\":\"llama-2-13b\",\"precision\":\"fp16\",\"workload\":{\"mode\":\"infer\"},"
            "\"device\":\"RTX4090-24GB\",\"runtime\":{\"framework\":\"vllm\"}}");
     cr_assert_eq(f.r->val[VRAMEST_VAL_KV_BLOCKS], 0);
-    cr_assert_geq(f.r->n_warn, 1);
-    cr_assert(strstr(f.r->warn[0], "would not start"), "%s", f.r->warn[0]);
+    /* the engine's refusal, not a warning beside a "fits" */
+    cr_assert(f.r->refused);
+    cr_assert(strstr(f.r->refusal, "would not start"), "%s", f.r->refusal);
+    cr_assert_eq(f.r->val[VRAMEST_VAL_VERDICT], VRAMEST_VERDICT_DOES_NOT_FIT);
     done(&f);
 }
 
@@ -565,12 +569,12 @@ Test(llama_cpp, compute_buffer_matches_a_logged_context)
      * CUDA0 compute buffer 164.00 MiB at n_ctx 2048, 2144.00 MiB at 32768. */
     fx f;
     ok(&f, "{\"model\":\"mistral-7b-v0.1\",\"precision\":{\"weights\":\"q4_k_m\"},\"workload\":{\"mode\":\"infer\"},"
-           "\"runtime\":{\"framework\":\"llama.cpp\",\"n_ctx\":2048,\"n_ubatch\":512}}");
+           "\"runtime\":{\"framework\":\"llama.cpp\",\"framework_version\":\"2025-01\",\"n_ctx\":2048,\"n_ubatch\":512}}");
     double a = (double)cat(&f, VRAMEST_DEV_GPU, VRAMEST_CAT_ACTIVATIONS) / MIB;
     double ha = (double)cat(&f, VRAMEST_DEV_HOST, VRAMEST_CAT_ACTIVATIONS) / MIB;
     done(&f);
     ok(&f, "{\"model\":\"mistral-7b-v0.1\",\"precision\":{\"weights\":\"q4_k_m\"},\"workload\":{\"mode\":\"infer\"},"
-           "\"runtime\":{\"framework\":\"llama.cpp\",\"n_ctx\":32768,\"n_ubatch\":512}}");
+           "\"runtime\":{\"framework\":\"llama.cpp\",\"framework_version\":\"2025-01\",\"n_ctx\":32768,\"n_ubatch\":512}}");
     double b = (double)cat(&f, VRAMEST_DEV_GPU, VRAMEST_CAT_ACTIVATIONS) / MIB;
     done(&f);
     /* the constant term was fitted on the first point, the slope is not */

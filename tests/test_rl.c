@@ -215,7 +215,8 @@ Test(rl, separate_engine_gpus_are_reported_apart)
     cr_assert_eq(f.rc, VRAMEST_OK, "%s", vramest_last_error_message());
     const vx_rl_phases *p = &f.r->rl;
     cr_assert_eq(p->cat[VX_RLP_ROLLOUT][VRAMEST_CAT_KV_CACHE], 0, "the pool is on the engine's GPUs");
-    cr_assert_geq(p->engine_total, (uint64_t)(0.9 * (double)f.r->device_bytes), "a vLLM server at 0.9");
+    cr_assert_geq(p->engine_total, (uint64_t)(0.899 * (double)f.r->device_bytes), "a vLLM server at 0.9: %llu of %llu",
+                  (unsigned long long)p->engine_total, (unsigned long long)f.r->device_bytes);
     drop(&f);
 }
 
@@ -346,7 +347,11 @@ Test(rl, openrlhf_defaults_separate_engines_and_a_reference)
     cr_assert_eq(p->placement, VX_PLACE_SEPARATE);
     cr_assert_eq(p->reference, VX_REF_COPY);
     cr_assert_eq(p->engine_budget, (uint64_t)(0.95 * (double)f.r->device_bytes));
-    cr_assert_geq(p->engine_total, p->engine_budget);
+    /* vLLM >= 0.21 keeps everything, CUDA graphs included, inside its
+     * budget; the pool is whole blocks, so the engine fills it to a block. */
+    cr_assert_leq(p->engine_total, p->engine_budget);
+    cr_assert_geq(p->engine_total, (uint64_t)(0.999 * (double)p->engine_budget), "engine_total %llu budget %llu",
+                  (unsigned long long)p->engine_total, (unsigned long long)p->engine_budget);
     cr_assert_eq(p->cat[VX_RLP_ROLLOUT][VRAMEST_CAT_KV_CACHE], 0);
     drop(&f);
 }

@@ -67,10 +67,22 @@ static void job_line(json_object *plan, const char *model_arg)
             printf(" \u00b7 %s rank %lld", ft, jint(plan, "settings.workload.lora_rank"));
         else
             printf(" \u00b7 %s fine-tune", ft);
-    } else if (!strcmp(mode, "infer") && !strcmp(fw, "vllm")) {
-        printf(" \u00b7 vLLM server: max_model_len %lld, max_num_seqs %lld, gpu_memory_utilization %.2f",
-               jint(plan, "settings.runtime.max_model_len"), jint(plan, "settings.runtime.max_num_seqs"),
-               jnum(plan, "settings.runtime.gpu_memory_utilization"));
+    } else if (!strcmp(mode, "infer") && (!strcmp(fw, "vllm") || !strcmp(fw, "sglang"))) {
+        int vllm = !strcmp(fw, "vllm");
+        long long seqs = jint(plan, "settings.runtime.max_num_seqs");
+        printf(" \u00b7 %s server: max_model_len %lld, %s ", vllm ? "vLLM" : "SGLang",
+               jint(plan, "settings.runtime.max_model_len"), vllm ? "max_num_seqs" : "max_running_requests");
+        if (seqs > 0)
+            printf("%lld", seqs);
+        else
+            printf("the engine's default");
+        if (vllm)
+            printf(", gpu_memory_utilization %.2f", jnum(plan, "settings.runtime.gpu_memory_utilization"));
+        else if (jnum(plan, "settings.runtime.mem_fraction_static") > 0)
+            printf(", mem_fraction_static %.2f", jnum(plan, "settings.runtime.mem_fraction_static"));
+    } else if (!strcmp(mode, "infer") && !strcmp(fw, "ollama")) {
+        printf(" \u00b7 Ollama: num_ctx %lld x num_parallel %lld", jint(plan, "settings.runtime.num_ctx"),
+               jint(plan, "settings.runtime.num_parallel"));
     } else if (!strcmp(mode, "infer") && !strcmp(fw, "llama.cpp")) {
         printf(" \u00b7 llama.cpp: n_ctx %lld, n_gpu_layers %lld", jint(plan, "settings.runtime.n_ctx"),
                jint(plan, "settings.runtime.n_gpu_layers"));

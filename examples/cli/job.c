@@ -43,11 +43,18 @@ static int flag_question(const job *j, question *q)
     int asked = (j->max != NULL) + (j->min != NULL) + (j->advice != 0) + (j->smallest_device != 0);
     if (asked > 1) return usage_error("--max, --min, --advice and --smallest-device ask one question each: pick one");
     if (j->min) {
-        if (strcmp(j->min, "gpus"))
-            return usage_error("--min answers the smallest GPU count ('--min gpus'), not '%s'; "
-                               "--max finds the largest value of an option", j->min);
+        if (!strcmp(j->min, "gpus"))
+            q->key = VRAMEST_CFG_GPUS;
+        else if (!strcmp(j->min, "gpu_memory_utilization"))
+            q->key = VRAMEST_CFG_GPU_MEMORY_UTILIZATION;
+        else if (!strcmp(j->min, "mem_fraction_static"))
+            q->key = VRAMEST_CFG_MEM_FRACTION_STATIC;
+        else
+            return usage_error("--min answers the smallest GPU count ('--min gpus') or a serving engine's share "
+                               "of the GPU ('--min gpu_memory_utilization', '--min mem_fraction_static'), not '%s'; "
+                               "--max finds the largest value of an option",
+                               j->min);
         q->kind = VRAMEST_ASK_MIN;
-        q->key = VRAMEST_CFG_GPUS;
     } else if (j->max) {
         if (!strcmp(j->max, "gpus"))
             return usage_error("--max gpus: the question is the smallest GPU count that fits, '--min gpus'");

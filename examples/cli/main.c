@@ -7,7 +7,7 @@
  * modules are listed in cli.h.
  *
  *   vramest --spec FILE|- | --model NAME|PATH  [--precision P] [--device GPU] [--set key=value ...]
- *           [--max KEY | --min gpus | --advice | --smallest-device
+ *           [--max KEY | --min gpus|gpu_memory_utilization|mem_fraction_static | --advice | --smallest-device
  *            | --compare P1,P2,... | --compare-set key=v1,v2,...] [--json] [--svg FILE]
  *   vramest options | models | gpus
  *
@@ -48,7 +48,8 @@ static void usage(FILE *f)
           "  --max KEY       the largest value of KEY that fits: batch_size, seq_len, prompt_len,\n"
           "                  gen_len, beams, lora_rank, max_num_seqs, max_model_len, n_ctx,\n"
           "                  n_gpu_layers; the table is at the answer\n"
-          "  --min gpus      the smallest GPU count that fits, with the layout that reaches it\n"
+          "  --min gpus      the smallest GPU count that fits, with the layout that reaches it\n"          "  --min gpu_memory_utilization | mem_fraction_static\n"
+          "                  the smallest share of the GPU vLLM / SGLang needs to start and fit\n"
           "  --advice        one-change fixes, cheapest first, each with its verdict\n"
           "  --smallest-device\n"
           "                  the GPU preset with the least memory on which the job fits (there\n"

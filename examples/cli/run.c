@@ -40,7 +40,12 @@ int at_solution(handles *h, const char *plan_json)
     json_object *value = jget(plan, "solution.value");
     const char *key = jstr(plan, "solution.key");
     int rc = 0;
-    if (key && value && json_object_is_type(value, json_type_int)) {
+    if (key && value && json_object_is_type(value, json_type_double)) {
+        /* a serving engine's share of the GPU, in hundredths */
+        char assignment[128];
+        snprintf(assignment, sizeof assignment, "%s=%.2f", key, json_object_get_double(value));
+        rc = set_option(h, assignment);
+    } else if (key && value && json_object_is_type(value, json_type_int)) {
         /* The smallest GPU count comes with the layout that reached it. */
         static const char *const layout[] = {"gpus", "tp", "pp", "dp", "cp"};
         int gpus = !strcmp(key, "gpus");

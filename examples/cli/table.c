@@ -116,7 +116,17 @@ static void print_solution(json_object *plan)
         json_object *val = jget(sol, "value");
         json_object *safe = jget(sol, "safe_value");
         int gpus = key && !strcmp(key, "gpus");
-        if (val && json_object_is_type(val, json_type_int)) {
+        if (val && json_object_is_type(val, json_type_double)) {
+            /* a serving engine's share of the GPU */
+            printf("\nsolution: %s = %.2f (the smallest value at which the engine starts and fits; the figures above "
+                   "are at it)\n",
+                   key ? key : "?", json_object_get_double(val));
+            if (safe && json_object_is_type(safe, json_type_double))
+                printf("          %s = %.2f fits even at the band's high end\n", key ? key : "?",
+                       json_object_get_double(safe));
+            else
+                printf("          no %s fits at the band's high end\n", key ? key : "value");
+        } else if (val && json_object_is_type(val, json_type_int)) {
             printf("\nsolution: %s = %lld (the %s value whose estimate fits the device; the figures above are at it)\n",
                    key ? key : "?", (long long)json_object_get_int64(val), gpus ? "smallest" : "largest");
             if (safe && json_object_is_type(safe, json_type_int))
@@ -220,6 +230,16 @@ int print_table(const vramest_result *r, json_object *plan, const out_opts *o)
         printf("\nserving: KV pool %.3f GiB, %llu blocks, %llu tokens\n", gib(pool), (unsigned long long)blocks,
                (unsigned long long)tokens);
     }
+    int ok_conc, ok_layers, ok_fit;
+    uint64_t conc = value_or_zero(r, VRAMEST_VAL_MAX_CONCURRENCY, &ok_conc);
+    uint64_t layers = value_or_zero(r, VRAMEST_VAL_GPU_LAYERS, &ok_layers);
+    uint64_t fit = value_or_zero(r, VRAMEST_VAL_GPU_LAYERS_FIT, &ok_fit);
+    if (ok_conc) printf("         %llu sequences of max_model_len at once\n", (unsigned long long)conc);
+    if (ok_layers && ok_fit)
+        printf("\nserving: the engine puts %llu layers on the GPU; %llu fit\n", (unsigned long long)layers,
+               (unsigned long long)fit);
+    else if (ok_layers)
+        printf("\nserving: %llu layers on the GPU\n", (unsigned long long)layers);
 
     print_rl_phases(plan);
 

@@ -385,12 +385,28 @@ typedef enum vramest_option {
     VRAMEST_CFG_ENFORCE_EAGER = 3307,          /**< "enforce_eager" (bool; vLLM) */
     VRAMEST_CFG_N_GPU_LAYERS = 3308,           /**< "n_gpu_layers" (llama.cpp; -1 = all) */
     VRAMEST_CFG_N_CTX = 3309,                  /**< "n_ctx" (llama.cpp; 0 = the model's) */
-    VRAMEST_CFG_N_BATCH = 3310,                /**< "n_batch" (llama.cpp) */
+    VRAMEST_CFG_N_BATCH = 3310,                /**< "n_batch" (llama.cpp, Ollama; 0 = the engine's default) */
     VRAMEST_CFG_N_UBATCH = 3311,               /**< "n_ubatch" (llama.cpp) */
     VRAMEST_CFG_TORCH_VERSION = 3312,          /**< "torch_version" (string: a PyTorch release such as "2.4"; "" = the current release) @since 1.0 */
     VRAMEST_CFG_TRANSFORMERS_VERSION = 3313,   /**< "transformers_version" (string: such as "4.44"; "" = the current release) @since 1.0 */
     VRAMEST_CFG_FRAMEWORK_VERSION = 3314,      /**< "framework_version" (string: a release, a llama.cpp build "b4823" or a date "2024-06"; "" = the framework's current release) @since 1.0 */
     VRAMEST_CFG_COMPILE = 3315,                /**< "compile" (bool: torch.compile) @since 1.0 */
+
+    VRAMEST_CFG_ENABLE_LORA = 3350,            /**< "enable_lora" (bool; vLLM LoRA slots) @since 1.0 */
+    VRAMEST_CFG_MAX_LORAS = 3351,              /**< "max_loras" (vLLM: adapters per batch) @since 1.0 */
+    VRAMEST_CFG_MAX_LORA_RANK = 3352,          /**< "max_lora_rank" (vLLM) @since 1.0 */
+    VRAMEST_CFG_SAMPLER = 3353,                /**< "sampler" (enum: native, flashinfer; vLLM V1's profile) @since 1.0 */
+    VRAMEST_CFG_MEM_FRACTION_STATIC = 3354,    /**< "mem_fraction_static" (SGLang; 0 = its default; above 1 is ::VRAMEST_E_RANGE) @since 1.0 */
+    VRAMEST_CFG_CHUNKED_PREFILL_SIZE = 3355,   /**< "chunked_prefill_size" (SGLang; 0 = its default) @since 1.0 */
+    VRAMEST_CFG_CUDA_GRAPH_MAX_BS = 3356,      /**< "cuda_graph_max_bs" (SGLang; 0 = its default) @since 1.0 */
+    VRAMEST_CFG_MAX_TOTAL_TOKENS = 3357,       /**< "max_total_tokens" (SGLang KV pool tokens; 0 = from memory) @since 1.0 */
+    VRAMEST_CFG_ENABLE_DP_ATTENTION = 3358,    /**< "enable_dp_attention" (bool; SGLang) @since 1.0 */
+    VRAMEST_CFG_N_SEQ = 3359,                  /**< "n_seq" (llama.cpp parallel slots; 0 = batch_size x beams) @since 1.0 */
+    VRAMEST_CFG_KV_UNIFIED = 3360,             /**< "kv_unified" (bool; llama.cpp -kvu) @since 1.0 */
+    VRAMEST_CFG_NUM_CTX = 3361,                /**< "num_ctx" (Ollama context per request; 0 = its default) @since 1.0 */
+    VRAMEST_CFG_NUM_PARALLEL = 3362,           /**< "num_parallel" (Ollama; 0 = 1) @since 1.0 */
+    VRAMEST_CFG_SPLIT_MODE = 3363,             /**< "split_mode" (enum: layer, row, none; llama.cpp over gpus) @since 1.0 */
+    VRAMEST_CFG_TENSOR_SPLIT = 3364,           /**< "tensor_split" (string: each GPU's share, "3,1"; "" = equal; a count other than gpus is ::VRAMEST_E_CONFLICT) @since 1.0 */
 
     /* ---- config: post-training with RL (3400-3499; workload.mode "rl", the spec's "rl" object) ---- */
     VRAMEST_CFG_ALGORITHM = 3400,              /**< "algorithm" (workload; enum: grpo, ppo, dpo, kto, orpo, simpo) @since 1.0 */
@@ -1169,6 +1185,12 @@ typedef enum vramest_value {
     VRAMEST_VAL_LOAD_PEAK = 15,       /**< bytes: transient peak while loading/quantizing */
     VRAMEST_VAL_VERDICT = 16,         /**< a ::vramest_verdict; ::VRAMEST_E_UNSUPPORTED without a device @since 1.0 */
     VRAMEST_VAL_HEADROOM = 17,        /**< bytes kept free per GPU (headroom_gib + headroom_fraction x capacity) @since 1.0 */
+    VRAMEST_VAL_STATE_PER_SEQ = 18,   /**< bytes of one sequence's recurrent + convolution state on a GPU (state-space / linear-attention layers; 0 without) @since 1.0 */
+    VRAMEST_VAL_MAX_CONCURRENCY = 19, /**< serving: sequences of max_model_len (vLLM, SGLang) or of n_ctx per slot the KV pool holds at once @since 1.0 */
+    VRAMEST_VAL_CUDA_GRAPH_BYTES = 20, /**< serving: bytes of the engine's captured CUDA graphs per GPU (0 with enforce_eager) @since 1.0 */
+    VRAMEST_VAL_NON_TORCH_BYTES = 21, /**< serving: bytes outside PyTorch's allocator the engine's profiler charges per GPU (CUDA context, NCCL, custom all-reduce) @since 1.0 */
+    VRAMEST_VAL_GPU_LAYERS = 22,      /**< serving: layers the engine itself puts on the GPUs (Ollama's scheduler; llama.cpp's n_gpu_layers, output layer counted) @since 1.0 */
+    VRAMEST_VAL_GPU_LAYERS_FIT = 23,  /**< serving: most layers that actually fit the GPUs (llama.cpp, Ollama) @since 1.0 */
     VRAMEST_VAL_MAX_ = 0x7FFFFFFF
 } vramest_value;
 
@@ -1539,7 +1561,7 @@ vramest_advise_json(const vramest_model *model, const vramest_precision *prec, c
 typedef enum vramest_question {
     VRAMEST_ASK_NONE = 0,   /**< the plan of the job as configured */
     VRAMEST_ASK_MAX = 1,    /**< "solution": the largest value of the key that fits (::VRAMEST_CFG_GPUS: the smallest) */
-    VRAMEST_ASK_MIN = 2,    /**< "solution": the smallest value that fits; only ::VRAMEST_CFG_GPUS */
+    VRAMEST_ASK_MIN = 2,    /**< "solution": the smallest value that fits: ::VRAMEST_CFG_GPUS, or the serving engine's share of the GPU (::VRAMEST_CFG_GPU_MEMORY_UTILIZATION for vLLM, ::VRAMEST_CFG_MEM_FRACTION_STATIC for SGLang; in hundredths, a number in the plan) */
     VRAMEST_ASK_ADVICE = 3, /**< "advice": one-change fixes, cheapest first (as vramest_advise_json()) */
     VRAMEST_ASK_MAX_ = 0x7FFFFFFF
 } vramest_question;

@@ -5,6 +5,7 @@
  * vramest_spec_plan() and vramest_spec_plan_cached() write the same plan for
  * the same job. The _cached calls take the model from a cache handle
  * (model_cache.c). */
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "api/model_cache.h"
@@ -17,12 +18,26 @@ typedef struct question {
     const char *name;   /* its name in the plan */
 } question;
 
+/* The engine's share of the GPU: a smallest value in hundredths. */
+static bool is_fraction(vramest_option key)
+{
+    return key == VRAMEST_CFG_GPU_MEMORY_UTILIZATION || key == VRAMEST_CFG_MEM_FRACTION_STATIC;
+}
+
 /* "safe_value": the same search with the band's high end as the measure. */
 static void safe_value(const vramest_model *m, const vramest_precision *p, const vramest_config *c,
                        const question *q, vx_jw *w)
 {
     int64_t safe = 0;
     struct vramest_config grown;
+    if (is_fraction(q->key)) {
+        double f = 0;
+        if (vx_solve_min_fraction(m, p, c, q->key, VX_FIT_BAND, &f))
+            vx_jw_puts(w, ",\"safe_value\":null");
+        else
+            vx_jw_printf(w, ",\"safe_value\":%.2f", f);
+        return;
+    }
     int rc = q->key == VRAMEST_CFG_GPUS ? vx_solve_min_gpus(m, p, c, 65536, VX_FIT_BAND, &grown, &safe)
                                         : vx_solve_max(m, p, c, q->key, VX_FIT_BAND, &safe, NULL);
     if (rc)
@@ -42,8 +57,12 @@ static int answer(const vramest_model *m, const vramest_precision *p, const vram
         return vx_advise(m, p, c, w);
     }
     int64_t value = 0;
+    double fvalue = 0;
     int rc;
-    if (q->key == VRAMEST_CFG_GPUS)
+    if (is_fraction(q->key)) {
+        if (!(rc = vx_solve_min_fraction(m, p, c, q->key, VX_FIT_ESTIMATE, &fvalue)))
+            rc = vx_opt_set_f64(&at->v, at->set_bits, VRAMEST_HANDLE_CONFIG, q->key, fvalue);
+    } else if (q->key == VRAMEST_CFG_GPUS)
         rc = vx_solve_min_gpus(m, p, c, 65536, VX_FIT_ESTIMATE, at, &value);
     else if (!(rc = vx_solve_max(m, p, c, q->key, VX_FIT_ESTIMATE, &value, NULL)))
         rc = vx_opt_set_i64(&at->v, at->set_bits, VRAMEST_HANDLE_CONFIG, q->key, value);
@@ -58,7 +77,10 @@ static int answer(const vramest_model *m, const vramest_precision *p, const vram
         return VRAMEST_OK;
     }
     if (rc) return rc;
-    vx_jw_printf(w, ",\"value\":%lld,\"fits\":true", (long long)value);
+    if (is_fraction(q->key))
+        vx_jw_printf(w, ",\"value\":%.2f,\"fits\":true", fvalue);
+    else
+        vx_jw_printf(w, ",\"value\":%lld,\"fits\":true", (long long)value);
     safe_value(m, p, c, q, w);
     vx_jw_puts(w, "}");
     return VRAMEST_OK;
@@ -120,8 +142,9 @@ VRAMEST_API int vramest_plan_json(const vramest_model *model, const vramest_prec
     case VRAMEST_ASK_NONE:
     case VRAMEST_ASK_ADVICE: break;
     case VRAMEST_ASK_MIN:
-        if (key != VRAMEST_CFG_GPUS)
-            return vx_fail(VRAMEST_E_UNSUPPORTED, "vramest_plan_json: the smallest value is asked of gpus only");
+        if (key != VRAMEST_CFG_GPUS && !is_fraction(key))
+            return vx_fail(VRAMEST_E_UNSUPPORTED, "vramest_plan_json: the smallest value is asked of gpus, "
+                                                  "gpu_memory_utilization and mem_fraction_static only");
         /* fall through */
     case VRAMEST_ASK_MAX: {
         const vx_option_def *d = vx_option_find(key, NULL);

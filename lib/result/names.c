@@ -10,7 +10,8 @@ const char *const vx_device_names[VX_NDEV] = {"gpu", "host", "nvme"};
 const char *const vx_value_names[VX_NVAL] = {
     "params_total", "params_trainable", "peak_allocated", "peak_reserved", "device_total", "device_capacity",
     "fits", "checkpoint_bytes", "peak_phase", "host_total", "nvme_total", "params_active",
-    "kv_pool_bytes", "kv_blocks", "max_tokens", "load_peak", "verdict", "headroom",
+    "kv_pool_bytes", "kv_blocks", "max_tokens", "load_peak", "verdict", "headroom", "state_per_seq",
+    "max_concurrency", "cuda_graph_bytes", "non_torch_bytes", "gpu_layers", "gpu_layers_fit",
 };
 const char *const vx_verdict_names[3] = {"does_not_fit", "fits_low_end", "fits"};
 const char *const vx_phase_names[VX_NPHASE] = {"load", "forward", "backward", "optimizer", "prefill", "decode"};

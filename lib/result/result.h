@@ -66,6 +66,8 @@ typedef struct vx_rl_phases {
                                       (0: none does; -1: not colocated or no device) */
     int64_t prompts, seqs_per_gpu, micro_seqs; /* the rollout batch, completions per GPU, sequences per micro-batch */
 } vx_rl_phases;
+/* Named figures of an engine's own estimate a result can carry. */
+#define VX_MAX_ENGINE_FIGS 6
 
 struct vramest_result {
     uint32_t magic;
@@ -84,6 +86,15 @@ struct vramest_result {
      * makes the verdict "does not fit" with its reason, whatever the bytes. */
     uint8_t refused;
     char refusal[VX_WARN_LEN];
+    /* Figures of an engine's own estimate, as it logs them (Ollama's
+     * scheduler: required KV, graph sizes), under `engine_name`; names and
+     * the engine name are string literals. */
+    const char *engine_name;
+    uint32_t n_engine_figs;
+    struct {
+        const char *name;
+        uint64_t value;
+    } engine_figs[VX_MAX_ENGINE_FIGS];
     char warn[VX_MAX_WARN][VX_WARN_LEN];
     uint32_t n_timeline;
     vx_timeline_point timeline[VX_MAX_TIMELINE];
@@ -135,6 +146,15 @@ extern const char *const vx_verdict_names[3] VX_HIDDEN;
 /* The engine would refuse the job: verdict "does not fit", with `fmt` as
  * the reason (truncated to VX_WARN_LEN). */
 void vx_result_refuse(struct vramest_result *r, const char *fmt, ...) VX_PRINTF(2, 3) VX_HIDDEN;
+/* Record a figure of the engine's own estimate (`engine` and `name` string
+ * literals); dropped past VX_MAX_ENGINE_FIGS. */
+static inline void vx_result_engine_fig(struct vramest_result *r, const char *engine, const char *name, uint64_t v)
+{
+    if (r->n_engine_figs >= VX_MAX_ENGINE_FIGS) return;
+    r->engine_name = engine;
+    r->engine_figs[r->n_engine_figs].name = name;
+    r->engine_figs[r->n_engine_figs++].value = v;
+}
 /* The plan's "why" member (no leading comma): what the job needs against
  * the usable memory, the dominant categories, the fix (NULL: not searched),
  * and one sentence saying it. Only for a result with a device and a verdict

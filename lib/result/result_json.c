@@ -201,12 +201,35 @@ static void write_plan(vx_jw *w, const struct vramest_result *r, const vx_fix *f
         vx_jw_puts(w, "null");
     }
 
-    if (r->val_ok[VRAMEST_VAL_KV_POOL_BYTES]) {
-        vx_jw_key(w, "serving", &f);
-        vx_jw_printf(w, "{\"kv_pool_bytes\":%llu,\"kv_blocks\":%llu,\"max_tokens\":%llu}",
-             (unsigned long long)r->val[VRAMEST_VAL_KV_POOL_BYTES], (unsigned long long)r->val[VRAMEST_VAL_KV_BLOCKS],
-             (unsigned long long)r->val[VRAMEST_VAL_MAX_TOKENS]);
+    /* The serving engines' own figures, each where it applies. */
+    static const int serving_vals[] = {VRAMEST_VAL_KV_POOL_BYTES,   VRAMEST_VAL_KV_BLOCKS,        VRAMEST_VAL_MAX_TOKENS,
+                                       VRAMEST_VAL_MAX_CONCURRENCY, VRAMEST_VAL_CUDA_GRAPH_BYTES, VRAMEST_VAL_NON_TORCH_BYTES,
+                                       VRAMEST_VAL_GPU_LAYERS,      VRAMEST_VAL_GPU_LAYERS_FIT};
+    bool sfirst = true;
+    for (size_t i = 0; i < VX_ARRAY_LEN(serving_vals); i++) {
+        int v = serving_vals[i];
+        if (!r->val_ok[v]) continue;
+        if (sfirst) {
+            vx_jw_key(w, "serving", &f);
+            vx_jw_put(w, "{", 1);
+        }
+        vx_jw_printf(w, "%s\"%s\":%llu", sfirst ? "" : ",", vx_value_names[v], (unsigned long long)r->val[v]);
+        sfirst = false;
     }
+    if (r->n_engine_figs) {
+        if (sfirst) {
+            vx_jw_key(w, "serving", &f);
+            vx_jw_put(w, "{", 1);
+        }
+        /* Figures of the engine's own estimate (Ollama's scheduler), under its name. */
+        vx_jw_printf(w, "%s\"%s\":{", sfirst ? "" : ",", r->engine_name);
+        for (uint32_t i = 0; i < r->n_engine_figs; i++)
+            vx_jw_printf(w, "%s\"%s\":%llu", i ? "," : "", r->engine_figs[i].name,
+                         (unsigned long long)r->engine_figs[i].value);
+        vx_jw_put(w, "}", 1);
+        sfirst = false;
+    }
+    if (!sfirst) vx_jw_put(w, "}", 1);
 
     if (r->rl.on) vx_result_rl_json(w, r, &f);
 

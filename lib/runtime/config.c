@@ -9,9 +9,10 @@
 
 #define VERSION_HOLES                                                                                         \
     VX_LAYOUT_STR(vx_config_values, torch_version), VX_LAYOUT_STR(vx_config_values, transformers_version),     \
-        VX_LAYOUT_STR(vx_config_values, framework_version), VX_LAYOUT_STR(vx_config_values, rollout_engine_version)
+        VX_LAYOUT_STR(vx_config_values, framework_version), VX_LAYOUT_STR(vx_config_values, tensor_split),    \
+        VX_LAYOUT_STR(vx_config_values, rollout_engine_version)
 const vx_layout vx_config_layout = {sizeof(vx_config_values),
-                                    7,
+                                    8,
                                     {VX_LAYOUT_STR(vx_config_values, lora_targets),
                                      VX_LAYOUT_STR(vx_config_values, device),
                                      VX_LAYOUT_STR(vx_config_values, max_memory), VERSION_HOLES}};
@@ -25,12 +26,12 @@ _Static_assert(offsetof(vx_config_values, batch_size) < offsetof(vx_config_value
                    offsetof(vx_config_values, torch_version) < offsetof(vx_config_values, transformers_version) &&
                    offsetof(vx_config_values, transformers_version) <
                        offsetof(vx_config_values, framework_version) &&
-                   offsetof(vx_config_values, framework_version) <
-                       offsetof(vx_config_values, rollout_engine_version),
+                   offsetof(vx_config_values, framework_version) < offsetof(vx_config_values, tensor_split) &&
+                   offsetof(vx_config_values, tensor_split) < offsetof(vx_config_values, rollout_engine_version),
                "vx_config_layout lists its holes by offset");
 const vx_layout vx_config_key_layout = {
     sizeof(vx_config_values),
-    9,
+    10,
     {VX_LAYOUT_SKIP(vx_config_values, batch_size), VX_LAYOUT_SKIP(vx_config_values, seq_len),
      VX_LAYOUT_STR(vx_config_values, lora_targets), VX_LAYOUT_STR(vx_config_values, device),
      VX_LAYOUT_STR(vx_config_values, max_memory), VERSION_HOLES}};
@@ -93,7 +94,7 @@ void vx_config_resolve_versions(vx_config_values *v)
     if (!v->framework_version[0])
         v->framework_v = 0;
     else
-        v->framework_v = fi && fi->forms && !vx_version_parse(v->framework_version, fi->forms, &fw, NULL) &&
+        v->framework_v = fi && fi->forms && !vx_runtime_parse_version(fi, v->framework_version, &fw, NULL) &&
                                  fw >= fi->oldest
                              ? fw
                              : -1;

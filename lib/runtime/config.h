@@ -20,6 +20,7 @@ enum { VX_OFFLOAD_NONE = 0, VX_OFFLOAD_CPU = 1, VX_OFFLOAD_NVME = 2 };
 enum { VX_PPS_1F1B = 0, VX_PPS_GPIPE = 1, VX_PPS_INTERLEAVED = 2 };
 enum { VX_OVERLAP_AUTO = 0, VX_OVERLAP_OFF = 1, VX_OVERLAP_ON = 2 };
 enum { VX_PPSPLIT_BALANCED = 0, VX_PPSPLIT_UNIFORM = 1 };
+enum { VX_SPLIT_LAYER = 0, VX_SPLIT_ROW = 1, VX_SPLIT_NONE = 2 };
 enum { VX_DMAP_NONE = 0, VX_DMAP_AUTO = 1, VX_DMAP_BALANCED = 2, VX_DMAP_BALANCED_LOW_0 = 3, VX_DMAP_SEQUENTIAL = 4 };
 
 typedef struct vx_config_values {
@@ -59,6 +60,13 @@ typedef struct vx_config_values {
     char torch_version[VX_STR_MAX];
     char transformers_version[VX_STR_MAX];
     char framework_version[VX_STR_MAX];
+    /* runtime, appended (issue #18): serving engines */
+    int64_t enable_lora, max_loras, max_lora_rank, sampler;
+    double mem_fraction_static;
+    int64_t chunked_prefill_size, cuda_graph_max_bs, max_total_tokens, enable_dp_attention;
+    int64_t n_seq, kv_unified, num_ctx, num_parallel;
+    int64_t split_mode;
+    char tensor_split[VX_STR_MAX];
     /* Not options: the versions above as VX_VER values (0 = the default),
      * parsed when set; framework_v is -1 while the text is no version of
      * the framework (vx_config_check says why). */

@@ -13,6 +13,7 @@ const vx_enum_name vx_framework_enum[VX_FW_COUNT_ + 1] = {{VX_FW_PYTORCH, "pytor
                                           {VX_FW_TORCHTUNE, "torchtune"}, {VX_FW_TORCHTITAN, "torchtitan"},
                                           {VX_FW_NANOTRON, "nanotron"}, {VX_FW_UNSLOTH, "unsloth"},
                                           {VX_FW_TRL, "trl"}, {VX_FW_VERL, "verl"}, {VX_FW_OPENRLHF, "openrlhf"},
+                                          {VX_FW_SGLANG, "sglang"},   {VX_FW_OLLAMA, "ollama"},
                                           {0, NULL}};
 
 /* A row names where its framework differs from 0 in each field (a plain
@@ -61,13 +62,13 @@ static const row rows[VX_FW_COUNT_] = {
                                 .current = VX_VER(0, 19, 0), .since = "2026-08"}},
     /* vLLM: its own engine; vocabulary padded to 64 x tp; expert
      * parallelism replaces tensor parallelism inside the experts. */
-    [VX_FW_VLLM] = {.rt = {.framework = VX_FW_VLLM, .engine = VX_ENGINE_VLLM, .vocab_pad = 64, .ep_replaces_tp = 1},
+    [VX_FW_VLLM] = {.rt = {.framework = VX_FW_VLLM, .engine = VX_ENGINE_VLLM, .kv_engine = VX_ENGINE_VLLM, .vocab_pad = 64, .ep_replaces_tp = 1},
                     .ver = {.name = "vLLM", .forms = VX_VS_RELEASE, .form = VX_VS_RELEASE,
                             .oldest = VX_VER(0, 2, 0), .newest = VX_VER(0, 27, 1), .current = VX_VER(0, 27, 1),
                             .since = "2026-08"}},
     /* llama.cpp: its own engine, ggml buffers of exact size. */
-    [VX_FW_LLAMA_CPP] = {.rt = {.framework = VX_FW_LLAMA_CPP, .engine = VX_ENGINE_LLAMACPP, .ggml_alloc = 1},
-                         .ver = {.name = "llama.cpp", .forms = VX_VS_BUILD, .form = VX_VS_BUILD, .oldest = 1,
+    [VX_FW_LLAMA_CPP] = {.rt = {.framework = VX_FW_LLAMA_CPP, .engine = VX_ENGINE_LLAMACPP, .kv_engine = VX_ENGINE_LLAMACPP, .ggml_alloc = 1},
+                         .ver = {.name = "llama.cpp", .forms = VX_VS_BUILD | VX_VS_DATE, .form = VX_VS_BUILD, .oldest = 1,
                                  .newest = 10488, .current = 10488, .since = "2026-08"}},
     /* torchtune (meta-pytorch/torchtune@bd2a0fc7c, recipes and modules;
      * research runtimes-2026 §2): its own model code - bf16 logits, labels
@@ -170,6 +171,19 @@ static const row rows[VX_FW_COUNT_] = {
                                 .oldest = VX_VER(0, 5, 0), .newest = VX_VER(0, 11, 0), .current = VX_VER(0, 11, 0),
                                 .since = "2026-08"},
                         .hf_code = 1},
+    /* SGLang: its own engine (a token pool sized by mem_fraction_static);
+     * vocabulary and experts split as vLLM's. Current release:
+     * research/measure/versions.md (0.5.16 referenced 2026-08-21). */
+    [VX_FW_SGLANG] = {.rt = {.framework = VX_FW_SGLANG, .engine = VX_ENGINE_SGLANG, .kv_engine = VX_ENGINE_VLLM, .ep_replaces_tp = 1},
+                      .ver = {.name = "SGLang", .forms = VX_VS_RELEASE, .form = VX_VS_RELEASE,
+                              .oldest = VX_VER(0, 3, 0), .newest = VX_VER(0, 5, 16), .current = VX_VER(0, 5, 16),
+                              .since = "2026-08"}},
+    /* Ollama: a scheduler over llama.cpp's runner (ggml buffers of exact
+     * size); v0.32.15 the stable release of 2026-08-19 (versions.md). */
+    [VX_FW_OLLAMA] = {.rt = {.framework = VX_FW_OLLAMA, .engine = VX_ENGINE_OLLAMA, .kv_engine = VX_ENGINE_LLAMACPP, .ggml_alloc = 1},
+                      .ver = {.name = "Ollama", .forms = VX_VS_RELEASE, .form = VX_VS_RELEASE,
+                              .oldest = VX_VER(0, 1, 30), .newest = VX_VER(0, 32, 15), .current = VX_VER(0, 32, 15),
+                              .since = "2026-08"}},
 };
 
 /* torch: 1.x autograd and zero_grad behaviours back to 1.8 (2021-03);
@@ -250,6 +264,32 @@ static const rule rules[] = {
      * fla-org/flash-linear-attention#582 pinned transformers < 4.56 for);
      * before, the cache kept the tensors it was handed. */
     {VX_FW_ANY, VX_RTC_TRANSFORMERS, 0, UPTO(4, 55), FIELD(cache_views), 1},
+    /* vLLM (runtimes-2026.md §6). V0's profile samples with top_p/top_k on
+     * the driver rank, which gathers the full vocabulary: compute-dtype
+     * logits + 36 B (fp32 copy, sorted values and int64 indices, the int64
+     * scatter, softmax, cumsum; model_executor/layers/sampler.py
+     * _apply_top_k_top_p). V1 is the default engine from 0.8.0; its
+     * _dummy_sampler_run (PR #13594) on every rank (the LogitsProcessor
+     * all-gathers): 28 B per element (v1/sample/ops/topk_topp_sampler.py,
+     * native path). */
+    {VX_FW_VLLM, VX_RTC_FRAMEWORK, 0, VX_VER_MAX, FIELD(sampler_elem_bytes), 38},
+    {VX_FW_VLLM, VX_RTC_FRAMEWORK, VX_VER(0, 8, 0), VX_VER_MAX, FIELD(vllm_v1), 1},
+    {VX_FW_VLLM, VX_RTC_FRAMEWORK, VX_VER(0, 8, 0), VX_VER_MAX, FIELD(sampler_elem_bytes), 28},
+    /* engine/arg_utils.py, the "NOTE(Kuntai) ... PR #17885" block (0.9.0). */
+    {VX_FW_VLLM, VX_RTC_FRAMEWORK, VX_VER(0, 9, 0), VX_VER_MAX, FIELD(gpu_class_defaults), 1},
+    /* VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS on by default (#45178, #53013). */
+    {VX_FW_VLLM, VX_RTC_FRAMEWORK, VX_VER(0, 21, 0), VX_VER_MAX, FIELD(graphs_in_budget), 1},
+    /* llama.cpp -fa on|off|auto with auto the default from about b6343
+     * (2025-08; ggml-org/llama.cpp#15746 by b6370): flash attention
+     * wherever the backend has it (CUDA). Builds before run without it. */
+    {VX_FW_LLAMA_CPP, VX_RTC_FRAMEWORK, 6343, VX_VER_MAX, FIELD(fa_default), 1},
+    /* DeepSeek MLA cached as per-head K (nope + rope) and V until the
+     * latent cache (ggml-org/llama.cpp#12801, b5097, 2025-04). */
+    {VX_FW_LLAMA_CPP, VX_RTC_FRAMEWORK, 0, 5096, FIELD(mla_uncompressed), 1},
+    /* Ollama's runner vendored such builds through its 0.6 releases
+     * (llama/vendoring pins; the latent cache came with the vendor update
+     * of 0.6.6, 2025-04 — approximate, docs/methodology.md "Ollama"). */
+    {VX_FW_OLLAMA, VX_RTC_FRAMEWORK, 0, VX_VER(0, 6, 5), FIELD(mla_uncompressed), 1},
 };
 
 void vx_runtime_resolve(int framework, const vx_runtime_versions *v, vx_runtime *out)
@@ -276,6 +316,37 @@ void vx_runtime_resolve(int framework, const vx_runtime_versions *v, vx_runtime 
     }
 }
 
+/* A llama.cpp build from a date (logs quote dates as often as builds):
+ * linear between builds whose dates are known, and before the first at its
+ * slope. Anchors: b4823 on 2025-03-05 (ggml-ci run quoted in
+ * validation/visible.jsonl), b6370 about 2025-09-02 (ggml-org/llama.cpp#15746
+ * merged), b10488 in 2026-08 (the table's current build). The rules that
+ * read builds sit months apart, so a few days' error moves no answer. */
+static int days_of(int v)
+{
+    int y = VX_VER_MAJOR(v), m = VX_VER_MINOR(v), d = VX_VER_PATCH(v) ? VX_VER_PATCH(v) : 1;
+    return y * 372 + (m - 1) * 31 + (d - 1); /* a monotone day count: enough between anchors */
+}
+
+static int llama_build_of_date(int v)
+{
+    static const int anchor[][2] = {{VX_VER(2025, 3, 5), 4823}, {VX_VER(2025, 9, 2), 6370}, {VX_VER(2026, 8, 15), 10488}};
+    size_t n = VX_ARRAY_LEN(anchor), i = 1;
+    while (i < n - 1 && v > anchor[i][0]) i++;
+    double d0 = days_of(anchor[i - 1][0]), d1 = days_of(anchor[i][0]), t = days_of(v);
+    double b = anchor[i - 1][1] + (t - d0) * (anchor[i][1] - anchor[i - 1][1]) / (d1 - d0);
+    return b < 1 ? 1 : b > 1e9 ? 1000000000 : (int)b;
+}
+
+int vx_runtime_parse_version(const vx_version_info *vi, const char *text, int *out, int *form)
+{
+    int f = 0;
+    if (vx_version_parse(text, vi->forms, out, &f)) return -1;
+    if (f == VX_VS_DATE && vi->form == VX_VS_BUILD) *out = llama_build_of_date(*out);
+    if (form) *form = f;
+    return 0;
+}
+
 int vx_runtime_check_version(const vx_version_info *vi, const char *option, const char *text, int *out)
 {
     *out = 0;
@@ -287,7 +358,7 @@ int vx_runtime_check_version(const vx_version_info *vi, const char *option, cons
     char lo[24], hi[24];
     vx_version_format(vi->oldest, vi->form, lo, sizeof lo);
     vx_version_format(vi->newest, vi->form, hi, sizeof hi);
-    if (vx_version_parse(text, vi->forms, &v, &form))
+    if (vx_runtime_parse_version(vi, text, &v, &form))
         return vx_fail(VRAMEST_E_PARSE, "%s: '%.40s' is not a %s version (expected %s; modelled: %s to %s)", option,
                        text, vi->name, vx_version_forms(vi->forms), lo, hi);
     if (v < vi->oldest)

@@ -14,13 +14,14 @@
 /* Values of the `framework` option. Append-only (pinned option values). */
 enum { VX_FW_PYTORCH = 0, VX_FW_HF_TRAINER = 1, VX_FW_DEEPSPEED = 2, VX_FW_MEGATRON = 3,
        VX_FW_VLLM = 4, VX_FW_LLAMA_CPP = 5, VX_FW_TORCHTUNE = 6, VX_FW_TORCHTITAN = 7, VX_FW_NANOTRON = 8,
-       VX_FW_UNSLOTH = 9, VX_FW_TRL = 10, VX_FW_VERL = 11, VX_FW_OPENRLHF = 12, VX_FW_COUNT_ };
+       VX_FW_UNSLOTH = 9, VX_FW_TRL = 10, VX_FW_VERL = 11, VX_FW_OPENRLHF = 12,
+       VX_FW_SGLANG = 13, VX_FW_OLLAMA = 14, VX_FW_COUNT_ };
 /* The `framework` option's names (NULL-terminated), beside the rows. */
 extern const vx_enum_name vx_framework_enum[VX_FW_COUNT_ + 1] VX_HIDDEN;
 
 /* How inference runs: transformers generate() (the PyTorch frameworks),
  * vLLM's paged engine, llama.cpp's ggml buffers. */
-enum { VX_ENGINE_HF = 0, VX_ENGINE_VLLM = 1, VX_ENGINE_LLAMACPP = 2 };
+enum { VX_ENGINE_HF = 0, VX_ENGINE_VLLM = 1, VX_ENGINE_LLAMACPP = 2, VX_ENGINE_SGLANG = 3, VX_ENGINE_OLLAMA = 4 };
 /* Values of workload.loss (the option's order). */
 /* Post-training with RL (issue #23): the algorithm, the models beside the
  * policy, where the rollout engine runs. Append-only (pinned option values). */
@@ -81,6 +82,8 @@ typedef struct vx_runtime {
 
     /* the process */
     int engine;       /* VX_ENGINE_*: what runs inference */
+    int kv_engine;    /* VX_ENGINE_* whose KV layout it uses: vLLM's pages (vLLM, SGLang), llama.cpp's
+                         cells (llama.cpp, Ollama's runner), or transformers' caches (0) */
     int ggml_alloc;   /* tensors are ggml buffers of exact size, not PyTorch caching-allocator blocks */
     int cpu;          /* tensors on the CPU (the torch harness; internal): no 512-B rounding, cuBLAS
                          workspace or allocator reserve, CPU autocast lists, eager attention,
@@ -168,6 +171,17 @@ typedef struct vx_runtime {
     /* Appended (issue #16): the model code again */
     int cache_views;         /* the first cache update stores the K/V tensors it is handed, views of a
                                 fused q|k|v output included (< 4.56; DynamicLayer copies since) */
+    /* the serving engine (issue #18; docs/methodology.md "Serving engines") */
+    int vllm_v1;             /* vLLM's V1 engine (default from 0.8): chunked prefill always on, the
+                                profile's sampler over min(tokens, seqs) rows */
+    int sampler_elem_bytes;  /* bytes per (row x vocab) element of the profile's sampler, logits
+                                included, over the full vocabulary on the rank that samples */
+    int gpu_class_defaults;  /* max_num_seqs / max_num_batched_tokens default to 1024 / 8192 on GPUs
+                                of >= 70 GiB other than A100 (vLLM >= 0.9), else 256 / 2048 */
+    int graphs_in_budget;    /* CUDA-graph memory is estimated and taken from the KV budget
+                                (vLLM >= 0.21); before, graphs are captured after the pool, on top */
+    int fa_default;          /* llama.cpp: flash attention when the job does not say (-fa auto, on CUDA) */
+    int mla_uncompressed;    /* llama.cpp: MLA cached as full K and V per head (before the latent cache) */
 } vx_runtime;
 
 /* Resolve the runtime of `framework` at the versions `v` (NULL = all
@@ -182,5 +196,9 @@ void vx_runtime_resolve(int framework, const vx_runtime_versions *v, vx_runtime 
  * forms, VRAMEST_E_RANGE for a version older than the modelled range,
  * VRAMEST_E_CONFLICT for a component without versions of its own. */
 int vx_runtime_check_version(const vx_version_info *vi, const char *option, const char *text, int *out) VX_HIDDEN;
+
+/* Parse `text` in the forms of `vi` (a date becomes a llama.cpp build);
+ * 0, or -1 when it is none of them. Sets no error. */
+int vx_runtime_parse_version(const vx_version_info *vi, const char *text, int *out, int *form) VX_HIDDEN;
 
 #endif

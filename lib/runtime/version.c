@@ -123,6 +123,7 @@ const char *vx_version_forms(int schemes)
     case VX_VS_BUILD: return "a build such as b4823";
     case VX_VS_DATE: return "a date such as 2024-06";
     case VX_VS_RELEASE | VX_VS_DATE: return "a release such as 2026.8.19, or a date such as 2026-08";
+    case VX_VS_BUILD | VX_VS_DATE: return "a build such as b4823, or a date such as 2025-01";
     default: return "no version of its own";
     }
 }

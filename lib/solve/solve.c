@@ -276,3 +276,31 @@ VRAMEST_API int vramest_solve_min_gpus(const vramest_model *model, const vramest
     if (!out_gpus) return vx_fail(VRAMEST_E_INVALID_ARG, "vramest_solve_min_gpus: out_gpus is NULL");
     return vx_solve_min_gpus(model, prec, cfg, max_gpus, VX_FIT_ESTIMATE, NULL, out_gpus);
 }
+
+int vx_solve_min_fraction(const struct vramest_model *m, const struct vramest_precision *p,
+                          const struct vramest_config *cfg, vramest_option key, int criterion, double *out)
+{
+    int fw = (int)cfg->v.framework;
+    bool ok = (key == VRAMEST_CFG_GPU_MEMORY_UTILIZATION && fw == VX_FW_VLLM) ||
+              (key == VRAMEST_CFG_MEM_FRACTION_STATIC && fw == VX_FW_SGLANG);
+    if (!ok)
+        return vx_fail(VRAMEST_E_UNSUPPORTED,
+                       "the smallest fraction is asked of gpu_memory_utilization (framework vllm) or "
+                       "mem_fraction_static (framework sglang)");
+    struct vramest_config c = *cfg;
+    struct vramest_result r;
+    int fits = 0, rc;
+    /* The context must be served whole: vLLM refuses a shorter pool itself,
+     * SGLang starts and caps each request, which does not serve it. */
+    uint64_t ctx = (uint64_t)(cfg->v.max_model_len > 0 ? cfg->v.max_model_len : m->shape.max_pos);
+    for (int k = 1; k <= 100; k++) {
+        if ((rc = vx_opt_set_f64(&c.v, c.set_bits, VRAMEST_HANDLE_CONFIG, key, k / 100.0))) return rc;
+        if ((rc = vx_fit_by(m, p, &c, criterion, &r, &fits))) return rc;
+        if (fits && r.val[VRAMEST_VAL_MAX_TOKENS] >= ctx) {
+            *out = k / 100.0;
+            return VRAMEST_OK;
+        }
+    }
+    return vx_fail(VRAMEST_E_DOES_NOT_FIT, "does not fit at any %s from 0.01 to 1.00",
+                   key == VRAMEST_CFG_GPU_MEMORY_UTILIZATION ? "gpu_memory_utilization" : "mem_fraction_static");
+}

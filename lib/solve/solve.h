@@ -22,6 +22,14 @@ int vx_solve_max(const struct vramest_model *m, const struct vramest_precision *
 
 /* The smallest world size that fits; *out_cfg (may be NULL) receives the
  * layout that fits (gpus, tp/pp/dp as grown). */
+/* The smallest fraction of the GPU a serving engine may take
+ * (gpu_memory_utilization for vLLM, mem_fraction_static for SGLang), in
+ * hundredths, at which the job fits by `criterion` (the engine starts and
+ * the process fits the memory less the headroom): every hundredth is tried
+ * in order, since too large a fraction stops fitting again (vLLM's graphs
+ * on top of the budget). VRAMEST_E_DOES_NOT_FIT when none does. */
+int vx_solve_min_fraction(const struct vramest_model *m, const struct vramest_precision *p,
+                          const struct vramest_config *cfg, vramest_option key, int criterion, double *out) VX_HIDDEN;
 int vx_solve_min_gpus(const struct vramest_model *model, const struct vramest_precision *prec,
                       const struct vramest_config *cfg, int64_t max_gpus, int criterion, struct vramest_config *out_cfg,
                       int64_t *out_gpus) VX_HIDDEN;

@@ -194,12 +194,22 @@ static void enum_names(vramest_option key, double mn, double mx, char *out, size
 /* A list of strings for a STRING option, comma-joined as the C API takes it.
  * An element with a comma would change the list, so it is refused. */
 static int join_list(const vx_jdoc *doc, const vx_jv *arr, const char *where, const char *name, double max_len,
-                     char **out)
+                     bool numbers, char **out)
 {
     size_t total = 0, i = 0;
     int rc;
+    /* A list of numbers (llama.cpp's tensor_split, `numbers`) is written as
+     * the numbers, "%.17g" each. */
+    char num[32];
     for (const vx_jv *e = vx_jfirst(arr); e < vx_jend(arr); e = vx_jskip(e), i++) {
         const char *s;
+        if (numbers && (e->type == VX_J_INT || e->type == VX_J_NUM)) {
+            total += (size_t)snprintf(num, sizeof num, "%.17g", e->type == VX_J_INT ? (double)e->u.i : e->u.d) + (i > 0);
+            if ((double)total > max_len)
+                return vx_fail(VRAMEST_E_RANGE, "spec: %s.%s: the list is longer than the %.0f bytes allowed", where,
+                               name, max_len);
+            continue;
+        }
         if (e->type != VX_J_STR)
             return vx_fail(VRAMEST_E_TYPE, "spec: %s.%s[%zu]: expected a string, got %s", where, name, i,
                            vx_jkind(e));
@@ -220,6 +230,10 @@ static int join_list(const vx_jdoc *doc, const vx_jv *arr, const char *where, co
     i = 0;
     for (const vx_jv *e = vx_jfirst(arr); e < vx_jend(arr); e = vx_jskip(e), i++) {
         if (i) buf[o++] = ',';
+        if (numbers && (e->type == VX_J_INT || e->type == VX_J_NUM)) {
+            o += (size_t)snprintf(buf + o, total + 1 - o, "%.17g", e->type == VX_J_INT ? (double)e->u.i : e->u.d);
+            continue;
+        }
         memcpy(buf + o, vx_jstr(doc, e), e->u.s.len);
         o += e->u.s.len;
     }
@@ -295,7 +309,7 @@ static int set_option(spec_handles *h, const vx_jdoc *doc, const char *where, co
     case VRAMEST_TYPE_STRING:
         if (v->type == VX_J_ARR) {
             char *joined = NULL;
-            if ((rc = join_list(doc, v, where, name, d->max, &joined))) return rc;
+            if ((rc = join_list(doc, v, where, name, d->max, d->key == VRAMEST_CFG_TENSOR_SPLIT, &joined))) return rc;
             rc = h_set_str(h, d, joined);
             free(joined);
         } else if (v->type == VX_J_STR) {

@@ -113,10 +113,15 @@ static void check_result(const vramest_result *r)
         broken("peak_allocated <= peak_reserved <= device_total", 0);
     }
     /* The verdict a scheduler admits jobs on must agree with the figures. */
-    uint64_t fits = 0, capacity = 0;
+    /* An engine that refuses the job (issue #18: vLLM with no room for KV
+     * blocks, llama.cpp failing to load) makes it not fit whatever the
+     * total: then the verdict must say does_not_fit. */
+    uint64_t fits = 0, capacity = 0, verdict = 0;
     if (vramest_result_value(r, VRAMEST_VAL_FITS, &fits) == VRAMEST_OK &&
-        (CALL(vramest_result_value(r, VRAMEST_VAL_DEVICE_CAPACITY, &capacity)) || fits != (total <= capacity)))
-        broken("fits == (device_total <= device capacity)", 0);
+        (CALL(vramest_result_value(r, VRAMEST_VAL_DEVICE_CAPACITY, &capacity)) ||
+         CALL(vramest_result_value(r, VRAMEST_VAL_VERDICT, &verdict)) || (fits && total > capacity) ||
+         (!fits && total <= capacity && verdict != VRAMEST_VERDICT_DOES_NOT_FIT)))
+        broken("fits => device_total <= device capacity; a refusal is does_not_fit", 0);
     for (int dev = VRAMEST_DEV_GPU; dev <= VRAMEST_DEV_NVME; dev++) {
         uint64_t all[64];
         size_t n = 0;

@@ -330,6 +330,8 @@ static int infer_rank(vx_ctx *x, const vx_shard *sh)
     switch (x->rt.engine) {
     case VX_ENGINE_VLLM: return vx_serving_vllm(x, sh);
     case VX_ENGINE_LLAMACPP: return vx_serving_llamacpp(x, sh);
+    case VX_ENGINE_SGLANG: return vx_serving_sglang(x, sh);
+    case VX_ENGINE_OLLAMA: return vx_serving_ollama(x, sh);
     default: return hf_generate(x, sh);
     }
 }
@@ -344,7 +346,7 @@ int vx_estimate_infer(vx_ctx *x)
      * hear that each GPU still holds the whole copy. */
     const vx_config_values *c = x->cv;
     int64_t mp = c->tp * c->pp * c->cp, dp = c->dp ? c->dp : mp > 0 ? c->gpus / mp : 1;
-    if (!rc && dp > 1 && c->device_map == VX_DMAP_NONE)
+    if (!rc && dp > 1 && c->device_map == VX_DMAP_NONE && x->rt.engine != VX_ENGINE_LLAMACPP)
         vx_result_warn(x->r,
                        "gpus %lld with tp %lld and pp %lld: %lld replicas of the model (data parallel), each GPU holds "
                        "a whole copy; set tp or pp to split one copy over the GPUs",

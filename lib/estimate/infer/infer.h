@@ -102,6 +102,61 @@ int vx_hf_legacy_cache(const vx_shape *s) VX_HIDDEN;
 int vx_serving_vllm(vx_ctx *x, const vx_shard *sh) VX_HIDDEN;
 int vx_serving_llamacpp(vx_ctx *x, const vx_shard *sh) VX_HIDDEN;
 
+/* A llama.cpp context (llama_init_from_model): `n_ctx` KV cells shared by
+ * `n_seq` sequences, n_gpu_layers as llama.cpp takes it (-1: all). */
+typedef struct vx_ggml_job {
+    const vx_kv_layout *kl;
+    uint64_t n_ctx, n_seq;
+    int64_t n_gpu_layers;
+    /* split_mode layer over n_dev > 1 GPUs: this device's repeating layers
+     * [lo, hi) and whether it holds the output layer */
+    int n_dev;
+    uint64_t lo, hi;
+    int out_here;
+} vx_ggml_job;
+/* Its buffers by device, and their GPU sum. */
+typedef struct vx_ggml_mem {
+    uint64_t w_gpu, w_host, kv_gpu, kv_host, c_gpu, c_host, outbuf, scratch, scratch_high;
+    uint64_t gpu_layers; /* layers on the GPUs, the output layer counted */
+    uint64_t w_matrix;   /* of w_gpu, the repeating layers' matrices (what split_mode row splits) */
+    uint64_t gpu_total;
+} vx_ggml_mem;
+int vx_ggml_context(const vx_ctx *x, const vx_shard *sh, const vx_ggml_job *job, vx_ggml_mem *out) VX_HIDDEN;
+/* Split a context over n GPUs by `share` (llama.cpp --tensor-split) in
+ * split_mode `mode` (VX_SPLIT_*): *m becomes the fullest device's. */
+#define VX_GGML_MAX_DEV 64
+int vx_ggml_split(const vx_ctx *x, const vx_shard *sh, vx_ggml_job *job, const double *share, int n, int mode,
+                  vx_ggml_mem *m) VX_HIDDEN;
+/* Write a context's buffers into the result. */
+void vx_ggml_write(vx_ctx *x, const vx_ggml_mem *m) VX_HIDDEN;
+
+/* llama.cpp (and Ollama's runner) run flash attention: `attention flash`
+ * is -fa on, `eager` -fa off, and the default (sdpa) the build's own
+ * default (runtime fa_default: auto, which is on for CUDA, from b6343). */
+int vx_ggml_flash_attn(const vx_ctx *x) VX_HIDDEN;
+
+/* Shared by the paged engines (serving_paged.c): the weights of one rank;
+ * one decoder layer over T tokens (fused-MoE workspace included); the
+ * sampler over `rows` rows of the full vocabulary after a T-token forward;
+ * `n_graphs` captured CUDA graphs up to batch `max_bs`; whether the device
+ * has at least `min_bytes` and a name without `except` (lower case). */
+/* The engines' common checks (no device_map; decoder models) and the KV
+ * layout of the rank, with the compute dtype's bytes in *A. */
+int vx_paged_begin(vx_ctx *x, const vx_shard *sh, const char *fw, const char *engine, vx_kv_layout *kl,
+                   uint64_t *A) VX_HIDDEN;
+uint64_t vx_paged_weights(const vx_ctx *x, const vx_shard *sh) VX_HIDDEN;
+uint64_t vx_paged_layer_peak(const vx_ctx *x, const vx_shard *sh, uint64_t T, uint64_t A) VX_HIDDEN;
+uint64_t vx_paged_sampler(const vx_ctx *x, uint64_t rows, uint64_t T, uint64_t elem_bytes, uint64_t A) VX_HIDDEN;
+uint64_t vx_paged_graphs(const vx_ctx *x, const vx_shard *sh, uint64_t n_graphs, uint64_t max_bs, uint64_t A) VX_HIDDEN;
+int vx_paged_big_gpu(const vx_ctx *x, uint64_t dev, uint64_t min_bytes, const char *except) VX_HIDDEN;
+
+/* The logical batch: n_batch, or the engine's default (0). */
+uint64_t vx_ggml_n_batch(const vx_ctx *x) VX_HIDDEN;
+
+/* Serving engines beside vLLM and llama.cpp. */
+int vx_serving_sglang(vx_ctx *x, const vx_shard *sh) VX_HIDDEN;
+int vx_serving_ollama(vx_ctx *x, const vx_shard *sh) VX_HIDDEN;
+
 /* Tokens of the workload: prompt (prompt_len, 0 = seq_len) and generated. */
 uint64_t vx_infer_prompt_len(const vx_config_values *cv) VX_HIDDEN;
 

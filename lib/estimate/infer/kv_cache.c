@@ -78,13 +78,23 @@ static int check_dtype(const vx_ctx *x, int fw, int *dtype, int *hf_quant)
                            "precision kv_cache '%s' with framework llama.cpp: its cache types are f32, f16, bf16, "
                            "q8_0, q4_0, q4_1, iq4_nl, q5_0 and q5_1",
                            dname(*dtype));
-        /* A quantized V cache needs the flash-attention kernel (llama.cpp
-         * refuses to create the context otherwise). */
-        if (d != 100 && d != 101 && d != 130 && x->cv->attention != VX_ATTN_FLASH)
-            return vx_fail(VRAMEST_E_CONFLICT,
-                           "precision kv_cache '%s' with framework llama.cpp quantizes the V cache, which needs flash "
-                           "attention: set workload attention 'flash' (-fa)",
-                           dname(*dtype));
+        /* A quantized V cache needs flash attention: llama.cpp refuses to
+         * create the context without it ("quantized V cache requires
+         * flash_attn"); Ollama's runner silently keeps f16 instead. */
+        if (d != 100 && d != 101 && d != 130 && !vx_ggml_flash_attn(x)) {
+            if (x->rt.engine == VX_ENGINE_OLLAMA) {
+                vx_result_warn(x->r,
+                               "OLLAMA_KV_CACHE_TYPE %s takes effect only with flash attention: the cache stays f16",
+                               dname(*dtype));
+                d = 101;
+            } else {
+                return vx_fail(VRAMEST_E_CONFLICT,
+                               "precision kv_cache '%s' with framework llama.cpp quantizes the V cache, which needs "
+                               "flash attention: set workload attention 'flash' (-fa on)%s",
+                               dname(*dtype),
+                               x->rt.fa_default ? "" : "; builds before b6343 default to -fa off");
+            }
+        }
         *dtype = d;
         return VRAMEST_OK;
     }
@@ -108,7 +118,7 @@ int vx_kv_layout_resolve(const vx_ctx *x, const vx_shard *sh, vx_kv_layout *out)
 {
     const vx_shape *s = x->pol.s;
     memset(out, 0, offsetof(vx_kv_layout, grp)); /* groups are written as they are found */
-    out->engine = x->rt.engine;
+    out->engine = x->rt.kv_engine;
     int d = x->pol.rp.kv_dtype;
     /* llama.cpp's default cache type is f16 whatever the weights are. */
     if (out->engine == VX_ENGINE_LLAMACPP && x->pol.pv->kv_cache == VRAMEST_DTYPE_AUTO) d = VRAMEST_DTYPE_FP16;
@@ -152,11 +162,13 @@ int vx_kv_layout_resolve(const vx_ctx *x, const vx_shard *sh, vx_kv_layout *out)
                 g.k_elems = (uint64_t)(s->kv_lora_rank + s->rope_dim);
                 break;
             case VX_ENGINE_LLAMACPP:
+                if (x->rt.mla_uncompressed) goto per_head;
                 out->mla_latent = 1;
                 g.k_elems = (uint64_t)(s->kv_lora_rank + s->rope_dim);
                 g.v_elems = (uint64_t)s->kv_lora_rank;
                 break;
-            default: {
+            default:
+            per_head: {
                 int64_t h = sh->heads_rank > 0 ? sh->heads_rank : s->heads;
                 g.k_elems = (uint64_t)(h * (s->nope_dim + s->rope_dim));
                 g.v_elems = (uint64_t)(h * (s->v_head_dim > 0 ? s->v_head_dim : kk->head_dim));

@@ -769,6 +769,9 @@ uint64_t vx_nccl_bytes(const vx_ctx *x, const vx_shard *sh)
     if (x->cv->nccl_mib >= 0) return (uint64_t)(x->cv->nccl_mib * (double)VX_MIB);
     /* Communicators are created on the first collective; loading runs none. */
     if (sh->world <= 1 || sh->placement || x->cv->mode == VX_MODE_LOAD) return 0;
+    /* ggml's CUDA backend moves activations between GPUs with peer copies,
+     * no NCCL communicators (llama.cpp, Ollama's runner). */
+    if (x->rt.ggml_alloc) return 0;
     /* Research note §2.4: ~512 MiB for the first communicator on an NVLink
      * node, ~256 MiB per further process group (lazily created). */
     int groups = (sh->dp * sh->cp > 1) + (sh->tp > 1) + (sh->pp > 1) + (sh->cp > 1) + (sh->ep > 1) +

@@ -1,0 +1,363 @@
+/* Serving engines (issue #18), through the public API: the verdict is the
+ * engine's own (vLLM and SGLang refuse to start, Ollama's runner fails to
+ * load), never a "fits" beside a warning; the rules that changed by version
+ * (vLLM's profile, llama.cpp's -fa default); the engines' bad input. The
+ * measured logs the formulas were checked against are scored by
+ * tests/serving_logs.py from tests/data/serving/. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <vramest/vramest.h>
+
+#define GIB (1024.0 * 1024.0 * 1024.0)
+
+typedef struct job {
+    vramest_model *m;
+    vramest_precision *p;
+    vramest_config *c;
+    vramest_result *r;
+    char json[65536];
+} job;
+
+/* Estimate a spec; the status of the estimate (the spec must parse). */
+static int run(job *j, const char *spec)
+{
+    memset(j, 0, sizeof *j);
+    cr_assert_eq(vramest_spec_parse(spec, strlen(spec), &j->m, &j->p, &j->c), VRAMEST_OK, "%s: %s",
+                 vramest_last_error_message(), spec);
+    int rc = vramest_estimate(j->m, j->p, j->c, &j->r);
+    if (!rc) {
+        size_t need = 0;
+        cr_assert_eq(vramest_result_json(j->r, j->json, sizeof j->json, &need), VRAMEST_OK);
+    }
+    return rc;
+}
+
+static void done(job *j)
+{
+    vramest_result_free(j->r);
+    vramest_config_free(j->c);
+    vramest_precision_free(j->p);
+    vramest_model_free(j->m);
+}
+
+static uint64_t value(const job *j, vramest_value v)
+{
+    uint64_t x = 0;
+    cr_assert_eq(vramest_result_value(j->r, v, &x), VRAMEST_OK, "%s", vramest_last_error_message());
+    return x;
+}
+
+static void refused(const job *j, const char *reason)
+{
+    cr_assert_eq(value(j, VRAMEST_VAL_VERDICT), VRAMEST_VERDICT_DOES_NOT_FIT, "%s", j->json);
+    cr_assert_eq(value(j, VRAMEST_VAL_FITS), 0);
+    cr_assert(strstr(j->json, "\"refusal\":\"") && strstr(j->json, reason), "'%s' not in %s", reason, j->json);
+}
+
+/* vLLM 0.6.4 on an RTX 3090 (vllm-project/vllm#10517): 20k context starts,
+ * 29k does not ("larger than the maximum number of tokens that can be
+ * stored in KV cache"). */
+#define L31_8B "\"model\":\"llama-3.1-8b\",\"precision\":\"bf16\",\"device\":{\"memory_gib\":23.58},"
+static const char l31_20k[] = "{" L31_8B "\"workload\":{\"mode\":\"infer\"},\"runtime\":{\"framework\":\"vllm\","
+                              "\"framework_version\":\"0.6.4\",\"max_model_len\":20000}}";
+static const char l31_29k[] = "{" L31_8B "\"workload\":{\"mode\":\"infer\"},\"runtime\":{\"framework\":\"vllm\","
+                              "\"framework_version\":\"0.6.4\",\"max_model_len\":29000}}";
+
+Test(vllm, a_pool_shorter_than_max_model_len_is_refused_with_the_engines_reason)
+{
+    job j;
+    cr_assert_eq(run(&j, l31_20k), VRAMEST_OK, "%s", vramest_last_error_message());
+    cr_assert_neq(value(&j, VRAMEST_VAL_VERDICT), VRAMEST_VERDICT_DOES_NOT_FIT, "%s", j.json);
+    cr_assert(!strstr(j.json, "would not start"), "%s", j.json);
+    cr_assert_geq(value(&j, VRAMEST_VAL_MAX_CONCURRENCY), 1);
+    done(&j);
+    cr_assert_eq(run(&j, l31_29k), VRAMEST_OK);
+    refused(&j, "the model's max seq len (29000) is larger than the maximum number of tokens");
+    cr_assert_eq(value(&j, VRAMEST_VAL_MAX_CONCURRENCY), 0);
+    /* V1 says it its own way */
+    done(&j);
+    cr_assert_eq(run(&j, "{" L31_8B "\"workload\":{\"mode\":\"infer\"},\"runtime\":{\"framework\":\"vllm\","
+                         "\"max_model_len\":131072}}"),
+                 VRAMEST_OK);
+    refused(&j, "the estimated maximum model length is");
+    done(&j);
+}
+
+Test(vllm, no_memory_for_blocks_is_refused)
+{
+    job j;
+    cr_assert_eq(run(&j, "{\"model\":\"llama-2-13b\",\"precision\":\"fp16\",\"workload\":{\"mode\":\"infer\"},"
+                         "\"device\":\"RTX4090-24GB\",\"runtime\":{\"framework\":\"vllm\"}}"),
+                 VRAMEST_OK);
+    refused(&j, "no available memory for the cache blocks");
+    cr_assert_eq(value(&j, VRAMEST_VAL_KV_BLOCKS), 0);
+    done(&j);
+}
+
+/* The largest max_model_len and max_num_seqs the solvers find start; one
+ * more is refused (the margin is the engine's test, not 0.002 GiB of bytes). */
+Test(vllm, solvers_stop_where_the_engine_refuses)
+{
+    job j;
+    run(&j, l31_20k);
+    int64_t len = 0;
+    cr_assert_eq(vramest_solve_max(j.m, j.p, j.c, VRAMEST_CFG_MAX_MODEL_LEN, &len, NULL), VRAMEST_OK, "%s",
+                 vramest_last_error_message());
+    cr_assert(len > 20000 && len < 29000, "max_model_len %lld", (long long)len);
+    vramest_result *r = NULL;
+    uint64_t v;
+    cr_assert_eq(vramest_config_set_i64(j.c, VRAMEST_CFG_MAX_MODEL_LEN, len), VRAMEST_OK);
+    cr_assert_eq(vramest_estimate(j.m, j.p, j.c, &r), VRAMEST_OK);
+    cr_assert_eq(vramest_result_value(r, VRAMEST_VAL_FITS, &v), VRAMEST_OK);
+    cr_assert_eq(v, 1);
+    cr_assert_geq(vramest_result_value(r, VRAMEST_VAL_MAX_TOKENS, &v), 0);
+    cr_assert_geq(v, (uint64_t)len);
+    vramest_result_free(r);
+    cr_assert_eq(vramest_config_set_i64(j.c, VRAMEST_CFG_MAX_MODEL_LEN, len + 1), VRAMEST_OK);
+    cr_assert_eq(vramest_estimate(j.m, j.p, j.c, &r), VRAMEST_OK);
+    cr_assert_eq(vramest_result_value(r, VRAMEST_VAL_FITS, &v), VRAMEST_OK);
+    cr_assert_eq(v, 0);
+    vramest_result_free(r);
+    /* max_num_seqs at max_model_len 20000: the sampler grows with it */
+    cr_assert_eq(vramest_config_set_i64(j.c, VRAMEST_CFG_MAX_MODEL_LEN, 20000), VRAMEST_OK);
+    int64_t seqs = 0;
+    cr_assert_eq(vramest_solve_max(j.m, j.p, j.c, VRAMEST_CFG_MAX_NUM_SEQS, &seqs, NULL), VRAMEST_OK, "%s",
+                 vramest_last_error_message());
+    cr_assert_eq(vramest_config_set_i64(j.c, VRAMEST_CFG_MAX_NUM_SEQS, seqs + 1), VRAMEST_OK);
+    cr_assert_eq(vramest_estimate(j.m, j.p, j.c, &r), VRAMEST_OK);
+    cr_assert_eq(vramest_result_value(r, VRAMEST_VAL_VERDICT, &v), VRAMEST_OK);
+    cr_assert_eq(v, VRAMEST_VERDICT_DOES_NOT_FIT);
+    vramest_result_free(r);
+    done(&j);
+}
+
+/* V1's profile samples min(tokens, seqs) rows of the full vocabulary on
+ * every tensor-parallel rank; from 0.9 an H100 profiles 1024 x 8192. */
+Test(vllm, the_profile_follows_the_version)
+{
+    static const char *const ver[] = {"0.6.4", "0.8.5", "0.10.0"};
+    uint64_t pool[3];
+    for (int i = 0; i < 3; i++) {
+        char spec[512];
+        snprintf(spec, sizeof spec,
+                 "{\"model\":\"llama-3-8b\",\"precision\":\"bf16\",\"workload\":{\"mode\":\"infer\"},"
+                 "\"parallel\":{\"gpus\":2,\"tp\":2},\"device\":\"H100-80GB\",\"runtime\":{\"framework\":\"vllm\","
+                 "\"framework_version\":\"%s\",\"max_model_len\":8192,\"enforce_eager\":true}}",
+                 ver[i]);
+        job j;
+        cr_assert_eq(run(&j, spec), VRAMEST_OK, "%s", vramest_last_error_message());
+        pool[i] = value(&j, VRAMEST_VAL_KV_POOL_BYTES);
+        done(&j);
+    }
+    /* 1024 rows x 128256 x 28 B (3.4 GiB) against 256 rows at 0.8: the pool
+     * shrinks by about the difference */
+    double d = ((double)pool[1] - (double)pool[2]) / GIB;
+    cr_assert(d > 2.0 && d < 3.0, "0.8 -> 0.10 pool change %.2f GiB", d);
+    cr_assert_neq(pool[0], pool[1]);
+}
+
+Test(sglang, weights_beyond_the_static_fraction_are_refused_and_a_fraction_above_1_is_an_error)
+{
+    job j;
+    cr_assert_eq(run(&j, "{\"model\":\"llama-3-8b\",\"precision\":\"bf16\",\"workload\":{\"mode\":\"infer\"},"
+                         "\"device\":\"H100-80GB\",\"runtime\":{\"framework\":\"sglang\"}}"),
+                 VRAMEST_OK);
+    cr_assert_neq(value(&j, VRAMEST_VAL_VERDICT), VRAMEST_VERDICT_DOES_NOT_FIT, "%s", j.json);
+    /* 0.88 x (80 GiB - context) - 15 GiB of weights, 128 KiB per token */
+    uint64_t t = value(&j, VRAMEST_VAL_MAX_TOKENS);
+    cr_assert(t > 440000 && t < 470000, "%llu tokens", (unsigned long long)t);
+    done(&j);
+    cr_assert_eq(run(&j, "{\"model\":\"llama-2-13b\",\"precision\":\"fp16\",\"workload\":{\"mode\":\"infer\"},"
+                         "\"device\":\"RTX4090-24GB\",\"runtime\":{\"framework\":\"sglang\"}}"),
+                 VRAMEST_OK);
+    refused(&j, "increase --mem-fraction-static");
+    done(&j);
+    vramest_config *c = NULL;
+    cr_assert_eq(vramest_config_new(&c), VRAMEST_OK);
+    cr_assert_eq(vramest_config_set_f64(c, VRAMEST_CFG_MEM_FRACTION_STATIC, 1.2), VRAMEST_E_RANGE);
+    cr_assert(strstr(vramest_last_error_message(), "mem_fraction_static"), "%s", vramest_last_error_message());
+    vramest_config_free(c);
+}
+
+/* llama.cpp: -fa became auto (on for CUDA) about b6343; before, a quantized
+ * V cache needs -fa explicitly. */
+Test(llama_cpp, a_quantized_v_cache_follows_the_builds_flash_attention_default)
+{
+    static const char fmt[] = "{\"model\":\"llama-2-7b\",\"precision\":{\"weights\":\"q4_0\",\"kv_cache\":\"q8_0\"},"
+                              "\"workload\":{\"mode\":\"infer\"%s},\"runtime\":{\"framework\":\"llama.cpp\","
+                              "\"framework_version\":\"%s\",\"n_ctx\":4096}}";
+    char spec[512];
+    job j;
+    snprintf(spec, sizeof spec, fmt, "", "b6500");
+    cr_assert_eq(run(&j, spec), VRAMEST_OK, "%s", vramest_last_error_message());
+    done(&j);
+    snprintf(spec, sizeof spec, fmt, "", "2025-01");
+    cr_assert_eq(run(&j, spec), VRAMEST_E_CONFLICT);
+    cr_assert(strstr(vramest_last_error_message(), "b6343"), "%s", vramest_last_error_message());
+    done(&j);
+    snprintf(spec, sizeof spec, fmt, ",\"attention\":\"eager\"", "b6500");
+    cr_assert_eq(run(&j, spec), VRAMEST_E_CONFLICT);
+    done(&j);
+}
+
+/* Ollama 0.5.5 on a 24 GB GPU with DeepSeek-V3 (ollama/ollama#8447): the
+ * scheduler counts its layers from blk.0 (dense, small) while the runner
+ * offloads the last ones (MoE, large): the load fails, as it did. */
+Test(ollama, a_scheduler_count_the_runner_cannot_hold_is_refused)
+{
+    job j;
+    cr_assert_eq(run(&j, "{\"model\":\"deepseek-v3\",\"precision\":{\"weights\":\"q4_k_m\"},"
+                         "\"workload\":{\"mode\":\"infer\",\"attention\":\"eager\"},\"device\":{\"memory_gib\":23.3},"
+                         "\"runtime\":{\"framework\":\"ollama\",\"framework_version\":\"0.5.5\",\"num_ctx\":2048,"
+                         "\"n_batch\":512}}"),
+                 VRAMEST_OK, "%s", vramest_last_error_message());
+    refused(&j, "Ollama would fail to load");
+    uint64_t sched = value(&j, VRAMEST_VAL_GPU_LAYERS), fit = value(&j, VRAMEST_VAL_GPU_LAYERS_FIT);
+    cr_assert(sched > fit, "scheduler %llu, fit %llu", (unsigned long long)sched, (unsigned long long)fit);
+    /* its own figures: 160 MiB of uncompressed MLA KV per layer at 2048 */
+    cr_assert(strstr(j.json, "\"ollama\":{\"required_kv_bytes\":10234101760"), "%s", j.json);
+    done(&j);
+}
+
+/* The smallest share of the GPU that serves max_model_len: exact against
+ * the estimate (it starts and fits there, one hundredth less does not) and
+ * honouring the headroom. */
+static double min_fraction(const job *j, vramest_option key, vramest_config *c)
+{
+    size_t need = 0;
+    char buf[65536];
+    cr_assert_eq(vramest_plan_json(j->m, j->p, c, VRAMEST_ASK_MIN, key, buf, sizeof buf, &need), VRAMEST_OK, "%s",
+                 vramest_last_error_message());
+    const char *v = strstr(buf, "\"solution\":");
+    cr_assert(v && (v = strstr(v, "\"value\":")), "%s", buf);
+    return strtod(v + 8, NULL);
+}
+
+static int fits_at(const job *j, vramest_config *c, vramest_option key, double f)
+{
+    vramest_result *r = NULL;
+    uint64_t v = 0, t = 0;
+    cr_assert_eq(vramest_config_set_f64(c, key, f), VRAMEST_OK);
+    cr_assert_eq(vramest_estimate(j->m, j->p, c, &r), VRAMEST_OK);
+    cr_assert_eq(vramest_result_value(r, VRAMEST_VAL_FITS, &v), VRAMEST_OK);
+    cr_assert_eq(vramest_result_value(r, VRAMEST_VAL_MAX_TOKENS, &t), VRAMEST_OK);
+    vramest_result_free(r);
+    return v && t >= 8192;
+}
+
+Test(solvers, smallest_engine_share_is_exact_and_honours_the_headroom)
+{
+    static const struct {
+        const char *spec;
+        vramest_option key;
+    } c[] = {{"{\"model\":\"llama-3-8b\",\"precision\":\"bf16\",\"workload\":{\"mode\":\"infer\"},\"device\":\"L4-24GB\","
+              "\"runtime\":{\"framework\":\"vllm\",\"max_model_len\":8192}}",
+              VRAMEST_CFG_GPU_MEMORY_UTILIZATION},
+             {"{\"model\":\"llama-3-8b\",\"precision\":\"bf16\",\"workload\":{\"mode\":\"infer\"},\"device\":\"L4-24GB\","
+              "\"runtime\":{\"framework\":\"sglang\",\"max_model_len\":8192}}",
+              VRAMEST_CFG_MEM_FRACTION_STATIC}};
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        job j;
+        cr_assert_eq(run(&j, c[i].spec), VRAMEST_OK);
+        double f = min_fraction(&j, c[i].key, j.c);
+        cr_assert(f > 0.5 && f < 1.0, "%g", f);
+        vramest_config *k = NULL;
+        cr_assert_eq(vramest_config_clone(j.c, &k), VRAMEST_OK);
+        cr_assert(fits_at(&j, k, c[i].key, f), "%g does not fit", f);
+        cr_assert(!fits_at(&j, k, c[i].key, f - 0.01), "%g fits", f - 0.01);
+        vramest_config_free(k);
+        /* 2 GiB kept free: the answer does not fall */
+        cr_assert_eq(vramest_config_set_f64(j.c, VRAMEST_CFG_HEADROOM_GIB, 2.0), VRAMEST_OK);
+        double g = min_fraction(&j, c[i].key, j.c);
+        cr_assert_geq(g, f);
+        done(&j);
+    }
+    /* the other engine's knob is not a question */
+    job j;
+    cr_assert_eq(run(&j, c[0].spec), VRAMEST_OK);
+    size_t need;
+    cr_assert_eq(vramest_plan_json(j.m, j.p, j.c, VRAMEST_ASK_MIN, VRAMEST_CFG_MEM_FRACTION_STATIC, NULL, 0, &need),
+                 VRAMEST_E_UNSUPPORTED);
+    done(&j);
+}
+
+/* llama.cpp over two GPUs: layers follow tensor_split (the fuller device is
+ * the headline), row mode keeps the KV on the first GPU, and a split that
+ * names another GPU count is refused. */
+Test(llama_cpp, tensor_split_places_layers_and_must_match_the_gpus)
+{
+    static const char fmt[] = "{\"model\":\"llama-2-70b\",\"precision\":{\"weights\":\"q4_0\"},\"workload\":{\"mode\":"
+                              "\"infer\"},\"parallel\":{\"gpus\":%d},\"device\":\"RTX4090-24GB\",\"runtime\":{"
+                              "\"framework\":\"llama.cpp\",\"n_ctx\":4096,\"split_mode\":\"%s\",\"tensor_split\":%s}}";
+    char spec[512];
+    job j;
+    uint64_t one, even, skew, row_kv, even_kv;
+    snprintf(spec, sizeof spec, fmt, 1, "layer", "\"\"");
+    cr_assert_eq(run(&j, spec), VRAMEST_OK, "%s", vramest_last_error_message());
+    one = value(&j, VRAMEST_VAL_DEVICE_TOTAL);
+    done(&j);
+    snprintf(spec, sizeof spec, fmt, 2, "layer", "[1, 1]");
+    cr_assert_eq(run(&j, spec), VRAMEST_OK, "%s", vramest_last_error_message());
+    even = value(&j, VRAMEST_VAL_DEVICE_TOTAL);
+    cr_assert(strstr(j.json, "\"kv_cache\":"), "%s", j.json);
+    cr_assert_eq(vramest_result_get(j.r, VRAMEST_DEV_GPU, VRAMEST_CAT_KV_CACHE, &even_kv), VRAMEST_OK);
+    done(&j);
+    snprintf(spec, sizeof spec, fmt, 2, "layer", "\"3,1\"");
+    cr_assert_eq(run(&j, spec), VRAMEST_OK);
+    skew = value(&j, VRAMEST_VAL_DEVICE_TOTAL);
+    done(&j);
+    cr_assert(even < one * 6 / 10 && skew > even, "one %llu, 1:1 %llu, 3:1 %llu", (unsigned long long)one,
+              (unsigned long long)even, (unsigned long long)skew);
+    snprintf(spec, sizeof spec, fmt, 2, "row", "[1, 1]");
+    cr_assert_eq(run(&j, spec), VRAMEST_OK);
+    cr_assert_eq(vramest_result_get(j.r, VRAMEST_DEV_GPU, VRAMEST_CAT_KV_CACHE, &row_kv), VRAMEST_OK);
+    /* the first GPU holds 41 of the 80 layers in layer mode (41 of 81 with the output), all in row mode */
+    cr_assert_eq(row_kv / 80, even_kv / 41, "row mode keeps every layer's KV on the first GPU");
+    done(&j);
+    snprintf(spec, sizeof spec, fmt, 2, "layer", "[1, 1, 1]");
+    cr_assert_eq(run(&j, spec), VRAMEST_E_CONFLICT);
+    cr_assert(strstr(vramest_last_error_message(), "tensor_split has 3 entries for gpus 2"), "%s",
+              vramest_last_error_message());
+    done(&j);
+}
+
+/* Ollama over two GPUs: its scheduler spreads the blocks over both and
+ * hands the counts to the runner as its tensor split. */
+Test(ollama, two_gpus_take_the_layers_one_cannot)
+{
+    static const char fmt[] = "{\"model\":\"llama-2-70b\",\"precision\":{\"weights\":\"q4_0\"},\"workload\":{\"mode\":"
+                              "\"infer\"},\"parallel\":{\"gpus\":%d},\"device\":\"RTX4090-24GB\",\"runtime\":{"
+                              "\"framework\":\"ollama\",\"num_ctx\":4096}}";
+    char spec[400];
+    job j;
+    snprintf(spec, sizeof spec, fmt, 1);
+    cr_assert_eq(run(&j, spec), VRAMEST_OK, "%s", vramest_last_error_message());
+    uint64_t one = value(&j, VRAMEST_VAL_GPU_LAYERS);
+    cr_assert(one > 30 && one < 81, "%llu layers on one 24 GB GPU", (unsigned long long)one);
+    cr_assert_leq(one, value(&j, VRAMEST_VAL_GPU_LAYERS_FIT), "Ollama keeps a margin the runner does not need");
+    done(&j);
+    snprintf(spec, sizeof spec, fmt, 2);
+    cr_assert_eq(run(&j, spec), VRAMEST_OK, "%s", vramest_last_error_message());
+    cr_assert_eq(value(&j, VRAMEST_VAL_GPU_LAYERS), 81, "%s", j.json);
+    cr_assert_neq(value(&j, VRAMEST_VAL_VERDICT), VRAMEST_VERDICT_DOES_NOT_FIT, "%s", j.json);
+    done(&j);
+}
+
+/* llama.cpp allocates everything at load: a context that does not fit is
+ * its failure, with its reason; offloading fewer layers starts. */
+Test(llama_cpp, a_context_that_does_not_fit_is_the_engines_failure)
+{
+    job j;
+    cr_assert_eq(run(&j, "{\"model\":\"llama-2-70b\",\"precision\":{\"weights\":\"q4_0\"},\"workload\":{\"mode\":"
+                         "\"infer\"},\"device\":\"RTX4090-24GB\",\"runtime\":{\"framework\":\"llama.cpp\"}}"),
+                 VRAMEST_OK);
+    refused(&j, "llama.cpp would fail to load");
+    int64_t ngl = 0;
+    cr_assert_eq(vramest_solve_max(j.m, j.p, j.c, VRAMEST_CFG_N_GPU_LAYERS, &ngl, NULL), VRAMEST_OK, "%s",
+                 vramest_last_error_message());
+    cr_assert(ngl > 20 && ngl < 81, "n_gpu_layers %lld", (long long)ngl);
+    done(&j);
+}
