@@ -55,6 +55,13 @@ void vx_result_begin(struct vramest_result *r)
     r->n_ranks = 0;
     r->cuda_context_bytes = 0;
     r->rl.on = 0;
+    /* The stack assumed is read up to its note count and the finishing
+     * figures are set late: a result on the stack (the RL phases' own
+     * estimates) starts with garbage there. */
+    memset(&r->rrt, 0, offsetof(vx_result_runtime, notes));
+    r->has_file_inv = 0;
+    r->headroom_bytes = 0;
+    r->band_kind = 0;
     r->magic = VX_MAGIC_RESULT;
 }
 

@@ -3,6 +3,8 @@
  * the batches; the checks a stack itself would fail on (TRL's group rule,
  * a colocated engine with the whole GPU, a reference-free algorithm given a
  * reference). Sources: docs/methodology.md, "RL post-training". */
+#include <string.h>
+
 #include "estimate/infer/infer.h"
 #include "estimate/rl/rl_job.h"
 
@@ -75,6 +77,9 @@ int vx_rl_resolve_job(vx_ctx *x, rl_job *j)
     const vx_config_values *cv = x->cv;
     const vx_runtime *rt = &x->rt;
     const char *fw = vx_enum_name_of(vx_framework_enum, cv->framework);
+    /* Every path below sets only the fields its algorithm uses (the
+     * preference family has no placement group, so no `shared`). */
+    memset(j, 0, sizeof *j);
     if (!rt->rl_stack)
         return vx_fail(VRAMEST_E_CONFLICT,
                        "mode rl runs on a post-training stack: framework trl, verl or openrlhf (is %s)", fw ? fw : "?");
