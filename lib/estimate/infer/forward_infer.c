@@ -123,7 +123,8 @@ static uint64_t attn_term(const vx_ctx *x, const vx_shard *sh, const fwd_dims *f
     uint64_t attn = m4(N, heads, d, A);
     if (kvh < heads && x->cv->attention != VX_ATTN_FLASH)
         attn = vx_sat_add(attn, m4(2 * b, heads, S, vx_sat_mul(d, A)));
-    if (x->cv->attention == VX_ATTN_EAGER) {
+    /* a class without an SDPA path runs eager whatever the setting says */
+    if (x->cv->attention == VX_ATTN_EAGER || s->fam->eager_only) {
         attn = vx_sat_add(attn, m4(b, heads, vx_sat_mul(q, S), score_bytes_per_elem(ai->softmax, f->cd, A)));
         /* GPT-2 slices its causal buffer; the others build (seqs, 1, q, S). */
         if (q > 1 && ai->mask != VX_MASK_NONE) attn = vx_sat_add(attn, m4(b, q, S, A));
