@@ -15,7 +15,8 @@
 
 /* Every case of zoo file `file` ("zoo.jsonl", "zoo2.jsonl"): *got its
  * count (0 when the config is refused or read as the generic decoder),
- * *want the case's. */
+ * *want the case's (a case marked "misspecified": the count it gives for
+ * the config). */
 typedef void (*zoo_fn)(const char *id, uint64_t got, uint64_t want, void *arg);
 void zoo_each(const char *file, zoo_fn fn, void *arg);
 /* Case `id` of zoo file `file` is read, with its exact count. */

@@ -340,6 +340,11 @@ Test(model_options, option_names_are_config_json_names)
         cr_expect_not_null(vramest_option_name((vramest_option)key), "model key %d has no row", key);
         cr_expect_str_eq(vramest_option_group((vramest_option)key), "model");
     }
+    /* ... and 1200..1206 (issue #16's sparse attention and interleaved layers) */
+    for (int key = VRAMEST_MODEL_INDEX_N_HEADS; key <= VRAMEST_MODEL_ATTENTION_CHUNK_SIZE; key++) {
+        cr_expect_not_null(vramest_option_name((vramest_option)key), "model key %d has no row", key);
+        cr_expect_str_eq(vramest_option_group((vramest_option)key), "model");
+    }
 }
 
 /* ---- bad input ---- */

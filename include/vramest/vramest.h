@@ -291,6 +291,14 @@ typedef enum vramest_option {
     VRAMEST_MODEL_NUM_NEXTN_PREDICT_LAYERS = 1103, /**< "num_nextn_predict_layers" (MTP layers of the checkpoint) */
     VRAMEST_MODEL_MOE_LAYER_FREQ = 1104,          /**< "moe_layer_freq" (layer i >= first_k_dense_replace has experts when i % N == 0) */
     VRAMEST_MODEL_ATTENTION_OUT_BIAS = 1105,      /**< "attention_out_bias" (bool; bias on o_proj; default: the family's) */
+    /* 1200-1299: sparse attention, interleaved layers, checkpoint contents (issue #16) */
+    VRAMEST_MODEL_INDEX_N_HEADS = 1200,           /**< "index_n_heads" (DSA lightning indexer heads; default: the family's) */
+    VRAMEST_MODEL_INDEX_HEAD_DIM = 1201,          /**< "index_head_dim" (DSA indexer head width = its cached key per token) */
+    VRAMEST_MODEL_INDEX_TOPK_FREQ = 1202,         /**< "index_topk_freq" (GLM-5.2: a layer of N runs its indexer; default 1) */
+    VRAMEST_MODEL_INDEX_SKIP_TOPK_OFFSET = 1203,  /**< "index_skip_topk_offset" (leading indexer layers before that cycle; default 2) */
+    VRAMEST_MODEL_INTERMEDIATE_SIZE_MLP = 1204,   /**< "intermediate_size_mlp" (Llama 4: MLP width of the layers without experts) */
+    VRAMEST_MODEL_INTERLEAVE_MOE_LAYER_STEP = 1205, /**< "interleave_moe_layer_step" (Llama 4: every Nth layer has experts; default 1) */
+    VRAMEST_MODEL_ATTENTION_CHUNK_SIZE = 1206,    /**< "attention_chunk_size" (Llama 4: chunked attention on RoPE layers; 0 = the family's) */
 
     /* ---- precision (2000-2999) ---- */
     VRAMEST_PREC_WEIGHTS = 2000,           /**< "weights" (enum dtype; auto = the checkpoint dtype) */

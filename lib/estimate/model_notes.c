@@ -72,5 +72,6 @@ void vx_model_notes(const vx_ctx *x, struct vramest_result *r)
     if (x->pol.m->cover_note[0]) vx_result_warn(r, "%s", x->pol.m->cover_note);
     if (x->pol.m->index_note[0]) vx_result_warn(r, "%s", x->pol.m->index_note);
     if (x->pol.m->family_note[0]) vx_result_warn(r, "%s", x->pol.m->family_note);
+    if (x->pol.m->config_note[0]) vx_result_warn(r, "%s", x->pol.m->config_note);
     quant_note(x, r);
 }

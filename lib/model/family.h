@@ -56,6 +56,9 @@ typedef struct vx_layer_kind {
     int64_t window;    /* tokens of a sliding window or a chunk (0: none) */
     /* geometry of this kind (the model's values unless the layers differ) */
     int64_t heads, kv_heads, head_dim, v_head_dim, ffn;
+    /* DeepSeek sparse attention: the layer's lightning indexer (0: none;
+     * GLM-5.2's "shared" layers reuse the previous indexer's top-k) */
+    int64_t index_heads, index_head_dim;
 } vx_layer_kind;
 
 #define VX_MAX_KINDS 16
@@ -136,6 +139,8 @@ typedef struct vx_attn_impl {
     uint8_t softmax;  /* VX_SM_* */
     uint8_t post_drop; /* dropout after the output projection */
     uint8_t mask;     /* VX_MASK_* */
+    uint8_t sink;     /* a per-head sink logit concatenated to the scores, the max subtracted, then the
+                         softmax in the scores' dtype and the sink column sliced off (gpt-oss) */
 } vx_attn_impl;
 
 /* Norm placement in a layer. */
@@ -156,7 +161,13 @@ enum { VX_HD_CONFIG = 0, VX_HD_HIDDEN = 1 };         /* head_dim from the key, o
 enum { VX_KV_CONFIG = 0, VX_KV_MHA = 1, VX_KV_MQA_FLAG = 2 }; /* MQA_FLAG: multi_query (default true) */
 enum { VX_FFN_REQUIRED = 0, VX_FFN_4H = 1, VX_FFN_FIXED_4H = 2, VX_FFN_OPTIONAL = 3 };
 enum { VX_MOE_NONE = 0, VX_MOE_ROUTED = 1 };
-enum { VX_SHX_NONE = 0, VX_SHX_GATED_ONE = 1, VX_SHX_MERGED = 2 }; /* shared experts */
+/* shared experts: none; one of its own width behind a sigmoid gate (Qwen2-MoE); n_shared_experts
+ * merged into one MLP (DeepSeek); one of the routed experts' width, no gate (Llama 4) */
+enum { VX_SHX_NONE = 0, VX_SHX_GATED_ONE = 1, VX_SHX_MERGED = 2, VX_SHX_ONE = 3 };
+/* The router's e_score_correction_bias (DeepSeek-V3-style noaux_tc routing): none, a persistent
+ * buffer (transformers' DeepseekV3TopkRouter: in the checkpoint and on the GPU, not a parameter),
+ * or a parameter (DeepSeek's and vLLM's code). */
+enum { VX_EB_NONE = 0, VX_EB_BUFFER = 1, VX_EB_PARAM = 2 };
 enum { VX_WIN_NONE = 0, VX_WIN_ALL = 1, VX_WIN_FLAGGED = 2, VX_WIN_PATTERN = 3 };
 enum { VX_QKN_NONE = 0, VX_QKN_HEAD = 1, VX_QKN_FULL = 2 }; /* q/k norms: none, over head_dim, over heads x head_dim */
 enum { VX_QKV_SPLIT = 0, VX_QKV_FUSED = 1 };
@@ -304,6 +315,21 @@ struct vx_family {
     const char *n_router;     /* the router's leaf name (NULL: "gate") */
     uint8_t generic;          /* the stand-in for a model_type no row describes: Llama's layout with the
                                  config's sizes, an approximate count (item 5 of issue #16) */
+    /* Appended (issue #16): special attention, interleaved layers, routers. */
+    uint8_t expert_bias;      /* routed experts and the router carry biases (gpt-oss) */
+    uint8_t sinks;            /* a learned sink logit per head in every attention layer (gpt-oss) */
+    uint8_t e_bias;           /* VX_EB_*: the router's e_score_correction_bias (fp32, experts) */
+    uint8_t dsa;              /* DeepSeek sparse attention: MLA plus a lightning indexer per layer */
+    int64_t dsa_heads, dsa_dim; /* the config class's index_n_heads / index_head_dim */
+    uint8_t swa_dynamic;      /* generate()'s DynamicCache(config) keeps only the window of sliding and
+                                 chunked layers, growing (transformers >= 4.56), and llama.cpp has an SWA
+                                 cache for the architecture */
+    uint8_t moe_interleave;   /* experts on layers (i + 1) % interleave_moe_layer_step == 0, a dense MLP of
+                                 intermediate_size_mlp on the others (Llama 4) */
+    uint8_t nope_chunked;     /* layers (i + 1) % no_rope_layer_interval == 0 have no RoPE and attend
+                                 globally; the others attend within attention_chunk_size chunks (Llama 4) */
+    int64_t chunk_default;    /* attention_chunk_size when the key is absent */
+    int64_t nope_default;     /* no_rope_layer_interval when the key is absent */
 };
 
 /* The family of a model_type value, NULL if none. */

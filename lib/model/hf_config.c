@@ -27,6 +27,7 @@ typedef struct vx_cfgmap {
     vx_tower tower;                   /* a multimodal wrapper's tower (model/tower.h) */
     bool gave_type;                   /* the file has a model_type */
     char family_note[VX_NOTE_LEN];    /* the file's model_type stood in for by the generic decoder */
+    char config_note[VX_NOTE_LEN];    /* what the reader left out (a wrapper's vision tower) */
 } pstate;
 
 static const char *json_type_label(const vx_jv *v)
@@ -283,6 +284,67 @@ int vx_cfgmap_name_flags(struct vx_cfgmap *m, const char *key, const char *const
     return VRAMEST_OK;
 }
 
+#define MAX_LIST 100000 /* entries of a per-layer list (the layer bound) */
+
+/* The index of a list entry: an integer, a bool, or a name of `names`. */
+static int list_entry(const pstate *p, const char *key, const vx_jv *v, const char *const *names, int64_t *out)
+{
+    if (!names) {
+        if (v->type == VX_J_TRUE || v->type == VX_J_FALSE) return *out = v->type == VX_J_TRUE, VRAMEST_OK;
+        if (v->type == VX_J_INT) return *out = v->u.i, VRAMEST_OK;
+        return type_error(key, "a list of integers", v);
+    }
+    if (v->type != VX_J_STR) return type_error(key, "a list of strings", v);
+    const char *sv;
+    int rc = str_of(p, key, v, &sv);
+    if (rc) return rc;
+    for (int64_t i = 0; names[i]; i++)
+        if (!strcmp(sv, names[i])) return *out = i, VRAMEST_OK;
+    return vx_fail(VRAMEST_E_INVALID_MODEL,
+                   "config.json: key '%s': an entry is not one of the layer types known for this family (%s%s%s)", key,
+                   names[0], names[1] ? ", " : "", names[1] ? names[1] : "");
+}
+
+int vx_cfgmap_list(struct vx_cfgmap *m, const char *key, const char *const *names, const char *letters, int64_t **out,
+                   size_t *n)
+{
+    const vx_jv *v = vx_jget(m->doc, m->root, key);
+    *out = NULL;
+    *n = 0;
+    if (!v || v->type == VX_J_NULL) return VRAMEST_OK;
+    bool str = v->type == VX_J_STR;
+    if (str && !letters) return type_error(key, "a list", v);
+    if (!str && v->type != VX_J_ARR) return type_error(key, "a list", v);
+    const char *text = NULL;
+    int rc = str ? str_of(m, key, v, &text) : VRAMEST_OK;
+    if (rc) return rc;
+    size_t len = str ? v->u.s.len : v->u.c.count;
+    if (len > MAX_LIST)
+        return vx_fail(VRAMEST_E_LIMIT, "config.json: key '%s': %zu entries is more than the %d layers accepted", key,
+                       len, MAX_LIST);
+    int64_t *a = calloc(len ? len : 1, sizeof *a);
+    if (!a) return vx_fail(VRAMEST_E_NOMEM, "config.json: key '%s': out of memory", key);
+    const vx_jv *e = str ? NULL : vx_jfirst(v);
+    for (size_t i = 0; i < len && rc == VRAMEST_OK; i++) {
+        if (str) {
+            const char *p = strchr(letters, text[i]);
+            rc = p && *p ? (a[i] = p - letters, VRAMEST_OK)
+                         : vx_fail(VRAMEST_E_INVALID_MODEL, "config.json: key '%s': letter %zu is none of '%s'", key, i,
+                                   letters);
+        } else {
+            rc = list_entry(m, key, e, names, &a[i]);
+            e = vx_jskip(e);
+        }
+    }
+    if (rc) {
+        free(a);
+        return rc;
+    }
+    *out = a;
+    *n = len;
+    return VRAMEST_OK;
+}
+
 int vx_cfgmap_set_i64(struct vx_cfgmap *m, vramest_option k, int64_t v, const char *key)
 {
     return set_i64(m, k, v, key);
@@ -451,6 +513,32 @@ static const char *hybrid_key(const pstate *p, const vx_jv *root)
     return NULL;
 }
 
+/* A wrapper config without a vision_config (Llama-4 text checkpoints)
+ * keeps the language model's keys in text_config: they are read as the
+ * model's (text_config's keys first; the wrapper's model_type names the
+ * family, and its other keys, such as architectures and
+ * quantization_config, count where text_config lacks them). The
+ * text_config object, or NULL when the root is read as it is; `note` says
+ * that the vision tower is not counted when the class has one. */
+static const vx_jv *text_only(const pstate *p, const vx_jv *root, char *note, size_t cap)
+{
+    const vx_jv *tc = vx_jget(p->doc, root, "text_config"), *v;
+    note[0] = '\0';
+    if (!tc || tc->type != VX_J_OBJ || ((v = vx_jget(p->doc, root, "vision_config")) && v->type != VX_J_NULL))
+        return NULL;
+    /* The class a ...ForConditionalGeneration names has a vision tower even
+     * then (transformers builds its default one): say it is not counted. */
+    const vx_jv *arch = vx_jget(p->doc, root, "architectures");
+    const vx_jv *a0 = arch && arch->type == VX_J_ARR && arch->u.c.count ? vx_jfirst(arch) : NULL;
+    const char *name = a0 && a0->type == VX_J_STR && !(a0->flags & VX_JF_NUL) ? vx_jstr(p->doc, a0) : "";
+    if (strstr(name, "ForConditionalGeneration"))
+        snprintf(note, cap,
+                 "config.json: %.60s without a vision_config: the language model (text_config) only; the vision "
+                 "tower transformers would build is not counted",
+                 name);
+    return tc;
+}
+
 static int map_config(pstate *p, const vx_jv *root)
 {
     const vx_jv *v;
@@ -459,15 +547,20 @@ static int map_config(pstate *p, const vx_jv *root)
     p->root = root;
     p->model_type = "";
 
-    const vx_jv *text = root; /* the language model's keys */
+    /* The language model's keys: a multimodal wrapper's text_config (or its
+     * root, Qwen2-VL's flat layout), a text_config-only wrapper's, or the root. */
+    const vx_jv *text = root;
     const char *text_type = NULL;
+    bool tower = vx_tower_present(p->doc, root);
+    const vx_jv *tc = tower ? NULL : text_only(p, root, p->config_note, sizeof p->config_note);
+    if (tc) text = tc;
     if ((v = vx_jget(p->doc, root, "model_type")) && v->type != VX_J_NULL) {
         if (v->type != VX_J_STR) return type_error("model_type", "string", v);
         if ((rc = str_of(p, "model_type", v, &model_type))) return rc;
         p->model_type = model_type;
         p->gave_type = true;
         /* A multimodal wrapper: its tower, and the family of its language model. */
-        if (vx_tower_present(p->doc, root)) {
+        if (tower) {
             if ((rc = vx_tower_read(p->doc, root, model_type, &p->tower, &text, &text_type))) return rc;
             rc = vx_opt_set_str(&p->a, p->bits, H_MODEL, VRAMEST_MODEL_MODEL_TYPE, text_type);
             if (rc == VRAMEST_E_UNKNOWN_NAME)
@@ -475,14 +568,14 @@ static int map_config(pstate *p, const vx_jv *root)
                                "'%.60s' model, which is not supported", model_type, text_type);
         } else {
             rc = vx_opt_set_str(&p->a, p->bits, H_MODEL, VRAMEST_MODEL_MODEL_TYPE, model_type);
-            const char *hk = rc == VRAMEST_E_UNKNOWN_NAME ? hybrid_key(p, root) : NULL;
+            const char *hk = rc == VRAMEST_E_UNKNOWN_NAME ? hybrid_key(p, text) : NULL;
             if (hk)
                 return vx_fail(VRAMEST_E_UNKNOWN_MODEL_TYPE,
                                "config.json: model_type '%.100s' is not supported, and its key '%s' describes layers "
                                "that are not attention (state-space or linear attention), which a generic decoder "
                                "cannot stand in for",
                                model_type, hk);
-            if (rc == VRAMEST_E_UNKNOWN_NAME && usual_keys(p, root)) {
+            if (rc == VRAMEST_E_UNKNOWN_NAME && usual_keys(p, text)) {
                 rc = vx_opt_set_str(&p->a, p->bits, H_MODEL, VRAMEST_MODEL_MODEL_TYPE, "generic");
                 snprintf(p->family_note, sizeof p->family_note,
                          "model_type '%.40s' is unknown: estimated as a generic decoder (Llama's layout, the config's "
@@ -497,14 +590,17 @@ static int map_config(pstate *p, const vx_jv *root)
         return vx_fail(VRAMEST_E_INCOMPLETE_MODEL, "config.json: key 'model_type' is missing");
     }
 
+    /* hooks and per-layer lists read the language model's keys */
+    p->root = text;
     if ((rc = vx_hf_layer_string_keys(p))) return rc;
     member local[128];
-    uint32_t count = text->u.c.count;
+    uint32_t count = text->u.c.count > root->u.c.count ? text->u.c.count : root->u.c.count;
     member *ms = count <= VX_ARRAY_LEN(local) ? local : malloc(count * sizeof *ms);
     if (!ms) return vx_fail(VRAMEST_E_NOMEM, "config.json: out of memory");
     rc = map_members(p, text, ms);
+    if (rc == VRAMEST_OK && tc) rc = map_members(p, root, ms); /* options are taken once: text_config's win */
     if (ms != local) free(ms);
-    if (!rc && text != root) rc = wrapper_keys(p, root, text_type);
+    if (!rc && text != root && !tc) rc = wrapper_keys(p, root, text_type);
     if (rc) return rc;
     return family_keys(p, text);
 }
@@ -562,6 +658,9 @@ int vx_hf_config_apply(struct vramest_model *m, const vx_jdoc *doc, const vx_jv 
         memcpy(m->set_bits, p->bits, sizeof m->set_bits);
         memcpy(m->declared_quant, quant, sizeof quant);
         if (p->gave_type) memcpy(m->family_note, p->family_note, sizeof m->family_note);
+        char old_note[sizeof m->config_note];
+        memcpy(old_note, m->config_note, sizeof old_note);
+        memcpy(m->config_note, p->config_note, sizeof m->config_note);
         rc = vx_model_rebuild(m);
         if (rc) {
             char msg[256];
@@ -570,6 +669,7 @@ int vx_hf_config_apply(struct vramest_model *m, const vx_jdoc *doc, const vx_jv 
             m->tower = old_tower;
             memcpy(m->set_bits, old_bits, sizeof m->set_bits);
             memcpy(m->declared_quant, old_quant, sizeof old_quant);
+            memcpy(m->config_note, old_note, sizeof old_note);
             vx_model_rebuild(m);
             rc = vx_fail(rc, "config.json: %s", msg);
         }

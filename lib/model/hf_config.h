@@ -30,6 +30,16 @@ bool vx_cfgmap_given(const struct vx_cfgmap *m, vramest_option k) VX_HIDDEN;
  * naming the key when it is not a string, VRAMEST_E_PARSE when it holds
  * U+0000 (a C string would cut it). */
 int vx_cfgmap_string(struct vx_cfgmap *m, const char *key, const char **out) VX_HIDDEN;
+/* A list key (per-layer types, layer indices): *out receives a malloc'd
+ * array of its *n entries (the caller frees it), NULL with *n = 0 when the
+ * key is absent or null. `names` NULL: integers (or bools, as 0 / 1);
+ * else strings, each entry the index of its name in the NULL-ended
+ * `names`. A string list may also be one string of `letters` (one letter
+ * per entry, the letter of names[i] at letters[i]; NULL: no such form).
+ * Errors name the key: VRAMEST_E_TYPE, VRAMEST_E_INVALID_MODEL (a name not
+ * in `names`), VRAMEST_E_LIMIT (more than 100000 entries). */
+int vx_cfgmap_list(struct vx_cfgmap *m, const char *key, const char *const *names, const char *letters, int64_t **out,
+                   size_t *n) VX_HIDDEN;
 /* Set an option from key `key` (for messages). */
 int vx_cfgmap_set_i64(struct vx_cfgmap *m, vramest_option k, int64_t v, const char *key) VX_HIDDEN;
 /* Set an option and mark it given, before the generic keys are read: a

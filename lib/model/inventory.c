@@ -131,6 +131,11 @@ static int same_attn(const vx_layer_kind *x, const vx_layer_kind *y)
            x->v_head_dim == y->v_head_dim;
 }
 
+static int same_index(const vx_layer_kind *x, const vx_layer_kind *y)
+{
+    return x->index_heads == y->index_heads && x->index_head_dim == y->index_head_dim;
+}
+
 static int same_mlp(const vx_layer_kind *x, const vx_layer_kind *y)
 {
     return x->mlp == y->mlp && (x->mlp != VX_MLPK_DENSE || x->ffn == y->ffn);
@@ -158,6 +163,8 @@ static void attention(vx_ib *b, const vx_shape *s, const vx_layer_kind *k, int64
         vx_ib_lin(b, NAME(f, n_v, "v_proj"), VX_ROLE_ATTN_V, VX_DEC, K * d, h, ab, L);
         vx_ib_lin(b, NAME(f, n_o, "o_proj"), VX_ROLE_ATTN_O, VX_DEC, h, H * d, s->attn_out_bias, L);
     }
+    /* gpt-oss: one learned sink logit per head (GptOssAttention.sinks) */
+    if (f->sinks) vx_ib_put(b, "sinks", VX_ROLE_OTHER, VX_TK_OTHER, VX_DEC, H, 1, L, 1, 0);
     if (s->qk_norm) {
         /* Per head (one head_dim weight shared by the heads), or over the
          * whole projection (OLMo 2: heads x head_dim). */
@@ -185,21 +192,51 @@ static void dense_mlp(vx_ib *b, const vx_shape *s, int64_t F, int64_t nl)
     vx_ib_lin(b, NAME(f, n_down, "down_proj"), VX_ROLE_MLP_DOWN, VX_DEC, h, F, mb, nl);
 }
 
+/* DeepSeek sparse attention's lightning indexer (DeepseekV32Indexer):
+ * wq_b reads the compressed query, wk and weights_proj the layer input;
+ * k_norm is a LayerNorm with a bias over the one indexer key. */
+static void indexer(vx_ib *b, const vx_shape *s, const vx_layer_kind *k, int64_t L)
+{
+    int64_t h = s->hidden, ih = k->index_heads, id = k->index_head_dim;
+    vx_ib_lin(b, "wq_b", VX_ROLE_OTHER, VX_DEC, ih * id, s->q_lora_rank, 0, L);
+    vx_ib_lin(b, "wk", VX_ROLE_OTHER, VX_DEC, id, h, 0, L);
+    vx_ib_norm(b, "k_norm", VX_ROLE_NORM, VX_DEC, VX_NORM_LAYER, id, L);
+    vx_ib_lin(b, "weights_proj", VX_ROLE_OTHER, VX_DEC, ih, h, 0, L);
+}
+
+/* The last group pushed is a buffer of the checkpoint (not a parameter of
+ * the class) or a parameter, held in `dtype`. */
+static void last_is(vx_ib *b, int trainable, int dtype)
+{
+    if (b->rc || !b->inv || !*b->n) return;
+    vx_tensor *t = &(*b->inv)[*b->n - 1];
+    t->trainable_default = (uint8_t)trainable;
+    t->dtype = (int16_t)dtype;
+}
+
 /* Routed experts behind a router, then the shared expert(s). */
 static void moe_mlp(vx_ib *b, const vx_shape *s, int64_t nl)
 {
     const vx_family *f = s->fam;
     int64_t h = s->hidden, F = s->moe_ffn, E = s->experts;
-    vx_ib_lin(b, NAME(f, n_router, "gate"), VX_ROLE_ROUTER, VX_DEC, E, h, 0, nl);
-    /* DeepSeek-V3-style routers' selection bias, a Parameter in remote code */
-    if (f->router_bias) vx_ib_put(b, "e_score_correction_bias", VX_ROLE_ROUTER, VX_TK_BIAS, VX_DEC, E, 1, nl, 1, 0);
+    int eb = f->expert_bias;
+    vx_ib_lin(b, NAME(f, n_router, "gate"), VX_ROLE_ROUTER, VX_DEC, E, h, eb, nl);
+    /* noaux_tc routing's fp32 correction bias: a buffer of transformers'
+     * DeepseekV3TopkRouter (kept in the checkpoint), a Parameter in the
+     * remote code of DeepSeek-V3 style models (router_bias rows: Kimi-K2,
+     * MiniMax-M2) */
+    int ebias = f->e_bias ? f->e_bias : f->router_bias ? VX_EB_PARAM : VX_EB_NONE;
+    if (ebias) {
+        vx_ib_put(b, "e_score_correction_bias", VX_ROLE_ROUTER, VX_TK_BIAS, VX_DEC, E, 1, nl, 1, 0);
+        last_is(b, ebias == VX_EB_PARAM, VRAMEST_DTYPE_FP32);
+    }
     /* A fused gate|up expert tensor (GraniteMoE's input_linear, E x 2F x h)
      * is one name and two groups, so the gate and the up half keep their
      * roles (the training programs run them as two linears). */
     const char *ng = NAME(f, n_expert[0], "gate_proj"), *nu = f->experts_fused ? ng : NAME(f, n_expert[1], "up_proj");
-    vx_ib_lin_n(b, ng, VX_ROLE_EXPERT_GATE, VX_DEC, F, h, 0, nl, E, 1);
-    vx_ib_lin_n(b, nu, VX_ROLE_EXPERT_UP, VX_DEC, F, h, 0, nl, E, 1);
-    vx_ib_lin_n(b, NAME(f, n_expert[2], "down_proj"), VX_ROLE_EXPERT_DOWN, VX_DEC, h, F, 0, nl, E, 1);
+    vx_ib_lin_n(b, ng, VX_ROLE_EXPERT_GATE, VX_DEC, F, h, eb, nl, E, 1);
+    vx_ib_lin_n(b, nu, VX_ROLE_EXPERT_UP, VX_DEC, F, h, eb, nl, E, 1);
+    vx_ib_lin_n(b, NAME(f, n_expert[2], "down_proj"), VX_ROLE_EXPERT_DOWN, VX_DEC, h, F, eb, nl, E, 1);
     if (!s->shared_experts) return;
     int64_t S = s->shared_ffn;
     if (S > 0) {
@@ -224,6 +261,11 @@ void vx_ib_decoder(vx_ib *b, const vx_shape *s)
         if (n) attention(b, s, &L->kind[k], n);
         if (L->kind[k].mixer != VX_MIX_NONE) with_mixer += t.count[k];
         if (L->kind[k].mlp != VX_MLPK_NONE) with_mlp += t.count[k];
+    }
+    done = 0;
+    for (int k = 0; k < L->n_kinds; k++) {
+        int64_t n = group(L, &t, k, same_index, &done);
+        if (n && L->kind[k].index_heads > 0) indexer(b, s, &L->kind[k], n);
     }
     done = 0;
     for (int k = 0; k < L->n_kinds; k++) {

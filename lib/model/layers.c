@@ -115,11 +115,13 @@ int vx_layer_blocks_parse(const char *text, vx_block_run *out, size_t cap, size_
 
 /* The kind of decoder layer i: the model's `base`, changed where the
  * shape's rules make that layer differ (leading dense layers, experts
- * every N-th layer, sliding windows, layers without RoPE). */
+ * every N-th layer, sliding windows, layers without RoPE or attending in
+ * chunks, indexer cycles). */
 static void layer_kind(const vx_shape *s, const vx_layer_kind *base, int64_t i, vx_layer_kind *k)
 {
     *k = *base;
-    if (base->mlp == VX_MLPK_MOE && (i < s->dense_layers || (s->moe_freq > 1 && i % s->moe_freq)))
+    if (base->mlp == VX_MLPK_MOE && (i < s->dense_layers || (s->moe_freq > 1 && i % s->moe_freq) ||
+                                     (s->moe_step > 1 && (i + 1) % s->moe_step)))
         k->mlp = VX_MLPK_DENSE;
     bool sliding = s->sliding_window > 0 && s->sliding_pattern > 0 &&
                    (s->sliding_pattern == 1 || (i + 1) % s->sliding_pattern != 0);
@@ -129,7 +131,14 @@ static void layer_kind(const vx_shape *s, const vx_layer_kind *base, int64_t i, 
     } else if (s->fam->nope_full && s->sliding_pattern > 1) {
         k->rope = 0; /* the global layers of the pattern */
     }
-    if (s->nope_every > 0 && (i + 1) % s->nope_every == 0) k->rope = 0;
+    if (s->nope_every > 0 && (i + 1) % s->nope_every == 0)
+        k->rope = 0;
+    else if (s->nope_every > 0 && s->chunk > 0)
+        k->span = VX_SPAN_CHUNKED, k->window = s->chunk; /* Llama 4: RoPE layers attend within chunks */
+    /* GLM-5.2 (GlmMoeDsaConfig): "full" when max(i - offset + 1, 0) % freq
+     * == 0, else "shared" (no indexer module) */
+    if (k->index_heads && s->index_freq > 1 && i >= s->index_offset && (i - s->index_offset + 1) % s->index_freq)
+        k->index_heads = k->index_head_dim = 0;
 }
 
 /* The decoder stack as runs of layer_kind(): one period of the smallest
@@ -213,6 +222,7 @@ int vx_layers_resolve(const vx_shape *s, const vx_arch *a, vx_layers *L)
     base.heads = s->heads, base.kv_heads = s->kv_heads, base.head_dim = s->head_dim;
     base.v_head_dim = s->v_head_dim > 0 ? s->v_head_dim : s->head_dim;
     base.ffn = s->ffn;
+    base.index_heads = s->index_heads, base.index_head_dim = s->index_dim;
     int rc;
 
     if (s->encoder_only || s->enc_dec) {

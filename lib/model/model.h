@@ -56,6 +56,8 @@ typedef struct vx_arch {
     int64_t sliding_window_pattern, no_rope_layer_interval, num_nextn_predict_layers, moe_layer_freq;
     int64_t attention_out_bias;
     char layer_blocks[VX_STR_MAX];
+    int64_t index_n_heads, index_head_dim, index_topk_freq, index_skip_topk_offset;
+    int64_t intermediate_size_mlp, interleave_moe_layer_step, attention_chunk_size;
 } vx_arch;
 
 /* The resolved architecture: every value effective (defaults applied), and
@@ -106,6 +108,11 @@ typedef struct vx_shape {
     int shared_kind;         /* VX_SHX_* of the shared experts (the row's, adjusted) */
     int heads_from_files;    /* no num_attention_heads: a stand-in from the file tensors' q width (128-wide
                                 heads), enough for their weights; estimates beyond load ask for it */
+    /* Appended (issue #16): rules that vary per layer within a period. */
+    int64_t moe_step;        /* experts on layers (i + 1) % moe_step == 0, a dense MLP elsewhere (<= 1: all) */
+    int64_t chunk;           /* with nope_every: the RoPE layers attend within chunks of this many tokens */
+    int64_t index_heads, index_dim; /* DSA lightning indexer (0: none) */
+    int64_t index_freq, index_offset; /* its layers: i < offset, or (i - offset + 1) % freq == 0 */
 } vx_shape;
 
 /* Tensor roles (design.md §2). Append-only. */
@@ -189,6 +196,9 @@ struct vramest_model {
      * family inferred from a bare checkpoint's tensor names (io/parse.c);
      * "" when the config named a known family. */
     char family_note[VX_NOTE_LEN];
+    /* What the config.json reader left out of the model (hf_config.c; ""
+     * when nothing): a wrapper's vision tower it has no vision_config for. */
+    char config_note[VX_NOTE_LEN];
 };
 
 /* Rebuild shape + inventory from the options (and file tensors). Sets

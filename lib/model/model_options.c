@@ -170,7 +170,8 @@ const vx_option_def vx_model_options[] = {
         "or an 'LLLG' string give it too; 0 = the family's"),
     OPT(VRAMEST_MODEL_NO_ROPE_LAYER_INTERVAL, "no_rope_layer_interval", NULL, 0, 100000, 0, no_rope_layer_interval,
         "layer i has no rotary positions (NoPE) when (i + 1) % N == 0 (SmolLM3: 4); config.json's no_rope_layers "
-        "gives it too; 0 = RoPE on every layer"),
+        "gives it too; 0 = RoPE on every layer; absent: the family's (Llama 4: 4, its other layers attend in "
+        "chunks)"),
     ROW(VRAMEST_MODEL_LAYER_BLOCKS, "layer_blocks", NULL, VRAMEST_TYPE_STRING, 0, VX_STR_MAX - 1, 0, NULL, "",
         layer_blocks,
         "per-layer blocks of a heterogeneous model (Nemotron-NAS block_configs): comma-separated "
@@ -179,11 +180,25 @@ const vx_option_def vx_model_options[] = {
     OPT(VRAMEST_MODEL_NUM_NEXTN_PREDICT_LAYERS, "num_nextn_predict_layers", "num_mtp_layers", 0, 64, 0,
         num_nextn_predict_layers,
         "multi-token-prediction layers of the checkpoint (parameters of the class only where it builds them: "
-        "MiMo)"),
+        "MiMo; elsewhere, as DeepSeek-V3 and GLM, stored beside the model and counted in the checkpoint bytes)"),
     OPT(VRAMEST_MODEL_MOE_LAYER_FREQ, "moe_layer_freq", NULL, 1, 100000, 1, moe_layer_freq,
         "layer i >= first_k_dense_replace has experts when i % N == 0 (DeepSeek); the others a dense MLP"),
     BOOL(VRAMEST_MODEL_ATTENTION_OUT_BIAS, "attention_out_bias", NULL, 0, attention_out_bias,
          "bias on the attention output projection (Seed-OSS); default: the family's"),
+    OPT(VRAMEST_MODEL_INDEX_N_HEADS, "index_n_heads", NULL, 0, 65536, 0, index_n_heads,
+        "heads of the lightning indexer of DeepSeek sparse attention (DeepSeek-V3.2, GLM-5); 0 = the family's"),
+    OPT(VRAMEST_MODEL_INDEX_HEAD_DIM, "index_head_dim", NULL, 0, 65536, 0, index_head_dim,
+        "head width of that indexer: the key it caches per token and layer; 0 = the family's"),
+    OPT(VRAMEST_MODEL_INDEX_TOPK_FREQ, "index_topk_freq", NULL, 1, 100000, 1, index_topk_freq,
+        "GLM-5.2: after the leading layers, one layer in this many runs its indexer, the others reuse its top-k"),
+    OPT(VRAMEST_MODEL_INDEX_SKIP_TOPK_OFFSET, "index_skip_topk_offset", NULL, 0, 100000, 2, index_skip_topk_offset,
+        "GLM-5.2: leading layers that all run their indexer before that cycle"),
+    REQ(VRAMEST_MODEL_INTERMEDIATE_SIZE_MLP, "intermediate_size_mlp", NULL, K26, intermediate_size_mlp,
+        "Llama 4: MLP width of the layers without experts; default intermediate_size"),
+    OPT(VRAMEST_MODEL_INTERLEAVE_MOE_LAYER_STEP, "interleave_moe_layer_step", NULL, 1, 100000, 1,
+        interleave_moe_layer_step, "Llama 4: layers i with (i + 1) % step == 0 have experts, the others a dense MLP"),
+    OPT(VRAMEST_MODEL_ATTENTION_CHUNK_SIZE, "attention_chunk_size", NULL, 0, K32, 0, attention_chunk_size,
+        "Llama 4: tokens of an attention chunk on RoPE layers; 0 = the family's (8192)"),
 };
 
 const size_t vx_model_option_count = VX_ARRAY_LEN(vx_model_options);

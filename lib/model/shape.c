@@ -198,12 +198,13 @@ static int resolve_moe(const struct vramest_model *m, const vx_rules *r, vx_shap
                        (long long)s->experts_per_tok, (long long)s->experts);
     if (f->moe_ffn_from_ffn) {
         s->moe_ffn = is_set(m, VRAMEST_MODEL_MOE_INTERMEDIATE_SIZE) ? a->moe_intermediate_size : s->ffn;
-        return VRAMEST_OK;
+        if (r->shared != VX_SHX_ONE) return VRAMEST_OK;
+    } else if (f->generic && !is_set(m, VRAMEST_MODEL_MOE_INTERMEDIATE_SIZE) && s->ffn) {
+        s->moe_ffn = s->ffn; /* the generic decoder takes intermediate_size for experts without their own */
+    } else {
+        if (!is_set(m, VRAMEST_MODEL_MOE_INTERMEDIATE_SIZE)) return missing(fam, VRAMEST_MODEL_MOE_INTERMEDIATE_SIZE);
+        s->moe_ffn = a->moe_intermediate_size;
     }
-    /* the generic decoder takes intermediate_size for experts without their own */
-    if (f->generic && !is_set(m, VRAMEST_MODEL_MOE_INTERMEDIATE_SIZE) && s->ffn) s->moe_ffn = s->ffn;
-    else if (!is_set(m, VRAMEST_MODEL_MOE_INTERMEDIATE_SIZE)) return missing(fam, VRAMEST_MODEL_MOE_INTERMEDIATE_SIZE);
-    else s->moe_ffn = a->moe_intermediate_size;
     s->shared_kind = r->shared;
     if (r->shared == VX_SHX_GATED_ONE) {
         /* One shared expert of its own width, behind a sigmoid gate. */
@@ -211,6 +212,11 @@ static int resolve_moe(const struct vramest_model *m, const vx_rules *r, vx_shap
             return missing(fam, VRAMEST_MODEL_SHARED_EXPERT_INTERMEDIATE_SIZE);
         s->shared_experts = 1;
         s->shared_ffn = a->shared_expert_intermediate_size; /* 0: the gate alone */
+    } else if (r->shared == VX_SHX_ONE) {
+        /* One always-active expert of the routed experts' width (Llama 4's
+         * shared_expert is Llama4TextMLP(config): intermediate_size). */
+        s->shared_experts = 1;
+        s->shared_ffn = s->moe_ffn;
     } else if (r->shared == VX_SHX_MERGED) {
         /* n_shared_experts merged into one MLP of width
          * moe_intermediate_size * n_shared_experts (DeepSeek). */
@@ -244,6 +250,48 @@ static int resolve_mla(const struct vramest_model *m, vx_shape *s)
     s->v_head_dim = a->v_head_dim;
     s->head_dim = s->rope_dim + s->nope_dim; /* query/key head width */
     s->rotary_dim = s->rope_dim;
+    return VRAMEST_OK;
+}
+
+/* Rules that vary per layer within a period (layers.c reads them): Llama
+ * 4's interleaved experts, NoPE and chunked layers; the DSA indexer and
+ * GLM-5.2's layers that reuse another's top-k; the MTP layers a
+ * checkpoint stores beside the model. */
+static int resolve_periodic(const struct vramest_model *m, vx_shape *s)
+{
+    const vx_arch *a = &m->a;
+    const vx_family *f = s->fam;
+    int fam = s->family;
+    if (f->moe_interleave) {
+        s->moe_step = a->interleave_moe_layer_step;
+        /* The layers without experts have their own width (Llama 4:
+         * intermediate_size is the experts', intermediate_size_mlp the
+         * dense layers'). */
+        if (s->moe_step > 1) {
+            if (!is_set(m, VRAMEST_MODEL_INTERMEDIATE_SIZE_MLP))
+                return missing(fam, VRAMEST_MODEL_INTERMEDIATE_SIZE_MLP);
+            s->ffn = a->intermediate_size_mlp;
+        }
+    }
+    if (f->nope_chunked) {
+        /* absent: the class's default (Llama4TextConfig: 4); 0: RoPE everywhere */
+        s->nope_every = is_set(m, VRAMEST_MODEL_NO_ROPE_LAYER_INTERVAL) ? a->no_rope_layer_interval : f->nope_default;
+        s->chunk = a->attention_chunk_size > 0 ? a->attention_chunk_size : f->chunk_default;
+    }
+    if (f->dsa) {
+        s->index_heads = a->index_n_heads > 0 ? a->index_n_heads : f->dsa_heads;
+        s->index_dim = a->index_head_dim > 0 ? a->index_head_dim : f->dsa_dim;
+        s->index_freq = a->index_topk_freq;
+        s->index_offset = a->index_skip_topk_offset;
+        if (!s->index_heads) return missing(fam, VRAMEST_MODEL_INDEX_N_HEADS);
+        if (!s->index_dim) return missing(fam, VRAMEST_MODEL_INDEX_HEAD_DIM);
+        /* wq_b reads the compressed query */
+        if (s->q_lora_rank <= 0)
+            return vx_fail(VRAMEST_E_INVALID_MODEL,
+                           "model_type '%s': the sparse-attention indexer reads the compressed query, so q_lora_rank "
+                           "must be set",
+                           fam_name(fam));
+    }
     return VRAMEST_OK;
 }
 
@@ -375,13 +423,14 @@ static int resolve(const struct vramest_model *m, vx_shape *s)
     if ((rc = resolve_ffn(m, &r, s))) return rc;
     if ((rc = resolve_moe(m, &r, s))) return rc;
     if ((rc = resolve_mla(m, s))) return rc;
+    if ((rc = resolve_periodic(m, s))) return rc;
     resolve_window(m, s);
     if ((rc = resolve_blocks(m, s))) return rc;
     s->mtp_layers = a->num_nextn_predict_layers;
 
     if (f->embed_proj && is_set(m, VRAMEST_MODEL_WORD_EMBED_PROJ_DIM)) s->embed_dim = a->word_embed_proj_dim;
     if (f->rotary && !s->rotary_dim) s->rotary_dim = a->rotary_dim ? a->rotary_dim : s->head_dim;
-    if (s->rotary_dim) s->nope_every = a->no_rope_layer_interval;
+    if (s->rotary_dim && !f->nope_chunked) s->nope_every = a->no_rope_layer_interval;
     if (s->rotary_dim > s->head_dim)
         return vx_fail(VRAMEST_E_INVALID_MODEL, "rotary_dim (%lld) is larger than the head dimension (%lld)",
                        (long long)s->rotary_dim, (long long)s->head_dim);

@@ -269,6 +269,16 @@ static int attention(vx_ab *a, int hin_local, const vx_part *P, int cross, int k
             DROP(t);
             DROP(lim);
         }
+        /* gpt-oss: torch.cat([scores, sinks]) minus its row max; the
+         * masked scores stay referenced until the dropout rebinds them. */
+        int held_sc = -1;
+        if (c->ai.sink) {
+            int cat = vx_op_copy(a, sc);
+            int sub = vx_op_scalar(a, cat, 1);
+            DROP(cat);
+            held_sc = sc;
+            sc = sub;
+        }
         int up = st.upcast == 1 || (st.upcast == 2 && cb == 2);
         int forced = c->amp && c->cuda_autocast && !up; /* autocast runs softmax in fp32 */
         int probs;
@@ -287,6 +297,7 @@ static int attention(vx_ab *a, int hin_local, const vx_part *P, int cross, int k
             probs = vx_op_unary_out(a, sc, vx_op_eb(a, sc));
             DROP(sc);
         }
+        if (held_sc >= 0) DROP(held_sc);
         int pd = vx_op_dropout(a, probs, c->p_attn);
         DROP(probs);
         int out = vx_op_matmul(a, pd, vv, b * H * s * d, qeb);

@@ -125,7 +125,11 @@ static uint64_t attn_term(const vx_ctx *x, const vx_shard *sh, const fwd_dims *f
         attn = vx_sat_add(attn, m4(2 * b, heads, S, vx_sat_mul(d, A)));
     /* a class without an SDPA path runs eager whatever the setting says */
     if (x->cv->attention == VX_ATTN_EAGER || s->fam->eager_only) {
-        attn = vx_sat_add(attn, m4(b, heads, vx_sat_mul(q, S), score_bytes_per_elem(ai->softmax, f->cd, A)));
+        uint64_t per = score_bytes_per_elem(ai->softmax, f->cd, A);
+        /* gpt-oss: the masked scores stay referenced while the cat with
+         * the sinks, minus its max, is softmaxed: one more copy */
+        if (ai->sink) per = vx_sat_add(per, A);
+        attn = vx_sat_add(attn, m4(b, heads, vx_sat_mul(q, S), per));
         /* GPT-2 slices its causal buffer; the others build (seqs, 1, q, S). */
         if (q > 1 && ai->mask != VX_MASK_NONE) attn = vx_sat_add(attn, m4(b, q, S, A));
     } else {

@@ -15,6 +15,7 @@ typedef struct vx_kv_group {
     int64_t layers;
     int64_t window;
     uint64_t k_elems, v_elems;
+    uint64_t idx_bytes; /* a sparse-attention indexer's key per token (its own dtype; never windowed) */
 } vx_kv_group;
 #define VX_KV_GROUPS VX_MAX_KINDS
 

@@ -16,6 +16,14 @@
  *   architectures it marks SWA (Gemma 2/3), not for Mistral (converted to
  *   the llama architecture). A window larger than the context is simply
  *   the context (min), not an error.
+ * - transformers >= 4.56 builds generate()'s DynamicCache from the config:
+ *   sliding and chunked layers (gpt-oss, Llama 4: the family's
+ *   swa_dynamic) keep only their window, growing, not preallocated.
+ * - DeepSeek sparse attention (DeepSeek-V3.2, GLM-5): a layer with an
+ *   indexer also caches its one index_head_dim key per token: in the
+ *   compute dtype in transformers (update_indexer), as fp8 plus an fp32
+ *   scale per 128 values in vLLM (DeepseekV32IndexerCache: 132 bytes for
+ *   128), f16 in llama.cpp (assumed: not read in its code).
  * - Encoder-decoder: the decoder's self-attention cache grows with the
  *   generated tokens; its cross-attention cache holds the encoder length.
  * - dtypes: plain element sizes; GGUF block types (q8_0, q4_0, ...) by
@@ -146,7 +154,7 @@ int vx_kv_layout_resolve(const vx_ctx *x, const vx_shard *sh, vx_kv_layout *out)
     for (int k = 0; k < L->n_kinds; k++) windowed |= L->kind[k].span != VX_SPAN_FULL && L->kind[k].window > 0;
     /* The window is a mask in transformers' DynamicCache; a HybridCache
      * (the family's swa_cache) and vLLM keep only the window. */
-    bool caps = out->engine == VX_ENGINE_VLLM || s->fam->swa_cache;
+    bool caps = out->engine == VX_ENGINE_VLLM || s->fam->swa_cache || s->fam->swa_dynamic;
     int64_t kvh0 = sh->kv_heads_rank > 0 ? sh->kv_heads_rank : 1;
     for (int k = 0; k < L->n_kinds; k++) {
         if (!t.count[k]) continue;
@@ -178,12 +186,18 @@ int vx_kv_layout_resolve(const vx_ctx *x, const vx_shard *sh, vx_kv_layout *out)
             g.k_elems = g.v_elems = (uint64_t)(kvh * kk->head_dim);
         }
         if (caps && kk->span != VX_SPAN_FULL && kk->window > 0) g.window = kk->window;
+        if (kk->index_head_dim > 0) {
+            uint64_t id = (uint64_t)kk->index_head_dim;
+            g.idx_bytes = out->engine == VX_ENGINE_VLLM ? id + vx_ceil_div(id, 128) * 4
+                          : out->engine == VX_ENGINE_LLAMACPP ? id * 2
+                                                              : id * vx_dtype_size(x->pol.rp.compute_dtype);
+        }
         int j = 0;
         while (j < out->n_grp && (out->grp[j].k_elems != g.k_elems || out->grp[j].v_elems != g.v_elems ||
-                                  out->grp[j].window != g.window))
+                                  out->grp[j].window != g.window || out->grp[j].idx_bytes != g.idx_bytes))
             j++;
         if (j == out->n_grp) out->grp[out->n_grp++] = (vx_kv_group){.k_elems = g.k_elems, .v_elems = g.v_elems,
-                                                                    .window = g.window};
+                                                                    .window = g.window, .idx_bytes = g.idx_bytes};
         out->grp[j].layers += g.layers;
         out->layers += g.layers;
         if (g.window) {
@@ -224,6 +238,14 @@ static uint64_t tensor_bytes(const vx_kv_layout *kl, uint64_t seqs, uint64_t tok
     return round ? vx_alloc_round(b) : b;
 }
 
+/* The indexer keys of one layer: plain bytes, never quantized like the KV. */
+static uint64_t index_bytes(const vx_kv_group *g, uint64_t seqs, uint64_t tokens, int round)
+{
+    if (!g->idx_bytes || !tokens || !seqs) return 0;
+    uint64_t b = vx_sat_mul(vx_sat_mul(seqs, tokens), g->idx_bytes);
+    return round ? vx_alloc_round(b) : b;
+}
+
 static uint64_t layer_bytes(const vx_kv_layout *kl, const vx_kv_group *g, uint64_t seqs, uint64_t tokens, uint64_t enc,
                             int round)
 {
@@ -240,6 +262,7 @@ uint64_t vx_kv_cache_bytes(const vx_kv_layout *kl, uint64_t seqs, uint64_t token
         const vx_kv_group *g = &kl->grp[i];
         uint64_t t = g->window > 0 ? vx_min_u64(tokens, (uint64_t)g->window) : tokens;
         b = vx_sat_add(b, vx_sat_mul((uint64_t)g->layers, layer_bytes(kl, g, seqs, t, enc_tokens, torch_round)));
+        b = vx_sat_add(b, vx_sat_mul((uint64_t)g->layers, index_bytes(g, seqs, tokens, torch_round)));
     }
     return b;
 }
@@ -268,8 +291,8 @@ uint64_t vx_kv_token_bytes(const vx_kv_layout *kl)
     uint64_t b = 0;
     for (int i = 0; i < kl->n_grp; i++) {
         const vx_kv_group *g = &kl->grp[i];
-        b = vx_sat_add(b, vx_sat_mul((uint64_t)g->layers,
-                                     vx_sat_add(vx_kv_elems_bytes(kl, g->k_elems), vx_kv_elems_bytes(kl, g->v_elems))));
+        uint64_t per = vx_sat_add(vx_kv_elems_bytes(kl, g->k_elems), vx_kv_elems_bytes(kl, g->v_elems));
+        b = vx_sat_add(b, vx_sat_mul((uint64_t)g->layers, vx_sat_add(per, g->idx_bytes)));
     }
     return b;
 }

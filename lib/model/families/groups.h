@@ -1,5 +1,5 @@
 /* The family rows, one per model_type (defined in the group files of this
- * folder: decoders.c, moe.c, gpt.c, rotary.c, encoders.c; listed in
+ * folder: decoders.c, moe.c, gpt.c, rotary.c, encoders.c, sparse_moe.c; listed in
  * list.h). */
 #ifndef VX_FAMILY_GROUPS_H
 #define VX_FAMILY_GROUPS_H
