@@ -370,3 +370,257 @@ Test(family_cohere, one_norm_per_layer_parallel_block_scaled_logits)
     uint64_t one_aya = 512ull * 256000 * 4, one_llama = 512ull * 128256 * 4;
     cr_assert_eq(lg[0] - 2 * one_aya - 2ull * 256000 * 4, lg[1] - one_llama - 2ull * 128256 * 4);
 }
+
+/* ---- issue #16, zoo-attn: gpt-oss, Llama 4, DeepSeek sparse attention ----
+ * The configs are the zoo's (read by case id: no count or size is copied
+ * into this file). */
+
+/* The hf_config of zoo case `id` as JSON text (malloc'd), with `drop`
+ * (a top-level key, may be NULL) removed. */
+static char *zoo_config(const char *id, const char *drop)
+{
+    static const char *const files[] = {"zoo.jsonl", "zoo2.jsonl"};
+    for (size_t f = 0; f < 2; f++) {
+        char *buf = vt_read_data(files[f], NULL);
+        char *save = NULL, *out = NULL;
+        for (char *line = strtok_r(buf, "\n", &save); line && !out; line = strtok_r(NULL, "\n", &save)) {
+            json_object *c = json_tokener_parse(line), *v, *spec, *model, *cfg;
+            if (c && json_object_object_get_ex(c, "id", &v) && !strcmp(json_object_get_string(v), id) &&
+                json_object_object_get_ex(c, "spec", &spec) && json_object_object_get_ex(spec, "model", &model) &&
+                json_object_object_get_ex(model, "hf_config", &cfg)) {
+                if (drop) json_object_object_del(cfg, drop);
+                out = strdup(json_object_to_json_string_ext(cfg, JSON_C_TO_STRING_PLAIN));
+            }
+            json_object_put(c);
+        }
+        free(buf);
+        if (out) return out;
+    }
+    cr_assert_fail("no zoo case %s", id);
+    return NULL;
+}
+
+/* A model from a zoo case's config with `edit` (a JSON object of keys)
+ * merged over it; returns the parse's error code, *out the model (NULL on
+ * error). */
+static int zoo_model(const char *id, const char *edit, vramest_model **out)
+{
+    char *cfg = zoo_config(id, NULL);
+    vramest_model *m = NULL;
+    cr_assert_eq(vramest_model_new(&m), VRAMEST_OK);
+    int rc = vx_parse_hf_config(m, cfg, strlen(cfg));
+    if (!rc && edit) rc = vx_parse_hf_config(m, edit, strlen(edit));
+    free(cfg);
+    if (rc) vramest_model_free(m), m = NULL;
+    *out = m;
+    return rc;
+}
+
+/* The KV cache of a prefill of `tokens` x `batch` of zoo case `id` on `framework`. */
+static uint64_t zoo_kv(const char *id, const char *framework, int64_t batch, int64_t tokens)
+{
+    char *cfg = zoo_config(id, "quantization_config");
+    size_t cap = strlen(cfg) + 512;
+    char *spec = malloc(cap);
+    snprintf(spec, cap,
+             "{\"model\":{\"hf_config\":%s},\"precision\":\"bf16\",\"device\":\"H100-80GB\",\"runtime\":{\"framework\":"
+             "\"%s\"},\"workload\":{\"mode\":\"infer\",\"batch_size\":%lld,\"prompt_len\":%lld,\"gen_len\":1}}",
+             cfg, framework, (long long)batch, (long long)tokens);
+    vramest_result *r = estimate(spec);
+    uint64_t kv = category(r, VRAMEST_CAT_KV_CACHE);
+    vramest_result_free(r);
+    free(spec);
+    free(cfg);
+    return kv;
+}
+
+/* A LoRA training step of zoo case `id` runs (trains() for a config). */
+static void zoo_trains(const char *id)
+{
+    char *cfg = zoo_config(id, "quantization_config");
+    size_t cap = strlen(cfg) + 512;
+    char *spec = malloc(cap);
+    snprintf(spec, cap,
+             "{\"model\":{\"hf_config\":%s},\"precision\":\"bf16\",\"device\":\"H100-80GB\",\"workload\":{\"mode\":"
+             "\"train\",\"batch_size\":1,\"seq_len\":1024,\"finetune\":\"lora\",\"lora_targets\":\"all-linear\"}}",
+             cfg);
+    vramest_result *r = estimate(spec);
+    uint64_t peak = 0, w = category(r, VRAMEST_CAT_WEIGHTS), act = category(r, VRAMEST_CAT_ACTIVATIONS);
+    cr_assert_eq(vramest_result_value(r, VRAMEST_VAL_PEAK_ALLOCATED, &peak), VRAMEST_OK);
+    cr_assert_gt(act, 0, "%s: no activations", id);
+    cr_assert_gt(peak, w + act / 2, "%s: peak %llu", id, (unsigned long long)peak);
+    vramest_result_free(r);
+    free(spec);
+    free(cfg);
+}
+
+/* Layers of the decoder whose kind has `field` == value. */
+#define COUNT_KINDS(m, field, value, out)                                                                     \
+    do {                                                                                                     \
+        vx_tally t_;                                                                                          \
+        vx_layers_tally(&(m)->layers, VX_STACK_DEC, 0, (m)->layers.stack[VX_STACK_DEC].layers, &t_);            \
+        (out) = 0;                                                                                           \
+        for (int k_ = 0; k_ < (m)->layers.n_kinds; k_++)                                                     \
+            if ((m)->layers.kind[k_].field == (value)) (out) += t_.count[k_];                                 \
+    } while (0)
+
+/* ---- gpt-oss ---- */
+
+Test(family_gpt_oss, counts_sinks_and_alternating_windows)
+{
+    zoo_exact("zoo-params-gpt-oss-20b");
+    zoo_exact("zoo2-params-gpt-oss-120b");
+    vramest_model *m;
+    cr_assert_eq(zoo_model("zoo-params-gpt-oss-20b", NULL, &m), VRAMEST_OK, "%s", vramest_last_error_message());
+    int64_t sliding;
+    COUNT_KINDS(m, span, VX_SPAN_SLIDING, sliding);
+    cr_assert_eq(sliding, 12, "layer_types: 12 of 24 layers slide");
+    check_tallies(m, VX_STACK_DEC);
+    int sinks = 0, biased = 0;
+    for (size_t i = 0; i < m->n_inv; i++) {
+        const vx_tensor *t = &m->inv[i];
+        if (!strcmp(t->name, "sinks")) sinks = t->rows == 64 && t->n_layers == 24;
+        if (t->expert && t->kind == VX_TK_BIAS) biased++;
+    }
+    cr_assert(sinks, "one sink logit per head and layer");
+    cr_assert_eq(biased, 3, "gate_up and down experts carry biases");
+    vramest_model_free(m);
+}
+
+Test(family_gpt_oss, cache_keeps_the_window_on_sliding_layers)
+{
+    /* K and V of 8 KV heads x 64 x bf16 per token and layer: 12 full
+     * layers keep every token, 12 sliding ones their 128 (transformers >=
+     * 4.56 DynamicCache(config), vLLM) */
+    uint64_t per = 2ull * 8 * 64 * 2;
+    cr_assert_eq(zoo_kv("zoo-params-gpt-oss-20b", "pytorch", 2, 1024), 2 * per * (12ull * 1024 + 12ull * 128));
+    cr_assert_eq(zoo_kv("zoo-params-gpt-oss-20b", "pytorch", 2, 8192), 2 * per * (12ull * 8192 + 12ull * 128));
+    zoo_trains("zoo-params-gpt-oss-20b");
+}
+
+Test(family_gpt_oss, per_layer_lists_are_checked)
+{
+    vramest_model *m;
+    cr_assert_eq(zoo_model("zoo-params-gpt-oss-20b", "{\"layer_types\":[\"sliding_attention\",\"full_attention\"]}", &m),
+                 VRAMEST_E_INVALID_MODEL);
+    cr_assert(strstr(vramest_last_error_message(), "layer_types"), "%s", vramest_last_error_message());
+    char edit[2048] = "{\"layer_types\":[";
+    for (int i = 0; i < 24; i++) strcat(edit, i ? ",\"full_attention\"" : "\"full_attention\"");
+    strcat(edit, "]}");
+    cr_assert_eq(zoo_model("zoo-params-gpt-oss-20b", edit, &m), VRAMEST_E_UNSUPPORTED, "every layer full");
+    cr_assert_eq(zoo_model("zoo-params-gpt-oss-20b", "{\"layer_types\":[1,2]}", &m), VRAMEST_E_TYPE);
+}
+
+/* ---- Llama 4 ---- */
+
+Test(family_llama4, text_count_interleaved_experts_nope_and_chunks)
+{
+    /* the zoo figure includes a vision tower its config does not describe:
+     * the copy marks it, with the language model's count */
+    zoo_exact("zoo-params-llama-4-scout-17b-16e");
+    vramest_model *m;
+    cr_assert_eq(zoo_model("zoo-params-llama-4-scout-17b-16e", NULL, &m), VRAMEST_OK, "%s",
+                 vramest_last_error_message());
+    int64_t nope, chunked, moe;
+    COUNT_KINDS(m, rope, 0, nope);
+    COUNT_KINDS(m, span, VX_SPAN_CHUNKED, chunked);
+    COUNT_KINDS(m, mlp, VX_MLPK_MOE, moe);
+    cr_assert(nope == 12 && chunked == 36 && moe == 48, "Scout: every 4th layer NoPE and global, all MoE");
+    cr_assert(strstr(m->config_note, "vision tower"), "the missing tower is said: %s", m->config_note);
+    vramest_model_free(m);
+    /* Maverick's text model: experts on odd layers (moe_layers), dense
+     * layers of intermediate_size_mlp */
+    char *cfg = zoo_config("zoo2-params-llama-4-maverick-17b-128e-instruct-fp8", "vision_config");
+    cr_assert_eq(vramest_model_new(&m), VRAMEST_OK);
+    cr_assert_eq(vx_parse_hf_config(m, cfg, strlen(cfg)), VRAMEST_OK, "%s", vramest_last_error_message());
+    free(cfg);
+    COUNT_KINDS(m, mlp, VX_MLPK_MOE, moe);
+    int64_t dense;
+    COUNT_KINDS(m, mlp, VX_MLPK_DENSE, dense);
+    cr_assert(moe == 24 && dense == 24);
+    check_tallies(m, VX_STACK_DEC);
+    for (int k = 0; k < m->layers.n_kinds; k++)
+        if (m->layers.kind[k].mlp == VX_MLPK_DENSE) cr_assert_eq(m->layers.kind[k].ffn, 16384);
+    vramest_model_free(m);
+}
+
+Test(family_llama4, cache_keeps_one_chunk_on_chunked_layers)
+{
+    /* 8 KV heads x 128 x bf16, K and V; 12 NoPE layers keep every token,
+     * 36 chunked layers at most their 8192-token chunk */
+    uint64_t per = 2ull * 8 * 128 * 2;
+    cr_assert_eq(zoo_kv("zoo-params-llama-4-scout-17b-16e", "pytorch", 1, 4096), per * 48 * 4096);
+    cr_assert_eq(zoo_kv("zoo-params-llama-4-scout-17b-16e", "pytorch", 1, 16384), per * (12ull * 16384 + 36ull * 8192));
+}
+
+Test(family_llama4, trains_and_checks_its_lists)
+{
+    zoo_trains("zoo-params-llama-4-scout-17b-16e");
+    vramest_model *m;
+    cr_assert_eq(zoo_model("zoo-params-llama-4-scout-17b-16e", "{\"moe_layers\":[0,2,5]}", &m), VRAMEST_E_UNSUPPORTED);
+    cr_assert(strstr(vramest_last_error_message(), "moe_layers"), "%s", vramest_last_error_message());
+    cr_assert_eq(zoo_model("zoo-params-llama-4-scout-17b-16e", "{\"no_rope_layers\":[1,1,1,0]}", &m),
+                 VRAMEST_E_INVALID_MODEL);
+}
+
+/* ---- DeepSeek sparse attention ---- */
+
+Test(family_dsa, counts_with_their_indexers)
+{
+    zoo_exact("zoo-params-deepseek-v3.2");
+    zoo_exact("zoo2-params-glm-5");
+    zoo_exact("zoo2-params-glm-5.2");
+    vramest_model *m;
+    cr_assert_eq(zoo_model("zoo2-params-glm-5.2", NULL, &m), VRAMEST_OK, "%s", vramest_last_error_message());
+    int64_t none;
+    COUNT_KINDS(m, index_heads, 0, none);
+    cr_assert_eq(78 - none, 21, "indexer_types: 21 layers run their indexer");
+    check_tallies(m, VX_STACK_DEC);
+    vramest_model_free(m);
+}
+
+Test(family_dsa, cache_holds_the_indexer_keys)
+{
+    /* DeepSeek-V3.2, 61 layers. transformers caches the decompressed K
+     * (128 heads x 192) and V (128 x 128) plus the indexer key (128), all
+     * bf16; vLLM the 576-wide latent in bf16 plus 132 bytes of fp8 indexer
+     * key and scales */
+    uint64_t hf = 61ull * ((128 * 192 + 128 * 128) * 2 + 128 * 2);
+    cr_assert_eq(zoo_kv("zoo-params-deepseek-v3.2", "pytorch", 1, 1024), 1024 * hf);
+    cr_assert_eq(zoo_kv("zoo-params-deepseek-v3.2", "pytorch", 2, 4096), 2 * 4096 * hf);
+    zoo_trains("zoo2-params-glm-5");
+}
+
+Test(family_dsa, vllm_pool_tokens_carry_latent_and_indexer)
+{
+    /* GLM-5.2 on vLLM: 78 layers of a 576-wide bf16 latent, 21 of them with
+     * a 132-byte indexer entry: the pool's bytes per token */
+    char *cfg = zoo_config("zoo2-params-glm-5.2", NULL);
+    size_t cap = strlen(cfg) + 512;
+    char *spec = malloc(cap);
+    snprintf(spec, cap,
+             "{\"model\":{\"hf_config\":%s},\"precision\":\"bf16\",\"device\":\"H200\",\"parallel\":{\"gpus\":16,"
+             "\"tp\":16},\"runtime\":{\"framework\":\"vllm\",\"max_model_len\":8192},\"workload\":{\"mode\":\"infer\"}}",
+             cfg);
+    vramest_result *r = estimate(spec);
+    uint64_t pool = 0, tokens = 0;
+    cr_assert_eq(vramest_result_value(r, VRAMEST_VAL_KV_POOL_BYTES, &pool), VRAMEST_OK);
+    cr_assert_eq(vramest_result_value(r, VRAMEST_VAL_MAX_TOKENS, &tokens), VRAMEST_OK);
+    cr_assert_gt(tokens, 0);
+    cr_assert_eq(pool / tokens, 78ull * 576 * 2 + 21ull * 132, "%llu bytes per token",
+                 (unsigned long long)(pool / tokens));
+    vramest_result_free(r);
+    free(spec);
+    free(cfg);
+}
+
+Test(family_dsa, indexer_schedule_is_checked)
+{
+    vramest_model *m;
+    cr_assert_eq(zoo_model("zoo2-params-glm-5.2", "{\"indexer_types\":[\"full\"]}", &m), VRAMEST_E_INVALID_MODEL);
+    char edit[2048] = "{\"indexer_types\":[";
+    for (int i = 0; i < 78; i++) strcat(edit, i == 5 ? ",\"full\"" : i ? ",\"shared\"" : "\"full\"");
+    strcat(edit, "]}");
+    cr_assert_eq(zoo_model("zoo2-params-glm-5.2", edit, &m), VRAMEST_E_UNSUPPORTED, "%s", vramest_last_error_message());
+    cr_assert_eq(zoo_model("zoo2-params-glm-5.2", "{\"mlp_layer_types\":[\"dense\"]}", &m), VRAMEST_E_INVALID_MODEL);
+}
