@@ -29,6 +29,18 @@ static void quant_note(const vx_ctx *x, struct vramest_result *r)
 {
     const char *q = x->pol.m->declared_quant;
     if (!q[0]) return;
+    /* A storage the model describes (model/ckpt_quant.c) is what "as
+     * stored" holds; a precision that names a storage replaces it. */
+    if (x->pol.m->ckq.method != VX_CQ_NONE) {
+        if (x->pol.pv->weights == VRAMEST_DTYPE_AUTO && x->pol.rp.quant_method == VX_QM_NONE) return;
+        const vx_dtype_info *w = vx_dtype(vx_policy_weight_dtype(&x->pol));
+        vx_result_warn(r,
+                       "the checkpoint stores its weights %s (config.json's quantization_config); the precision "
+                       "holds them as %s instead (quant_method %s)",
+                       q, w && w->id != VRAMEST_DTYPE_AUTO ? w->name : "its float dtype",
+                       method_name(x->pol.rp.quant_method));
+        return;
+    }
     int method = -1;
     for (size_t i = 0; i < VX_ARRAY_LEN(known); i++)
         if (vx_strcasecmp(q, known[i].hf) == 0) method = known[i].method;

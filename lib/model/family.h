@@ -330,6 +330,11 @@ struct vx_family {
                                  globally; the others attend within attention_chunk_size chunks (Llama 4) */
     int64_t chunk_default;    /* attention_chunk_size when the key is absent */
     int64_t nope_default;     /* no_rope_layer_interval when the key is absent */
+    uint8_t mtp_on_disk;      /* num_nextn_predict_layers MTP layers are stored in the checkpoint but are not
+                                 modules of the class (transformers ignores them on load): each a decoder
+                                 layer of the last layer's kind, enorm, hnorm, eh_proj (2h -> h) and
+                                 shared_head.norm */
+    uint8_t mtp_copies;       /* ... plus its own copies of the embedding and the head (DeepSeek-V3/V3.2) */
 };
 
 /* The family of a model_type value, NULL if none. */

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "common/json_reader.h"
+#include "model/ckpt_quant.h"
 #include "model/hf_config.h"
 #include "model/tower.h"
 
@@ -637,6 +638,12 @@ int vx_hf_config_apply(struct vramest_model *m, const vx_jdoc *doc, const vx_jv 
     int rc = map_config(p, root);
     char quant[sizeof m->declared_quant];
     declared_quant(doc, root, quant, sizeof quant);
+    /* The checkpoint's own storage; its unquantized tensors are bf16 when
+     * the file does not say (the quantizers' update_dtype default). */
+    vx_ckpt_quant ckq;
+    if (rc == VRAMEST_OK) rc = vx_ckpt_quant_parse(doc, vx_jget(doc, root, "quantization_config"), &ckq);
+    if (rc == VRAMEST_OK && ckq.method != VX_CQ_NONE && !is_set(p, VRAMEST_MODEL_TORCH_DTYPE))
+        rc = set_i64(p, VRAMEST_MODEL_TORCH_DTYPE, VRAMEST_DTYPE_BF16, "quantization_config");
 
     if (rc == VRAMEST_OK) {
         struct vramest_model tmp = *m;
@@ -661,6 +668,8 @@ int vx_hf_config_apply(struct vramest_model *m, const vx_jdoc *doc, const vx_jv 
         char old_note[sizeof m->config_note];
         memcpy(old_note, m->config_note, sizeof old_note);
         memcpy(m->config_note, p->config_note, sizeof m->config_note);
+        vx_ckpt_quant old_ckq = m->ckq;
+        m->ckq = ckq;
         rc = vx_model_rebuild(m);
         if (rc) {
             char msg[256];
@@ -670,6 +679,7 @@ int vx_hf_config_apply(struct vramest_model *m, const vx_jdoc *doc, const vx_jv 
             memcpy(m->set_bits, old_bits, sizeof m->set_bits);
             memcpy(m->declared_quant, old_quant, sizeof old_quant);
             memcpy(m->config_note, old_note, sizeof old_note);
+            m->ckq = old_ckq;
             vx_model_rebuild(m);
             rc = vx_fail(rc, "config.json: %s", msg);
         }

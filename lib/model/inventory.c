@@ -194,14 +194,18 @@ static void dense_mlp(vx_ib *b, const vx_shape *s, int64_t F, int64_t nl)
 
 /* DeepSeek sparse attention's lightning indexer (DeepseekV32Indexer):
  * wq_b reads the compressed query, wk and weights_proj the layer input;
- * k_norm is a LayerNorm with a bias over the one indexer key. */
+ * k_norm is a LayerNorm with a bias over the one indexer key.
+ * weights_proj weighs the heads' scores as a router weighs experts, and
+ * stays in the model dtype in every fp8 checkpoint (DeepSeek's reference
+ * Linear(dtype=default), GLM-5-FP8's modules_to_not_convert): the role
+ * of a router says both. */
 static void indexer(vx_ib *b, const vx_shape *s, const vx_layer_kind *k, int64_t L)
 {
     int64_t h = s->hidden, ih = k->index_heads, id = k->index_head_dim;
     vx_ib_lin(b, "wq_b", VX_ROLE_OTHER, VX_DEC, ih * id, s->q_lora_rank, 0, L);
     vx_ib_lin(b, "wk", VX_ROLE_OTHER, VX_DEC, id, h, 0, L);
     vx_ib_norm(b, "k_norm", VX_ROLE_NORM, VX_DEC, VX_NORM_LAYER, id, L);
-    vx_ib_lin(b, "weights_proj", VX_ROLE_OTHER, VX_DEC, ih, h, 0, L);
+    vx_ib_lin(b, "weights_proj", VX_ROLE_ROUTER, VX_DEC, ih, h, 0, L);
 }
 
 /* The last group pushed is a buffer of the checkpoint (not a parameter of

@@ -51,7 +51,7 @@ static uint64_t checkpoint_bytes(const struct vramest_model *m)
 {
     if (m->has_file_inv && m->file_total_bytes) return m->file_total_bytes;
     int sd = vx_dtype_plain_float((int)m->shape.torch_dtype) ? (int)m->shape.torch_dtype : VRAMEST_DTYPE_FP32;
-    uint64_t sum = 0;
+    uint64_t sum = m->has_file_inv ? 0 : m->mtp_bytes;
     for (size_t i = 0; i < m->n_inv; i++) {
         const vx_tensor *t = &m->inv[i];
         if (t->file_bytes) {
@@ -82,6 +82,13 @@ int vx_model_rebuild(struct vramest_model *m)
         if (m->shape.params_total == UINT64_MAX)
             rc = vx_fail(VRAMEST_E_OVERFLOW, "the parameter count of this architecture does not fit in 64 bits");
     }
+    /* The checkpoint's own storage (quantization_config) and what it holds
+     * beside the class (MTP layers): stored dtypes and scale tensors, not
+     * parameters. */
+    int sd = vx_dtype_plain_float((int)m->shape.torch_dtype) ? (int)m->shape.torch_dtype : VRAMEST_DTYPE_FP32;
+    if (rc == VRAMEST_OK) rc = vx_ckpt_quant_apply(&m->ckq, sd, &m->inv, &m->n_inv, &m->cap_inv);
+    m->mtp_elems = m->mtp_bytes = 0;
+    if (rc == VRAMEST_OK) rc = vx_mtp_on_disk(m);
     /* Tensors read from files are the exact truth about what is stored:
      * they replace the architecture's groups (the counts above stay those
      * of the HF class, which a checkpoint may exceed with buffers or

@@ -150,6 +150,34 @@ uint64_t vx_tensor_elems(const vx_tensor *t) VX_HIDDEN;
 
 #define VX_MODEL_SOURCES 4
 #define VX_NOTE_LEN 200 /* a result warning's length (VX_WARN_LEN) */
+/* ---- how a checkpoint stores its weights (ckpt_quant.c) ----
+ * config.json's quantization_config, applied to the architecture inventory:
+ * the quantized groups get their stored dtype and their scale tensors. */
+/* Storage schemes of pre-quantized checkpoints. */
+enum {
+    VX_CQ_NONE = 0,
+    VX_CQ_MXFP4 = 1, /* OCP MXFP4 (gpt-oss): 4-bit codes, an E8M0 scale per 32 (17 bytes per 32) */
+    VX_CQ_FP8 = 2,   /* fp8 e4m3 weights with fp32 or model-dtype scales (blocks, rows or one) */
+    VX_CQ_INT = 3,   /* integer codes (compressed-tensors pack- / int-quantized): packed 4-bit or int8 */
+    VX_CQ_NVFP4 = 4, /* NVFP4: packed 4-bit codes, an fp8 scale per 16, fp32 global scales */
+};
+
+#define VX_CQ_NAME 32
+
+typedef struct vx_ckpt_quant {
+    uint8_t method;        /* VX_CQ_* */
+    uint8_t bits;          /* VX_CQ_INT: 4 or 8 */
+    uint8_t experts_only;  /* only the routed experts are quantized (MXFP4's replacement of GptOssExperts) */
+    uint8_t asym;          /* zero points are stored (not counted: noted) */
+    int16_t scale_dtype;   /* dtype of the per-group scales (AUTO: the checkpoint's float dtype) */
+    int64_t block_rows;    /* scale block along out_features (FP8 blocks); 0: one scale per row; -1: one scale */
+    int64_t block_cols;    /* ... along in_features (the group size of INT / NVFP4) */
+    uint64_t keep;         /* bit per VX_ROLE_*: modules the file keeps unquantized */
+    uint64_t partly;       /* ... named for some layers only (kept everywhere: noted) */
+    char name[VX_CQ_NAME]; /* quant_method as config.json spells it ("" : none) */
+} vx_ckpt_quant;
+
+
 struct vramest_model {
     uint32_t magic;
     uint64_t set_bits[VX_SET_WORDS];
@@ -199,7 +227,33 @@ struct vramest_model {
     /* What the config.json reader left out of the model (hf_config.c; ""
      * when nothing): a wrapper's vision tower it has no vision_config for. */
     char config_note[VX_NOTE_LEN];
+    /* How the checkpoint stores the weights (config.json's
+     * quantization_config; ckpt_quant.h): applied to the architecture
+     * inventory at every rebuild. */
+    vx_ckpt_quant ckq;
+    /* What the checkpoint stores beside the class (mtp.c): the MTP layers'
+     * values (weights and scales) and bytes at the stored dtypes (0: none), in checkpoint_bytes
+     * when no file tensors are read. */
+    uint64_t mtp_elems, mtp_bytes;
 };
+/* The MTP layers a checkpoint stores beside the class (mtp.c): fills
+ * m->mtp_elems and m->mtp_bytes from the resolved shape. */
+int vx_mtp_on_disk(struct vramest_model *m) VX_HIDDEN;
+
+/* Give the quantized groups of an inventory their stored dtype and add
+ * their scale tensors (not parameters: trainable_default 0). `fdt` is the
+ * checkpoint's float dtype. */
+int vx_ckpt_quant_apply(const vx_ckpt_quant *q, int fdt, vx_tensor **inv, size_t *n, size_t *cap) VX_HIDDEN;
+
+/* Bytes of one stored group (all its copies) at the scheme's storage,
+ * scales included (*scale_elems receives the scales' values); `quantized`
+ * says whether the scheme quantizes it. For the MTP layers, which are not
+ * in the inventory. */
+uint64_t vx_ckpt_quant_group_bytes(const vx_ckpt_quant *q, int fdt, const vx_tensor *t, bool quantized,
+                                   uint64_t *scale_elems) VX_HIDDEN;
+
+/* Does the scheme quantize this group? */
+bool vx_ckpt_quant_covers(const vx_ckpt_quant *q, const vx_tensor *t) VX_HIDDEN;
 
 /* Rebuild shape + inventory from the options (and file tensors). Sets
  * m->status/status_msg; returns m->status. Called after every mutation. */

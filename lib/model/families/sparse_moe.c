@@ -169,7 +169,7 @@ const vx_family vx_fam_deepseek_v32 = {
     .id = VX_FAM_DEEPSEEK_V32, .name = "deepseek_v32", .norm = VX_NORM_RMS, .act = VX_ACT_SILU, .gated = 1,
     .rotary = 1, .kv_rule = VX_KV_MHA, .ffn_rule = VX_FFN_OPTIONAL, .moe = VX_MOE_ROUTED, .shared = VX_SHX_MERGED,
     .dense_first = 1, .mla = 1, .megatron_gpt = 1, .peft_targets = "", .e_bias = VX_EB_PARAM, .dsa = 1,
-    .dsa_heads = 64, .dsa_dim = 128,
+    .dsa_heads = 64, .dsa_dim = 128, .mtp_on_disk = 1, .mtp_copies = 1,
 };
 
 /* GlmMoeDsaConfig.__post_init__: indexer_types[i] "full" when
@@ -221,5 +221,5 @@ const vx_family vx_fam_glm_moe_dsa = {
     .id = VX_FAM_GLM_MOE_DSA, .name = "glm_moe_dsa", .norm = VX_NORM_RMS, .act = VX_ACT_SILU, .gated = 1,
     .rotary = 1, .kv_rule = VX_KV_MHA, .ffn_rule = VX_FFN_OPTIONAL, .moe = VX_MOE_ROUTED, .shared = VX_SHX_MERGED,
     .dense_first = 1, .mla = 1, .megatron_gpt = 1, .peft_targets = "", .config = config_glm_dsa,
-    .e_bias = VX_EB_BUFFER, .dsa = 1, .dsa_heads = 32, .dsa_dim = 128,
+    .e_bias = VX_EB_BUFFER, .dsa = 1, .dsa_heads = 32, .dsa_dim = 128, .mtp_on_disk = 1,
 };
