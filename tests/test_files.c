@@ -1172,3 +1172,96 @@ Test(files, argument_checks)
                  VRAMEST_E_PARSE);
     vramest_model_free(m);
 }
+
+/* The GPU weights of the default estimate and whether a warning holds `what`. */
+static uint64_t weights_noting(const vramest_model *m, const char *what, bool *noted)
+{
+    vramest_result *r = NULL;
+    cr_assert_eq(vramest_estimate(m, NULL, NULL, &r), VRAMEST_OK, "%s", msg());
+    uint64_t w = 0;
+    cr_assert_eq(vramest_result_get(r, VRAMEST_DEV_GPU, VRAMEST_CAT_WEIGHTS, &w), VRAMEST_OK);
+    *noted = false;
+    for (uint32_t i = 0; i < vramest_result_warning_count(r); i++) {
+        const char *s = vramest_result_warning(r, i);
+        if (s && strstr(s, what)) *noted = true;
+    }
+    vramest_result_free(r);
+    return w;
+}
+
+/* A model from a config.json and a safetensors header. */
+static vramest_model *config_and_header(const char *cfg, const tiny *s)
+{
+    size_t hl, fl;
+    uint8_t *f = st_build(s->t, s->n, &hl, &fl, NULL);
+    vramest_model *m = new_model();
+    cr_assert_eq(vramest_model_parse(m, VRAMEST_SRC_HF_CONFIG_JSON, cfg, strlen(cfg), NULL), VRAMEST_OK, "%s", msg());
+    cr_assert_eq(parse_mem(m, VRAMEST_SRC_SAFETENSORS_HEADER, f, hl, NULL), VRAMEST_OK, "%s", msg());
+    cr_assert_eq(vramest_model_validate(m), VRAMEST_OK, "%s", msg());
+    free(f);
+    return m;
+}
+
+Test(files, stored_but_not_loaded_tied_head_and_mtp_layers)
+{
+    /* Issue #16 item 4: from_pretrained ties a stored lm_head to the
+     * embedding (one copy in memory) and ignores MTP layers; both stay in
+     * the checkpoint's bytes. */
+    char tied[1024];
+    snprintf(tied, sizeof tied, "%s", tiny_config(TL));
+    char *at = strstr(tied, "\"tie_word_embeddings\": false");
+    cr_assert_not_null(at);
+    memcpy(at + strlen("\"tie_word_embeddings\": "), "true ", 5);
+    tiny s;
+    tiny_llama(&s, TL);
+    vramest_model *m = config_and_header(tied, &s);
+    uint64_t head = 2ull * TV * TH, total = 0;
+    cr_assert_eq(vramest_model_param_count(m, &total, NULL), VRAMEST_OK);
+    cr_assert_eq(total, tiny_params(TL) - TV * TH, "the head is the embedding: %llu", (unsigned long long)total);
+    cr_assert_eq(m->checkpoint_bytes, tiny_bytes(TL));
+    cr_assert_eq(m->disk_only_bytes, head);
+    bool noted;
+    uint64_t w_twice = weights_noting(m, "tied head stored a second time", &noted);
+    cr_assert(noted, "no warning names the second head");
+    vramest_model_free(m);
+    s.n--; /* the same checkpoint without lm_head.weight */
+    m = config_and_header(tied, &s);
+    cr_assert_eq(m->checkpoint_bytes, tiny_bytes(TL) - head);
+    cr_assert_eq(m->disk_only_bytes, 0);
+    cr_assert_eq(weights_noting(m, "does not load", &noted), w_twice);
+    cr_assert_not(noted);
+    vramest_model_free(m);
+
+    /* Untied, the stored head is loaded. */
+    tiny_llama(&s, TL);
+    m = config_and_header(tiny_config(TL), &s);
+    cr_assert_eq(vramest_model_param_count(m, &total, NULL), VRAMEST_OK);
+    cr_assert_eq(total, tiny_params(TL));
+    cr_assert_eq(m->disk_only_bytes, 0);
+    vramest_model_free(m);
+
+    /* DeepSeek-V3-style MTP layer after the last one: a whole layer plus
+     * eh_proj (fp16 [TH, 2TH]) and enorm / hnorm (fp32). */
+    tiny_llama(&s, 2);
+    tiny_layer(&s, 2);
+    tiny_add(&s, "F16", 2, TH, 2 * TH, "model.layers.2.eh_proj.weight");
+    tiny_add(&s, "F32", 1, TH, 0, "model.layers.2.enorm.weight");
+    tiny_add(&s, "F32", 1, TH, 0, "model.layers.2.hnorm.weight");
+    uint64_t mtp = (tiny_bytes(3) - tiny_bytes(2)) + 2ull * TH * 2 * TH + 2 * 4ull * TH;
+    m = config_and_header(tiny_config(2), &s);
+    cr_assert_eq(vramest_model_param_count(m, &total, NULL), VRAMEST_OK);
+    cr_assert_eq(total, tiny_params(2));
+    cr_assert_eq(m->checkpoint_bytes, tiny_bytes(2) + mtp);
+    cr_assert_eq(m->disk_only_bytes, mtp);
+    for (size_t i = 0; i < m->n_inv; i++)
+        cr_assert(m->inv[i].trainable_default || m->inv[i].kind == VX_TK_OTHER || m->inv[i].kind == VX_TK_BIAS,
+                  "%s of the MTP layer is in memory", m->inv[i].name);
+    uint64_t w_mtp = weights_noting(m, "MTP layers", &noted);
+    cr_assert(noted, "no warning names the MTP layers");
+    vramest_model_free(m);
+    tiny_llama(&s, 2);
+    m = config_and_header(tiny_config(2), &s);
+    cr_assert_eq(weights_noting(m, "does not load", &noted), w_mtp);
+    cr_assert_not(noted);
+    vramest_model_free(m);
+}

@@ -85,5 +85,6 @@ void vx_model_notes(const vx_ctx *x, struct vramest_result *r)
     if (x->pol.m->index_note[0]) vx_result_warn(r, "%s", x->pol.m->index_note);
     if (x->pol.m->family_note[0]) vx_result_warn(r, "%s", x->pol.m->family_note);
     if (x->pol.m->config_note[0]) vx_result_warn(r, "%s", x->pol.m->config_note);
+    if (x->pol.m->disk_note[0]) vx_result_warn(r, "%s", x->pol.m->disk_note);
     quant_note(x, r);
 }

@@ -225,12 +225,39 @@ static void note_add(char *list, size_t cap, size_t *used, const vx_tensor *g, u
     *used = cap;
 }
 
+/* File tensors the class does not load (issue #16, checkpoint reality):
+ * the head of a tied model stored a second time (from_pretrained ties it
+ * to the embedding: one copy in memory), and the matrices and norms of
+ * MTP layers (io/tensor_roles.c marks them; transformers ignores them on
+ * load). They stay in checkpoint_bytes (the files' total). */
+static bool not_loaded(const struct vramest_model *m, const vx_tensor *t)
+{
+    if (t->role == VX_ROLE_LM_HEAD && t->kind == VX_TK_MATRIX) return m->shape.tied != 0;
+    return !t->trainable_default && t->part == VX_PART_DECODER &&
+           (t->kind == VX_TK_MATRIX || t->kind == VX_TK_NORM || t->kind == VX_TK_EMBED);
+}
+
 static int complete(struct vramest_model *m, const vx_tensor *arch, size_t na, const cover *c)
 {
     int rc = VRAMEST_OK;
+    uint64_t head = 0, mtp = 0;
     m->n_inv = 0;
-    for (size_t i = 0; i < m->n_file_inv && rc == VRAMEST_OK; i++)
-        rc = vx_inv_push(&m->inv, &m->n_inv, &m->cap_inv, &m->file_inv[i]);
+    m->disk_note[0] = '\0';
+    for (size_t i = 0; i < m->n_file_inv && rc == VRAMEST_OK; i++) {
+        const vx_tensor *t = &m->file_inv[i];
+        if (not_loaded(m, t)) {
+            if (t->role == VX_ROLE_LM_HEAD) head = vx_sat_add(head, t->file_bytes);
+            else mtp = vx_sat_add(mtp, t->file_bytes);
+            continue;
+        }
+        rc = vx_inv_push(&m->inv, &m->n_inv, &m->cap_inv, t);
+    }
+    m->disk_only_bytes = vx_sat_add(head, mtp);
+    if (head || mtp)
+        snprintf(m->disk_note, sizeof m->disk_note,
+                 "the files hold %.1f MiB the model does not load (%s%s%s): in the checkpoint's bytes, not in memory",
+                 (double)m->disk_only_bytes / (double)VX_MIB, head ? "a tied head stored a second time" : "",
+                 head && mtp ? ", " : "", mtp ? "MTP layers" : "");
     char list[sizeof m->cover_note - 96];
     size_t used = 0;
     uint64_t listed = 0, added = 0;

@@ -51,7 +51,7 @@ static uint64_t checkpoint_bytes(const struct vramest_model *m)
 {
     if (m->has_file_inv && m->file_total_bytes) return m->file_total_bytes;
     int sd = vx_dtype_plain_float((int)m->shape.torch_dtype) ? (int)m->shape.torch_dtype : VRAMEST_DTYPE_FP32;
-    uint64_t sum = m->has_file_inv ? 0 : m->mtp_bytes;
+    uint64_t sum = m->has_file_inv ? m->disk_only_bytes : m->mtp_bytes;
     for (size_t i = 0; i < m->n_inv; i++) {
         const vx_tensor *t = &m->inv[i];
         if (t->file_bytes) {
@@ -94,7 +94,8 @@ int vx_model_rebuild(struct vramest_model *m)
      * of the HF class, which a checkpoint may exceed with buffers or
      * duplicated tied weights), and what they lack is added at the
      * architecture's size (cover.c). */
-    m->cover_note[0] = '\0';
+    m->cover_note[0] = m->disk_note[0] = '\0';
+    m->disk_only_bytes = 0;
     if (rc == VRAMEST_OK && m->has_file_inv) rc = vx_cover_file_tensors(m);
     m->checkpoint_bytes = rc == VRAMEST_OK ? checkpoint_bytes(m) : 0;
     if (rc != VRAMEST_OK) {

@@ -227,6 +227,11 @@ struct vramest_model {
     /* What the config.json reader left out of the model (hf_config.c; ""
      * when nothing): a wrapper's vision tower it has no vision_config for. */
     char config_note[VX_NOTE_LEN];
+    /* What files hold that the class does not load (cover.c; "" when
+     * nothing): a tied head stored twice, MTP layers; disk_only_bytes
+     * is what they take in the files (in checkpoint_bytes only). */
+    char disk_note[VX_NOTE_LEN];
+    uint64_t disk_only_bytes;
     /* How the checkpoint stores the weights (config.json's
      * quantization_config; ckpt_quant.h): applied to the architecture
      * inventory at every rebuild. */
