@@ -114,34 +114,55 @@ uint64_t category(const vramest_result *r, int cat)
     return v;
 }
 
-uint64_t kv_bytes(const char *model, const char *framework, int64_t batch, int64_t tokens)
+vramest_result *estimate_model(const char *model, const char *rest)
 {
-    char spec[512];
-    snprintf(spec, sizeof spec,
-             "{\"model\":\"%s\",\"precision\":\"bf16\",\"device\":\"H100-80GB\",\"runtime\":{\"framework\":\"%s\"},"
-             "\"workload\":{\"mode\":\"infer\",\"batch_size\":%lld,\"prompt_len\":%lld,\"gen_len\":1}}",
-             model, framework, (long long)batch, (long long)tokens);
+    size_t cap = strlen(model) + strlen(rest) + 32;
+    char *spec = malloc(cap);
+    cr_assert_not_null(spec);
+    snprintf(spec, cap, "{\"model\":%s,%s}", model, rest);
     vramest_result *r = estimate(spec);
+    free(spec);
+    return r;
+}
+
+uint64_t kv_bytes_of(const char *model, const char *framework, int64_t batch, int64_t tokens)
+{
+    char rest[256];
+    snprintf(rest, sizeof rest,
+             "\"precision\":\"bf16\",\"device\":\"H100-80GB\",\"runtime\":{\"framework\":\"%s\"},"
+             "\"workload\":{\"mode\":\"infer\",\"batch_size\":%lld,\"prompt_len\":%lld,\"gen_len\":1}",
+             framework, (long long)batch, (long long)tokens);
+    vramest_result *r = estimate_model(model, rest);
     uint64_t kv = category(r, VRAMEST_CAT_KV_CACHE);
     vramest_result_free(r);
     return kv;
 }
 
-void trains(const char *model)
+uint64_t kv_bytes(const char *model, const char *framework, int64_t batch, int64_t tokens)
 {
-    char spec[512];
-    snprintf(spec, sizeof spec,
-             "{\"model\":\"%s\",\"precision\":\"bf16\",\"device\":\"H100-80GB\","
-             "\"workload\":{\"mode\":\"train\",\"batch_size\":2,\"seq_len\":1024,\"finetune\":\"lora\","
-             "\"lora_targets\":\"all-linear\"}}",
-             model);
-    vramest_result *r = estimate(spec);
+    char quoted[160];
+    snprintf(quoted, sizeof quoted, "\"%s\"", model);
+    return kv_bytes_of(quoted, framework, batch, tokens);
+}
+
+void trains_model(const char *model, const char *what)
+{
+    vramest_result *r = estimate_model(model, "\"precision\":\"bf16\",\"device\":\"H100-80GB\","
+                                              "\"workload\":{\"mode\":\"train\",\"batch_size\":2,\"seq_len\":1024,"
+                                              "\"finetune\":\"lora\",\"lora_targets\":\"all-linear\"}");
     uint64_t peak = 0;
     cr_assert_eq(vramest_result_value(r, VRAMEST_VAL_PEAK_ALLOCATED, &peak), VRAMEST_OK);
     uint64_t w = category(r, VRAMEST_CAT_WEIGHTS), act = category(r, VRAMEST_CAT_ACTIVATIONS);
-    cr_assert_gt(act, 0, "%s: no activations", model);
-    cr_assert_gt(peak, w + act / 2, "%s: peak %llu", model, (unsigned long long)peak);
+    cr_assert_gt(act, 0, "%s: no activations", what);
+    cr_assert_gt(peak, w + act / 2, "%s: peak %llu", what, (unsigned long long)peak);
     vramest_result_free(r);
+}
+
+void trains(const char *model)
+{
+    char quoted[160];
+    snprintf(quoted, sizeof quoted, "\"%s\"", model);
+    trains_model(quoted, model);
 }
 
 void names_read_as(const named_role *nr, size_t n)

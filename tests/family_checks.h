@@ -35,6 +35,12 @@ uint64_t category(const vramest_result *r, int cat);
 uint64_t kv_bytes(const char *model, const char *framework, int64_t batch, int64_t tokens);
 /* A LoRA training step (all linear layers) runs and peaks above its weights. */
 void trains(const char *model);
+/* The same three for a job spec's "model" value as written (a quoted
+ * preset name, or an object such as {"hf_config": {...}}); `rest` is the
+ * rest of the spec, `what` names the model in messages. */
+vramest_result *estimate_model(const char *model, const char *rest);
+uint64_t kv_bytes_of(const char *model, const char *framework, int64_t batch, int64_t tokens);
+void trains_model(const char *model, const char *what);
 
 /* Checkpoint tensor names of a family read back as the roles its
  * inventory gives them (io/tensor_roles.c). */

@@ -218,48 +218,6 @@ Test(family_zoo, every_config_read_gives_the_exact_count)
     cr_assert_gt(zoo_exact_when_read("zoo2.jsonl"), 0);
 }
 
-/* An estimate of the model given by `model` (a job spec's "model" value:
- * a quoted preset name, or an object) with the rest of the spec `rest`. */
-static vramest_result *estimate_model(const char *model, const char *rest)
-{
-    size_t cap = strlen(model) + strlen(rest) + 32;
-    char *spec = malloc(cap);
-    snprintf(spec, cap, "{\"model\":%s,%s}", model, rest);
-    vramest_result *r = estimate(spec);
-    free(spec);
-    return r;
-}
-
-/* KV cache of one prefill of `tokens` tokens x `batch` sequences, with
- * nothing generated (the cache is exactly the prompt's), of a "model" value. */
-static uint64_t kv_of(const char *model, const char *framework, int64_t batch, int64_t tokens)
-{
-    char rest[256];
-    snprintf(rest, sizeof rest,
-             "\"precision\":\"bf16\",\"device\":\"H100-80GB\",\"runtime\":{\"framework\":\"%s\"},"
-             "\"workload\":{\"mode\":\"infer\",\"batch_size\":%lld,\"prompt_len\":%lld,\"gen_len\":1}",
-             framework, (long long)batch, (long long)tokens);
-    vramest_result *r = estimate_model(model, rest);
-    uint64_t kv = category(r, VRAMEST_CAT_KV_CACHE);
-    vramest_result_free(r);
-    return kv;
-}
-
-/* A LoRA training step of a "model" value (all linear layers: PEFT has no
- * default target list for every family) runs and peaks above its weights. */
-static void trains_of(const char *model, const char *what)
-{
-    vramest_result *r = estimate_model(model, "\"precision\":\"bf16\",\"device\":\"H100-80GB\","
-                                              "\"workload\":{\"mode\":\"train\",\"batch_size\":2,\"seq_len\":1024,"
-                                              "\"finetune\":\"lora\",\"lora_targets\":\"all-linear\"}");
-    uint64_t peak = 0;
-    cr_assert_eq(vramest_result_value(r, VRAMEST_VAL_PEAK_ALLOCATED, &peak), VRAMEST_OK);
-    uint64_t w = category(r, VRAMEST_CAT_WEIGHTS), act = category(r, VRAMEST_CAT_ACTIVATIONS);
-    cr_assert_gt(act, 0, "%s: no activations", what);
-    cr_assert_gt(peak, w + act / 2, "%s: peak %llu", what, (unsigned long long)peak);
-    vramest_result_free(r);
-}
-
 /* The hand formula of a full-attention KV cache: K and V of kv_heads x
  * head_dim per token and layer. */
 Test(family_kv, llama3_cache_is_the_hand_formula_at_two_lengths)
@@ -481,7 +439,7 @@ static vramest_result *zoo_estimate(const char *id, const char *drop, const char
 static uint64_t zoo_kv(const char *id, const char *framework, int64_t batch, int64_t tokens)
 {
     char *v = zoo_value(id, "quantization_config");
-    uint64_t kv = kv_of(v, framework, batch, tokens);
+    uint64_t kv = kv_bytes_of(v, framework, batch, tokens);
     free(v);
     return kv;
 }
@@ -489,7 +447,7 @@ static uint64_t zoo_kv(const char *id, const char *framework, int64_t batch, int
 static void zoo_trains(const char *id)
 {
     char *v = zoo_value(id, "quantization_config");
-    trains_of(v, id);
+    trains_model(v, id);
     free(v);
 }
 
