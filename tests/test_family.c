@@ -594,16 +594,19 @@ Test(family_dsa, cache_holds_the_indexer_keys)
 Test(family_dsa, vllm_pool_tokens_carry_latent_and_indexer)
 {
     /* GLM-5.2 on vLLM: 78 layers of a 576-wide bf16 latent, 21 of them with
-     * a 132-byte indexer entry: the pool's bytes per token */
+     * a 132-byte indexer entry: the blocks' bytes per token (the pool is
+     * the budget; its blocks hold max_tokens) */
     vramest_result *r = zoo_estimate("zoo2-params-glm-5.2", NULL,
                                      "\"precision\":\"bf16\",\"device\":\"H200\",\"parallel\":{\"gpus\":16,\"tp\":16},"
                                      "\"runtime\":{\"framework\":\"vllm\",\"max_model_len\":8192},\"workload\":{\"mode\":\"infer\"}");
-    uint64_t pool = 0, tokens = 0;
+    uint64_t pool = 0, tokens = 0, kv = 0;
+    const uint64_t per_token = 78ull * 576 * 2 + 21ull * 132;
     cr_assert_eq(vramest_result_value(r, VRAMEST_VAL_KV_POOL_BYTES, &pool), VRAMEST_OK);
     cr_assert_eq(vramest_result_value(r, VRAMEST_VAL_MAX_TOKENS, &tokens), VRAMEST_OK);
+    cr_assert_eq(vramest_result_get(r, VRAMEST_DEV_GPU, VRAMEST_CAT_KV_CACHE, &kv), VRAMEST_OK);
     cr_assert_gt(tokens, 0);
-    cr_assert_eq(pool / tokens, 78ull * 576 * 2 + 21ull * 132, "%llu bytes per token",
-                 (unsigned long long)(pool / tokens));
+    cr_assert_eq(kv, tokens * per_token, "%llu bytes per token", (unsigned long long)(kv / tokens));
+    cr_assert_lt(pool - kv, 16 * per_token, "the pool's remainder is less than a block");
     vramest_result_free(r);
 }
 
