@@ -477,3 +477,98 @@ Test(rl, trl_scores_old_logprobs_after_vllm)
     cr_assert_eq(f.r->rl.cat[VX_RLP_SCORING][VRAMEST_CAT_LOGITS], 9ull * 256 * V * 2 + 8ull * 256 * 16);
     drop(&f);
 }
+
+/* The config's role models are its own copies: the caller's handles may
+ * change or go right after, a clone copies them, a NULL model removes the
+ * role, and bad arguments get their own error. */
+Test(rl, role_models_are_the_configs_own_copies)
+{
+    vramest_config *c = NULL, *c2 = NULL;
+    vramest_model *m = NULL;
+    vramest_precision *p = NULL;
+    const vramest_model *got = NULL;
+    const vramest_precision *gp = NULL;
+    cr_assert_eq(vramest_config_new(&c), VRAMEST_OK);
+    cr_assert_eq(vramest_model_new_preset("llama-3.2-1b", &m), VRAMEST_OK);
+    cr_assert_eq(vramest_precision_new_preset("bf16", &p), VRAMEST_OK);
+    cr_assert_eq(vramest_config_get_role_model(c, VRAMEST_ROLE_REWARD, &got, &gp), VRAMEST_OK);
+    cr_assert(!got && !gp, "a new config names no role model");
+    cr_assert_eq(vramest_config_set_role_model(c, VRAMEST_ROLE_REWARD, m, p), VRAMEST_OK);
+    vramest_model_set_i64(m, VRAMEST_MODEL_VOCAB_SIZE, 1000); /* the config's copy does not change */
+    vramest_model_free(m);
+    vramest_precision_free(p);
+    cr_assert_eq(vramest_config_get_role_model(c, VRAMEST_ROLE_REWARD, &got, &gp), VRAMEST_OK);
+    cr_assert(got && gp);
+    int64_t vocab = 0;
+    cr_assert_eq(vramest_model_get_i64(got, VRAMEST_MODEL_VOCAB_SIZE, &vocab), VRAMEST_OK);
+    cr_assert_eq(vocab, 128256);
+    cr_assert_eq(vramest_config_clone(c, &c2), VRAMEST_OK);
+    const vramest_model *got2 = NULL;
+    cr_assert_eq(vramest_config_get_role_model(c2, VRAMEST_ROLE_REWARD, &got2, NULL), VRAMEST_OK);
+    cr_assert(got2 && got2 != got, "a clone has copies of its own");
+    vramest_config_free(c); /* c2's copies outlive c */
+    cr_assert_eq(vramest_model_get_i64(got2, VRAMEST_MODEL_VOCAB_SIZE, &vocab), VRAMEST_OK);
+    cr_assert_eq(vocab, 128256);
+    cr_assert_eq(vramest_config_set_role_model(c2, VRAMEST_ROLE_REWARD, NULL, NULL), VRAMEST_OK);
+    cr_assert_eq(vramest_config_get_role_model(c2, VRAMEST_ROLE_REWARD, &got2, NULL), VRAMEST_OK);
+    cr_assert(!got2, "a NULL model removes the role's");
+    /* bad arguments */
+    cr_assert_eq(vramest_model_new(&m), VRAMEST_OK); /* no architecture: does not validate */
+    cr_assert_eq(vramest_config_set_role_model(c2, 0, NULL, NULL), VRAMEST_E_RANGE);
+    cr_assert_eq(vramest_config_set_role_model(c2, VRAMEST_ROLE_DRAFT + 1, NULL, NULL), VRAMEST_E_RANGE);
+    cr_assert_eq(vramest_config_get_role_model(c2, -1, &got, NULL), VRAMEST_E_RANGE);
+    cr_assert(!got, "outputs are cleared on error");
+    cr_assert_eq(vramest_config_set_role_model(NULL, VRAMEST_ROLE_DRAFT, NULL, NULL), VRAMEST_E_INVALID_ARG);
+    cr_assert_eq(vramest_config_set_role_model(c2, VRAMEST_ROLE_DRAFT, (const vramest_model *)(const void *)c2, NULL),
+                 VRAMEST_E_INVALID_ARG);
+    cr_assert_neq(vramest_config_set_role_model(c2, VRAMEST_ROLE_DRAFT, m, NULL), VRAMEST_OK);
+    vramest_precision_new(&p);
+    cr_assert_eq(vramest_config_set_role_model(c2, VRAMEST_ROLE_DRAFT, NULL, p), VRAMEST_E_INVALID_ARG);
+    vramest_precision_free(p);
+    vramest_model_free(m);
+    vramest_config_free(c2);
+}
+
+/* The spec's rl.reference / reward / critic take any model source, with a
+ * precision of its own, into the config's roles. */
+Test(rl, spec_role_objects_set_the_role_models)
+{
+    static const char spec[] = "{\"model\":\"qwen2-0.5b\",\"workload\":{\"mode\":\"rl\"},\"rl\":{"
+                               "\"reference\":{\"model\":\"qwen2-0.5b\",\"precision\":\"fp32\"},"
+                               "\"reward\":{\"model\":{\"arch\":{\"model_type\":\"llama\",\"hidden_size\":512,"
+                               "\"num_hidden_layers\":2,\"num_attention_heads\":8,\"intermediate_size\":1024,"
+                               "\"vocab_size\":32000}}},\"critic\":{\"model\":\"llama-3.2-1b\"}}}";
+    vramest_model *m = NULL;
+    vramest_precision *p = NULL;
+    vramest_config *c = NULL;
+    int rc = vramest_spec_parse(spec, strlen(spec), &m, &p, &c);
+    cr_assert_eq(rc, VRAMEST_OK, "%s", vramest_last_error_message());
+    const vramest_model *rm = NULL;
+    const vramest_precision *rp = NULL;
+    int64_t v = 0;
+    cr_assert_eq(vramest_config_get_role_model(c, VRAMEST_ROLE_REFERENCE, &rm, &rp), VRAMEST_OK);
+    cr_assert(rm && rp);
+    cr_assert_eq(vramest_precision_get_i64(rp, VRAMEST_PREC_WEIGHTS, &v), VRAMEST_OK);
+    cr_assert_eq(v, VRAMEST_DTYPE_FP32);
+    cr_assert_eq(vramest_config_get_role_model(c, VRAMEST_ROLE_REWARD, &rm, &rp), VRAMEST_OK);
+    cr_assert(rm && !rp, "no precision given: the job's");
+    cr_assert_eq(vramest_model_get_i64(rm, VRAMEST_MODEL_VOCAB_SIZE, &v), VRAMEST_OK);
+    cr_assert_eq(v, 32000);
+    cr_assert_eq(vramest_config_get_role_model(c, VRAMEST_ROLE_CRITIC, &rm, NULL), VRAMEST_OK);
+    cr_assert(rm);
+    vramest_model_free(m);
+    vramest_precision_free(p);
+    vramest_config_free(c);
+    static const char *const bad[] = {
+        "{\"model\":\"qwen2-0.5b\",\"rl\":{\"reward\":{\"model\":\"no-such-model\"}}}",
+        "{\"model\":\"qwen2-0.5b\",\"rl\":{\"reward\":{\"modle\":\"qwen2-0.5b\"}}}",
+        "{\"model\":\"qwen2-0.5b\",\"rl\":{\"critic\":{\"model\":\"qwen2-0.5b\",\"precision\":\"fp7\"}}}",
+        "{\"model\":\"qwen2-0.5b\",\"rl\":{\"placement\":{\"model\":\"qwen2-0.5b\"}}}",
+    };
+    static const char *const words[] = {"rl.reward", "rl.reward: give", "rl.critic", "expected a value"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        rc = vramest_spec_parse(bad[i], strlen(bad[i]), &m, &p, &c);
+        cr_assert_neq(rc, VRAMEST_OK, "%s", bad[i]);
+        cr_assert(strstr(vramest_last_error_message(), words[i]), "%s: '%s'", bad[i], vramest_last_error_message());
+    }
+}

@@ -1118,6 +1118,62 @@ VRAMEST_API int
 vramest_config_reset(vramest_config *cfg, vramest_option key);
 
 /**
+ * @brief The other models a job runs beside the one passed to vramest_estimate() (the policy, or the
+ *        served model), by the part they play. Append-only.
+ * @since 1.0
+ */
+typedef enum vramest_role {
+    VRAMEST_ROLE_REFERENCE = 1, /**< RL: the frozen reference whose log-probs the KL term compares (same tokenizer) */
+    VRAMEST_ROLE_REWARD = 2,    /**< RL: the reward model, a sequence-classification head scoring each completion */
+    VRAMEST_ROLE_CRITIC = 3,    /**< RL (PPO): the value model, trained beside the policy */
+    VRAMEST_ROLE_DRAFT = 4,     /**< serving: the draft model of speculative decoding */
+    VRAMEST_ROLE_MAX_ = 0x7FFFFFFF /**< keeps the enum 32-bit; not a role */
+} vramest_role;
+
+/**
+ * @brief Name another model of the job by its role (a reference, reward or critic model of its own for
+ *        mode rl; a draft model for speculative decoding), with its own precision.
+ *
+ * The configuration keeps its own copies: `model` is cloned (vramest_model_clone()) and `prec` too, so
+ * the caller keeps ownership of both and may change or free them right after; later changes to them do
+ * not reach the configuration. vramest_config_clone() copies the role models with the rest, and
+ * vramest_config_free() frees them. Setting a role again replaces its model; a NULL `model` removes it
+ * (the role then takes its default: see the rl options). A model that does not validate is refused here.
+ *
+ * Thread-safety: as the other setters, the call must not overlap any other call on `cfg`; `model` and
+ * `prec` are only read, so other threads may read them meanwhile, but none may change them.
+ * @param[in,out] cfg the configuration.
+ * @param[in] role a ::vramest_role.
+ * @param[in] model the model, or NULL to remove the role's model.
+ * @param[in] prec its precision policy, or NULL for the job's (the precision passed to vramest_estimate()).
+ * @retval VRAMEST_E_RANGE `role` is no ::vramest_role
+ * @retval VRAMEST_E_INVALID_ARG `cfg`, `model` or `prec` is not a handle of its kind, or `prec` without `model`
+ * @retval VRAMEST_E_NOMEM out of memory (the configuration is unchanged)
+ * @return ::VRAMEST_OK, or a negative ::vramest_status (the model's own status when it does not validate).
+ * @since 1.0
+ */
+VRAMEST_API int
+vramest_config_set_role_model(vramest_config *cfg, int role, const vramest_model *model,
+                              const vramest_precision *prec);
+
+/**
+ * @brief The model a configuration names for a role, and its precision (borrowed).
+ *
+ * Both pointers are the configuration's own copies: valid until the role is set again or the
+ * configuration is freed; read them (estimate with them, get their options), never free or change them.
+ * @param[in] cfg the configuration.
+ * @param[in] role a ::vramest_role.
+ * @param[out] out_model the role's model, NULL when it has none (may be NULL).
+ * @param[out] out_prec its own precision, NULL when it runs at the job's (may be NULL).
+ * @retval VRAMEST_E_RANGE `role` is no ::vramest_role
+ * @retval VRAMEST_E_INVALID_ARG `cfg` is not a configuration
+ * @since 1.0
+ */
+VRAMEST_API int
+vramest_config_get_role_model(const vramest_config *cfg, int role, const vramest_model **out_model,
+                              const vramest_precision **out_prec);
+
+/**
  * @brief Number of bundled GPU presets (for the "device" option).
  * @return the number of GPU presets.
  * @since 1.0

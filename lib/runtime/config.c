@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "precision/precision.h"
 #include "runtime/config.h"
 #include "runtime/gpus.h"
 
@@ -146,6 +147,17 @@ VRAMEST_API int vramest_config_clone(const vramest_config *cfg, vramest_config *
     vramest_config *c = malloc(sizeof *c);
     if (!c) return vx_fail(VRAMEST_E_NOMEM, "vramest_config_clone: out of memory");
     memcpy(c, cfg, sizeof *c);
+    /* The role models are the handle's own: the clone gets copies. */
+    for (int i = 0; i < VX_NROLES; i++) {
+        c->role_model[i] = NULL;
+        c->role_prec[i] = NULL;
+        if (cfg->role_model[i] && (rc = vramest_model_clone(cfg->role_model[i], &c->role_model[i]))) break;
+        if (cfg->role_prec[i] && (rc = vramest_precision_clone(cfg->role_prec[i], &c->role_prec[i]))) break;
+    }
+    if (rc) {
+        vramest_config_free(c);
+        return rc;
+    }
     *out = c;
     return VRAMEST_OK;
 }
@@ -154,7 +166,60 @@ VRAMEST_API void vramest_config_free(vramest_config *cfg)
 {
     if (!cfg || cfg->magic != VX_MAGIC_CONFIG) return;
     cfg->magic = VX_MAGIC_DEAD;
+    for (int i = 0; i < VX_NROLES; i++) {
+        vramest_model_free(cfg->role_model[i]);
+        vramest_precision_free(cfg->role_prec[i]);
+    }
     free(cfg);
+}
+
+static int check_role(int role, const char *fn)
+{
+    if (role < VRAMEST_ROLE_REFERENCE || role > VRAMEST_ROLE_DRAFT)
+        return vx_fail(VRAMEST_E_RANGE, "%s: role %d is not a vramest_role (1 reference, 2 reward, 3 critic, 4 draft)",
+                       fn, role);
+    return VRAMEST_OK;
+}
+
+VRAMEST_API int vramest_config_set_role_model(vramest_config *cfg, int role, const vramest_model *model,
+                                              const vramest_precision *prec)
+{
+    static const char fn[] = "vramest_config_set_role_model";
+    int rc = check(cfg, fn);
+    if (rc || (rc = check_role(role, fn))) return rc;
+    if (prec && !model) return vx_fail(VRAMEST_E_INVALID_ARG, "%s: a precision without a model", fn);
+    if (model && model->magic != VX_MAGIC_MODEL)
+        return vx_fail(VRAMEST_E_INVALID_ARG, "%s: model is not a vramest_model handle", fn);
+    if (prec && prec->magic != VX_MAGIC_PREC)
+        return vx_fail(VRAMEST_E_INVALID_ARG, "%s: prec is not a vramest_precision handle", fn);
+    /* A role model that cannot be estimated is refused now, not at every
+     * estimate that would read it. */
+    if (model && model->status != VRAMEST_OK) return vx_fail(model->status, "%s: model: %s", fn, model->status_msg);
+    vramest_model *m = NULL;
+    vramest_precision *p = NULL;
+    if (model && (rc = vramest_model_clone(model, &m))) return rc;
+    if (prec && (rc = vramest_precision_clone(prec, &p))) {
+        vramest_model_free(m);
+        return rc;
+    }
+    vramest_model_free(cfg->role_model[role - 1]);
+    vramest_precision_free(cfg->role_prec[role - 1]);
+    cfg->role_model[role - 1] = m;
+    cfg->role_prec[role - 1] = p;
+    return VRAMEST_OK;
+}
+
+VRAMEST_API int vramest_config_get_role_model(const vramest_config *cfg, int role, const vramest_model **out_model,
+                                              const vramest_precision **out_prec)
+{
+    static const char fn[] = "vramest_config_get_role_model";
+    if (out_model) *out_model = NULL;
+    if (out_prec) *out_prec = NULL;
+    int rc = check(cfg, fn);
+    if (rc || (rc = check_role(role, fn))) return rc;
+    if (out_model) *out_model = cfg->role_model[role - 1];
+    if (out_prec) *out_prec = cfg->role_prec[role - 1];
+    return VRAMEST_OK;
 }
 
 VRAMEST_API int vramest_config_set_i64(vramest_config *cfg, vramest_option key, int64_t value)

@@ -23,6 +23,9 @@ enum { VX_PPSPLIT_BALANCED = 0, VX_PPSPLIT_UNIFORM = 1 };
 enum { VX_SPLIT_LAYER = 0, VX_SPLIT_ROW = 1, VX_SPLIT_NONE = 2 };
 enum { VX_DMAP_NONE = 0, VX_DMAP_AUTO = 1, VX_DMAP_BALANCED = 2, VX_DMAP_BALANCED_LOW_0 = 3, VX_DMAP_SEQUENTIAL = 4 };
 
+/* vramest_role: REFERENCE, REWARD, CRITIC, DRAFT. */
+#define VX_NROLES 4
+
 typedef struct vx_config_values {
     /* workload */
     int64_t mode, batch_size, seq_len, grad_accum_steps, head, num_labels;
@@ -99,7 +102,25 @@ struct vramest_config {
      * applying the runtime table's rules. */
     vx_runtime rt;
     vx_runtime_versions rt_asked; /* the versions rt was resolved at (0: the default) */
+    /* The job's other models by role (vramest_role - 1), each with its
+     * own precision or NULL for the job's: the handle's own clones, freed
+     * with it. A copy of the struct by value (the solvers' variations, an
+     * estimate's derived configs) borrows them: only vramest_config_free
+     * frees, and no copy outlives the handle it was made from. */
+    struct vramest_model *role_model[VX_NROLES];
+    struct vramest_precision *role_prec[VX_NROLES];
 };
+
+/* The model and precision `cfg` names for `role` (a vramest_role), NULL
+ * when none (either may be NULL: a role model at the job's precision). */
+static inline const struct vramest_model *vx_config_role_model(const struct vramest_config *c, int role)
+{
+    return role >= 1 && role <= VX_NROLES ? c->role_model[role - 1] : NULL;
+}
+static inline const struct vramest_precision *vx_config_role_prec(const struct vramest_config *c, int role)
+{
+    return role >= 1 && role <= VX_NROLES ? c->role_prec[role - 1] : NULL;
+}
 
 /* Its layout for copies and comparisons by meaning (common/values.h), and
  * the same without batch_size and seq_len (the estimate caches' key). */

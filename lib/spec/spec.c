@@ -513,36 +513,53 @@ static int read_solve(const vx_jdoc *doc, const vx_jv *v, vx_spec_solve *solve)
     return VRAMEST_OK;
 }
 
+/* A model of its own for a role (vramest_role): {"model": <a preset name
+ * or a model source object, as the spec's "model">, "precision": <as the
+ * spec's "precision", optional: the job's when absent>}. The config keeps
+ * copies (vramest_config_set_role_model), so both are freed here. */
+static void free_handles(spec_handles *h);
+
+static int read_role_model(spec_handles *h, const vx_jdoc *doc, const char *where, int role, const vx_jv *v)
+{
+    const vx_jv *mv = vx_jget(doc, v, "model"), *pv = vx_jget(doc, v, "precision");
+    if (!mv || v->u.c.count != 1u + (pv != NULL))
+        return vx_fail(VRAMEST_E_INVALID_ARG,
+                       "spec: %s: give {\"model\": ..., \"precision\": ...} (the model a preset name or a model source "
+                       "object, the precision optional), or a name",
+                       where);
+    spec_handles r = {NULL, NULL, NULL, false};
+    int rc = vx_spec_model(doc, mv, &r.m);
+    if (!rc && pv) rc = read_precision(&r, doc, pv);
+    if (!rc) rc = vramest_config_set_role_model(h->c, role, r.m, r.p);
+    free_handles(&r);
+    char prefix[48];
+    snprintf(prefix, sizeof prefix, "spec: %s: ", where);
+    return rc ? vx_fail_prefix(rc, prefix) : VRAMEST_OK;
+}
+
 /* The "rl" object (issue #23): its members are options of group "rl";
  * the members of its "rollout" object are the rollout_* options. A null
  * member keeps the default ("critic": null is no critic); true and false
- * of an auto/off/on setting are on and off. A model given in place of a
- * name (a reward model, a reference of its own) is not modelled yet. */
+ * of an auto/off/on setting are on and off. The reference, reward and
+ * critic take a model of their own in place of a name. */
 static int set_rl_member(spec_handles *h, const vx_jdoc *doc, const char *where, const char *name, const char *oname,
                          const vx_jv *v)
 {
     if (v->type == VX_J_NULL) return VRAMEST_OK;
     const vx_option_def *d = find_option("rl", oname, strlen(oname));
     if (!d) return fail_unknown_key(where, name, "rl", NULL, 0);
-    if (v->type == VX_J_OBJ && d->key == VRAMEST_CFG_RL_REFERENCE) {
-        /* A reference of its own: its vocabulary is what the estimate
-         * checks against the policy's (the per-token KL needs one
-         * tokenizer); the rest of it is not modelled yet. */
-        const vx_jv *mv = vx_jget(doc, v, "model");
-        if (!mv || v->u.c.count != 1)
-            return vx_fail(VRAMEST_E_INVALID_ARG, "spec: rl.reference: give {\"model\": ...} (a preset name or a "
-                                                  "model source object), or a name: none, copy, adapters_disabled");
-        vramest_model *rm = NULL;
-        int rc = vx_spec_model(doc, mv, &rm);
-        if (rc) return vx_fail_prefix(rc, "spec: rl.reference: ");
-        const vx_option_def *vd = find_option("rl", "reference_vocab", 15);
-        rc = vd ? h_set_i64(h, vd, rm->shape.vocab) : vx_fail(VRAMEST_E_INTERNAL, "no reference_vocab option");
-        vramest_model_free(rm);
-        return rc;
+    if (v->type == VX_J_OBJ) {
+        static const struct {
+            vramest_option key;
+            int role;
+            const char *where;
+        } roles[] = {{VRAMEST_CFG_RL_REFERENCE, VRAMEST_ROLE_REFERENCE, "rl.reference"},
+                     {VRAMEST_CFG_RL_REWARD, VRAMEST_ROLE_REWARD, "rl.reward"},
+                     {VRAMEST_CFG_RL_CRITIC, VRAMEST_ROLE_CRITIC, "rl.critic"}};
+        for (size_t i = 0; i < VX_ARRAY_LEN(roles); i++)
+            if (d->key == roles[i].key) return read_role_model(h, doc, roles[i].where, roles[i].role, v);
+        return vx_fail(VRAMEST_E_TYPE, "spec: %s.%s: expected a value, got an object", where, name);
     }
-    if (v->type == VX_J_OBJ)
-        return vx_fail(VRAMEST_E_UNSUPPORTED, "spec: %s.%s: a model of its own is not modelled yet (give a name: %s)",
-                       where, name, "rule or none");
     const char *on = d->type == VRAMEST_TYPE_ENUM ? vramest_option_value_name(d->key, VX_TRI_ON) : NULL;
     if ((v->type == VX_J_TRUE || v->type == VX_J_FALSE) && on && strcmp(on, "on") == 0) {
         int rc = h_set_str(h, d, v->type == VX_J_TRUE ? "on" : "off");

@@ -105,6 +105,8 @@ FUNCTIONS = [
     ("vramest_config_get_f64", [ConfigP, c_int, P(c_double)], c_int),
     ("vramest_config_get_str", [ConfigP, c_int, P(c_char_p)], c_int),
     ("vramest_config_reset", [ConfigP, c_int], c_int),
+    ("vramest_config_set_role_model", [ConfigP, c_int, ModelP, PrecisionP], c_int),
+    ("vramest_config_get_role_model", [ConfigP, c_int, P(ModelP), P(PrecisionP)], c_int),
     ("vramest_gpu_count", [], c_uint32),
     ("vramest_gpu_info", [c_uint32, P(c_char_p), P(c_uint64)], c_int),
     ("vramest_estimate", [ModelP, PrecisionP, ConfigP, P(ResultP)], c_int),

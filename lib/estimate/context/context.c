@@ -38,6 +38,7 @@ int vx_ctx_init(vx_ctx *x, const struct vramest_model *m, const vx_precision_val
 {
     const vx_config_values *cv = &cfg->v;
     x->cv = cv;
+    x->cfg = cfg;
     x->r = r;
     vx_runtime buf;
     memcpy(&x->rt, vx_config_runtime(cfg, &buf), sizeof x->rt);

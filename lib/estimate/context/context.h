@@ -13,6 +13,7 @@
 typedef struct vx_ctx {
     vx_policy pol; /* the model, the precision as resolved, the workload's head */
     const vx_config_values *cv;
+    const struct vramest_config *cfg; /* cv's handle: the job's other models (vx_config_role_model) */
     vx_runtime rt; /* the software stack, resolved from the config once per estimate */
     struct vramest_result *r;
     vx_precision_values job_pv; /* the precision a job runs when its own says nothing (pol.pv points here) */

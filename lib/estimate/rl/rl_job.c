@@ -90,14 +90,22 @@ int vx_rl_resolve_job(vx_ctx *x, rl_job *j)
         return vx_fail(VRAMEST_E_CONFLICT, "algorithm %s has no value model: rl.critic must be none",
                        vramest_option_value_name(VRAMEST_CFG_ALGORITHM, cv->algorithm));
     j->critic = cv->rl_critic == VX_CRITIC_COPY;
-    if (cv->rl_reference_vocab > 0 && cv->rl_reference_vocab != x->pol.s->vocab)
+    /* A reference of its own (vramest_config_set_role_model, the spec's
+     * rl.reference {"model": ...}), or only its vocabulary given. */
+    const struct vramest_model *refm = vx_config_role_model(x->cfg, VRAMEST_ROLE_REFERENCE);
+    int64_t rvocab = refm ? refm->shape.vocab : cv->rl_reference_vocab;
+    if (rvocab > 0 && rvocab != x->pol.s->vocab)
         return vx_fail(VRAMEST_E_CONFLICT,
                        "rl.reference has a vocabulary of %lld tokens, the policy %lld: the per-token KL compares "
                        "log-probs of the same tokens, so the reference must share the policy's tokenizer",
-                       (long long)cv->rl_reference_vocab, (long long)x->pol.s->vocab);
-    if (cv->rl_reference_vocab > 0)
+                       (long long)rvocab, (long long)x->pol.s->vocab);
+    if (rvocab > 0)
         return vx_fail(VRAMEST_E_UNSUPPORTED,
                        "rl.reference: a reference model of its own is not modelled yet (copy, adapters_disabled or none)");
+    if (vx_config_role_model(x->cfg, VRAMEST_ROLE_REWARD))
+        return vx_fail(VRAMEST_E_UNSUPPORTED, "rl.reward: a reward model is not modelled yet (rule or none)");
+    if (vx_config_role_model(x->cfg, VRAMEST_ROLE_CRITIC))
+        return vx_fail(VRAMEST_E_UNSUPPORTED, "rl.critic: a critic model of its own is not modelled yet (copy or none)");
 
     if (j->pref) return resolve_preference(x, j);
     j->engine = cv->rollout_engine != VX_ROLLOUT_AUTO ? (int)cv->rollout_engine : rt->rl_engine;
