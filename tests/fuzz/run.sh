@@ -75,7 +75,7 @@ for t in "${targets[@]}"; do
     # -timeout / -rss_limit_mb turn "bounded time and memory per input"
     # (docs/security.md) into findings when broken.
     rc=0
-    "$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+    "$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 -entropic=0 \
         -dict="$dict" -artifact_prefix="$art/" "${extra[@]}" \
         "$work" "tests/fuzz/corpus/$t" "tests/data/regress/$t" >"$log" 2>&1 || rc=$?
     execs=$(awk '/stat::number_of_executed_units/ { n += $NF } END { print n + 0 }' "$log")
