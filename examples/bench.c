@@ -53,7 +53,7 @@ static double now_ns(void)
     return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
-static int do_estimate(bench_ctx *b)
+int do_estimate(bench_ctx *b)
 {
     vramest_result *r = NULL;
     int rc = vramest_estimate(b->model, b->prec, b->cfg, &r);

@@ -23,6 +23,9 @@ typedef int (*bench_fn)(bench_ctx *);
  * failed (VRAMEST_E_UNSUPPORTED prints "skipped" and counts as success). */
 int bench(const char *label, bench_fn fn, bench_ctx *b);
 
+/* One vramest_estimate of b's handles, its result freed (bench.c). */
+int do_estimate(bench_ctx *b);
+
 /* The rows of bench_paths.c; 1 when one failed. */
 int bench_paths(void);
 

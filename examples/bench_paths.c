@@ -37,14 +37,6 @@ static int do_gguf(bench_ctx *b)
     return rc;
 }
 
-static int do_estimate(bench_ctx *b)
-{
-    vramest_result *r = NULL;
-    int rc = vramest_estimate(b->model, b->prec, b->cfg, &r);
-    vramest_result_free(r);
-    return rc;
-}
-
 static int do_cold(bench_ctx *b)
 {
     vramest_model *m = NULL;

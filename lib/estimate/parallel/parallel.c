@@ -591,6 +591,15 @@ int vx_shard_resolve(const vx_ctx *x, int64_t stage, vx_shard *out)
     if (stage < 0) stage = 0; /* stage 0 holds the most in-flight micro-batches */
     if (stage >= c->pp)
         return vx_fail(VRAMEST_E_RANGE, "pipeline stage %lld out of range (pp %lld)", (long long)stage, (long long)c->pp);
+    if (c->pp == 1) {
+        /* one stage: all layers (the split is not needed) */
+        out->stage = 0;
+        out->first_layer = 0;
+        out->stage_layers = out->exec_layers = x->pol.s->layers;
+        out->first_stage = out->last_stage = 1;
+        inflight(c, out);
+        return VRAMEST_OK;
+    }
     stage_split sp;
     split_init(x, c->pp, &sp);
     set_stage(x, &sp, stage, out);
@@ -1232,15 +1241,19 @@ int vx_for_each_rank_group(vx_ctx *x, vx_rank_fn estimate_one)
         int64_t per_stage = c->gpus / c->pp;
         vx_shard base;
         if ((rc = vx_shard_resolve(x, 0, &base))) return rc; /* checks the layout once */
-        stage_split sp;
-        split_init(x, c->pp, &sp);
-        stage_runs runs = {.sp = &sp, .clamped = split_clamped_from(&sp), .q = split_min_layers(&sp)};
-        vx_shard st = base;
-        for (int64_t k = 0; k < c->pp;) {
-            /* stage k: stage k-1's shard but for the stage's own fields */
-            set_stage_at(x, &sp, k, k > 0 && st.stage == k - 1 ? st.first_layer + st.stage_layers : -1, &st);
-            add_stage(cs, &n, &st, per_stage);
-            k = skip_run(x, &runs, &st, k + 1, cs, n, per_stage);
+        if (c->pp == 1) {
+            add_stage(cs, &n, &base, per_stage);
+        } else {
+            stage_split sp;
+            split_init(x, c->pp, &sp);
+            stage_runs runs = {.sp = &sp, .clamped = split_clamped_from(&sp), .q = split_min_layers(&sp)};
+            vx_shard st = base;
+            for (int64_t k = 0; k < c->pp;) {
+                /* stage k: stage k-1's shard but for the stage's own fields */
+                set_stage_at(x, &sp, k, k > 0 && st.stage == k - 1 ? st.first_layer + st.stage_layers : -1, &st);
+                add_stage(cs, &n, &st, per_stage);
+                k = skip_run(x, &runs, &st, k + 1, cs, n, per_stage);
+            }
         }
         /* The last stage must keep its own group when groups overflowed. */
         for (int i = 0; i < n; i++) {
