@@ -1128,6 +1128,48 @@ static int group_of(const vx_ctx *x, const cand *cs, int n, const vx_shard *sh, 
     return -1;
 }
 
+/* A 1F1B tail: from stage k on, each stage holds one micro-batch fewer
+ * than the one before (grad_accum_steps >= pp - k), so none can match a
+ * group; with every group taken, each joins the last middle group, which
+ * keeps the first stage of the largest load (strictly larger than its own).
+ * Up to the clamp or the last stage, that is stage k or the first stage
+ * from k with q + 1 layers (the load is micro-batches x layers). */
+static int64_t tail_run(const vx_ctx *x, const stage_runs *r, const vx_shard *sh, int64_t k, cand *cs, int n,
+                        int64_t per_stage)
+{
+    const stage_split *sp = r->sp;
+    if (n < VX_MAX_RANKS || sh->pp_schedule == VX_PPS_GPIPE || sh->virtual_stages > 1) return k;
+    int64_t f = inflight_factor(x->cv, sh, k);
+    if (f == 0 || inflight_factor(x->cv, sh, k - 1) == f) return k; /* stage k may still match the run before */
+    int64_t hi = k < r->clamped ? r->clamped : sp->pp - 1;
+    if (hi - k < 2) return k;
+    int64_t lk = split_end(sp, k) - split_end(sp, k - 1), best = k, load = f * lk;
+    if (k < r->clamped && lk == r->q && !sp->uniform) {
+        /* layers(j) = q + floor(R(j+1)/D) - floor(Rj/D), R = T mod D */
+        unsigned __int128 R = sp->T % sp->D;
+        if (R) {
+            unsigned __int128 g = R * (unsigned __int128)(uint64_t)k / sp->D;
+            unsigned __int128 j1 = (sp->D * (g + 1) + R - 1) / R - 1;
+            if (j1 < (unsigned __int128)(uint64_t)hi) {
+                int64_t k1 = (int64_t)j1;
+                if (k1 <= k || split_end(sp, k1) - split_end(sp, k1 - 1) != r->q + 1 ||
+                    split_end(sp, k1 - 1) - split_end(sp, k1 - 2) != r->q)
+                    return k; /* not the arithmetic above: group one by one */
+                int64_t l1 = inflight_factor(x->cv, sh, k1) * (r->q + 1);
+                if (l1 > load) best = k1, load = l1;
+            }
+        }
+    }
+    int g6 = VX_MAX_RANKS - 2;
+    if (load > cs[g6].sh.inflight_layer_mb) {
+        vx_shard t = *sh;
+        set_stage_at(x, sp, best, -1, &t);
+        cs[g6].sh = t;
+    }
+    cs[g6].ranks += (hi - k) * per_stage;
+    return hi;
+}
+
 /* Stage k is next; `sh` is stage k-1 (just grouped). Returns the next stage
  * to group one by one: k, or the end of a run counted whole. */
 static int64_t skip_run(const vx_ctx *x, stage_runs *r, const vx_shard *sh, int64_t k, cand *cs, int n,
@@ -1140,7 +1182,7 @@ static int64_t skip_run(const vx_ctx *x, stage_runs *r, const vx_shard *sh, int6
         /* This run: the stages from k with stage k's in-flight factor, on
          * one side of the clamp, before the last stage. */
         int64_t f = inflight_factor(x->cv, sh, k);
-        if (inflight_factor(x->cv, sh, k + 1) != f) return k; /* every stage its own (1F1B, grad_accum_steps >= pp) */
+        if (inflight_factor(x->cv, sh, k + 1) != f) return tail_run(x, r, sh, k, cs, n, per_stage);
         int64_t lo = k, hi = k < r->clamped ? r->clamped : last; /* the end is in (lo, hi] */
         while (hi - lo > 1) {
             int64_t mid = lo + (hi - lo) / 2;
