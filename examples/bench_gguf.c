@@ -158,18 +158,24 @@ static void header(gw *w, uint64_t tensors, uint64_t keys)
     u64(w, keys);
 }
 
+/* The Llama keys both files hold (4096 wide, 32 heads). */
+static void llama_keys(gw *w, uint32_t ctx, uint32_t ffn, uint32_t kv_heads)
+{
+    kv_u32(w, "llama.block_count", 32);
+    kv_u32(w, "llama.context_length", ctx);
+    kv_u32(w, "llama.embedding_length", 4096);
+    kv_u32(w, "llama.feed_forward_length", ffn);
+    kv_u32(w, "llama.attention.head_count", 32);
+    kv_u32(w, "llama.attention.head_count_kv", kv_heads);
+}
+
 static void llama2_7b(gw *w)
 {
     header(w, 291, 19);
     kv_str(w, "general.architecture", "llama");
     kv_str(w, "general.name", "LLaMA v2");
-    kv_u32(w, "llama.context_length", 4096);
-    kv_u32(w, "llama.embedding_length", 4096);
-    kv_u32(w, "llama.block_count", 32);
-    kv_u32(w, "llama.feed_forward_length", 11008);
+    llama_keys(w, 4096, 11008, 32);
     kv_u32(w, "llama.rope.dimension_count", 128);
-    kv_u32(w, "llama.attention.head_count", 32);
-    kv_u32(w, "llama.attention.head_count_kv", 32);
     kv_f32(w, "llama.attention.layer_norm_rms_epsilon", 1e-5f);
     kv_u32(w, "general.file_type", 15);
     kv_str(w, "tokenizer.ggml.model", "llama");
@@ -206,12 +212,7 @@ static void llama31_8b(gw *w)
     kv_str(w, "general.license", "llama3.1");
     kv_list(w, "general.tags", tags, 6);
     kv_list(w, "general.languages", langs, 8);
-    kv_u32(w, "llama.block_count", 32);
-    kv_u32(w, "llama.context_length", 131072);
-    kv_u32(w, "llama.embedding_length", 4096);
-    kv_u32(w, "llama.feed_forward_length", 14336);
-    kv_u32(w, "llama.attention.head_count", 32);
-    kv_u32(w, "llama.attention.head_count_kv", 8);
+    llama_keys(w, 131072, 14336, 8);
     kv_f32(w, "llama.rope.freq_base", 500000.0f);
     kv_f32(w, "llama.attention.layer_norm_rms_epsilon", 1e-5f);
     kv_u32(w, "general.file_type", 15);
