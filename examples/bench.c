@@ -45,7 +45,6 @@ static const char llama_config[] =
     "\"torch_dtype\": \"float16\", \"transformers_version\": \"4.31.0.dev0\", \"use_cache\": true, "
     "\"vocab_size\": 32000}";
 
-
 static double now_ns(void)
 {
     struct timespec ts;

@@ -9,8 +9,6 @@
  *                      that many pipeline stages; then with
  *                      grad_accum_steps 4096, where every stage holds a
  *                      different number of micro-batches
- *   cold config.json   a new model, its config.json parsed from memory, and
- *                      its first training estimate
  *   first N estimates  a new model and its first N training estimates
  *                      (N = 1..5, and 120: past the compile on the 100th) */
 #include <stdio.h>
@@ -21,30 +19,11 @@
 #include "bench.h"
 #include "bench_gguf.h"
 
-static const char llama3_config[] =
-    "{\"architectures\": [\"LlamaForCausalLM\"], \"attention_bias\": false, \"bos_token_id\": 128000, "
-    "\"eos_token_id\": 128001, \"hidden_act\": \"silu\", \"hidden_size\": 4096, \"intermediate_size\": 14336, "
-    "\"max_position_embeddings\": 8192, \"model_type\": \"llama\", \"num_attention_heads\": 32, "
-    "\"num_hidden_layers\": 32, \"num_key_value_heads\": 8, \"rms_norm_eps\": 1e-05, \"rope_theta\": 500000.0, "
-    "\"tie_word_embeddings\": false, \"torch_dtype\": \"bfloat16\", \"vocab_size\": 128256}";
-
 static int do_gguf(bench_ctx *b)
 {
     vramest_model *m = NULL;
     int rc = vramest_model_new(&m);
     if (!rc) rc = vramest_model_parse_file(m, VRAMEST_SRC_AUTO, (const char *)b->extra);
-    vramest_model_free(m);
-    return rc;
-}
-
-static int do_cold(bench_ctx *b)
-{
-    vramest_model *m = NULL;
-    vramest_result *r = NULL;
-    int rc = vramest_model_new(&m);
-    if (!rc) rc = vramest_model_parse(m, VRAMEST_SRC_HF_CONFIG_JSON, llama3_config, sizeof llama3_config - 1, NULL);
-    if (!rc) rc = vramest_estimate(m, b->prec, b->cfg, &r);
-    vramest_result_free(r);
     vramest_model_free(m);
     return rc;
 }
@@ -135,11 +114,10 @@ static int pipeline_rows(vramest_precision *p)
     return failed;
 }
 
-static int cold_rows(vramest_precision *p)
+static int first_estimate_rows(vramest_precision *p)
 {
     bench_ctx b = {.prec = p};
     int failed = config_train(&b.cfg, 4, 2048);
-    if (!failed) failed |= bench("cold config.json + first train estimate", do_cold, &b);
     static const int firsts[] = {1, 2, 3, 4, 5, 120};
     for (size_t i = 0; !failed && i < sizeof firsts / sizeof firsts[0]; i++) {
         char label[80];
@@ -160,7 +138,7 @@ int bench_paths(void)
     }
     int failed = gguf_rows();
     failed |= pipeline_rows(p);
-    failed |= cold_rows(p);
+    failed |= first_estimate_rows(p);
     vramest_precision_free(p);
     return failed;
 }
