@@ -20,6 +20,7 @@
  *                     first training estimate (what a scheduler pays for a
  *                     model it has not seen)
  *   option name       vramest_option_from_name of a name and of an alias
+ *   GGUF, pipelines, cold models: see bench_paths.c
  *
  * Each figure is the median of several runs, each run timed with
  * CLOCK_MONOTONIC over enough iterations to take about 20 ms. */
@@ -29,6 +30,8 @@
 #include <time.h>
 
 #include <vramest/vramest.h>
+
+#include "bench.h"
 
 #define RUNS 7
 #define RUN_NS 20000000.0
@@ -42,18 +45,6 @@ static const char llama_config[] =
     "\"torch_dtype\": \"float16\", \"transformers_version\": \"4.31.0.dev0\", \"use_cache\": true, "
     "\"vocab_size\": 32000}";
 
-typedef struct bench_ctx {
-    vramest_cache *cache;
-    vramest_model *model;
-    vramest_precision *prec;
-    vramest_config *cfg;
-    const char *spec;
-    char *plan;
-    size_t plan_cap;
-} bench_ctx;
-
-typedef int (*bench_fn)(bench_ctx *);
-
 static double now_ns(void)
 {
     struct timespec ts;
@@ -61,7 +52,7 @@ static double now_ns(void)
     return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
-static int do_estimate(bench_ctx *b)
+int do_estimate(bench_ctx *b)
 {
     vramest_result *r = NULL;
     int rc = vramest_estimate(b->model, b->prec, b->cfg, &r);
@@ -147,12 +138,12 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static int bench(const char *label, bench_fn fn, bench_ctx *b)
+int bench(const char *label, bench_fn fn, bench_ctx *b)
 {
     int rc;
     /* A setting this build does not model is reported, not a failure. */
     if ((rc = fn(b)) == VRAMEST_E_UNSUPPORTED) {
-        printf("%-34s skipped: %s\n", label, vramest_last_error_message());
+        printf("%-46s skipped: %s\n", label, vramest_last_error_message());
         return 0;
     }
     if (rc) goto failed;
@@ -179,7 +170,7 @@ static int bench(const char *label, bench_fn fn, bench_ctx *b)
         per[r] = (now_ns() - t0) / (double)iters;
     }
     qsort(per, RUNS, sizeof per[0], cmp_double);
-    printf("%-34s %12.1f ns/call  (median of %d runs x %ld calls; min %.1f, max %.1f)\n", label, per[RUNS / 2], RUNS,
+    printf("%-46s %12.1f ns/call  (median of %d runs x %ld calls; min %.1f, max %.1f)\n", label, per[RUNS / 2], RUNS,
            iters, per[0], per[RUNS - 1]);
     return 0;
 failed:
@@ -189,7 +180,7 @@ failed:
 
 int main(void)
 {
-    bench_ctx b = {NULL, NULL, NULL, NULL, NULL, NULL, 0};
+    bench_ctx b = {NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL};
     const char *preset = "llama-2-7b";
     int rc = vramest_model_new_preset(preset, &b.model);
     if (rc && vramest_preset_count() > 0) {
@@ -303,6 +294,10 @@ int main(void)
         vramest_config_set_str(b.cfg, VRAMEST_CFG_GRADIENT_CHECKPOINTING, "full");
         failed |= bench("estimate llama-3.1-70b zero3 x64", do_estimate, &b);
     }
+
+    /* The paths other callers take: GGUF files, deep pipelines, a model's
+     * first estimates (bench_paths.c). */
+    failed |= bench_paths();
 
     free(b.plan);
     vramest_cache_free(b.cache);

@@ -28,11 +28,12 @@ static char *plan_of(vramest_model *m, vramest_precision *p, vramest_config *c, 
     return buf;
 }
 
-/* The plan from the model's cache (estimated twice: the second sight of a
- * structure compiles it) and the plan without the cache. */
+/* The plan from the model's cache (estimated twice: these tests compile a
+ * structure on its second sighting) and the plan without the cache. */
 static void cached_and_fresh(vramest_model *m, vramest_precision *p, vramest_config *c, char **cached, int *rc1,
                              char **fresh, int *rc2)
 {
+    vx_pcache_set_compile_at(vx_pcache_of(m), 2);
     free(plan_of(m, p, c, rc1));
     *cached = plan_of(m, p, c, rc1);
     vx_memo_obj *keep = vx_memo_swap(&m->memo, VX_MEMO_OFF);
@@ -146,6 +147,7 @@ Test(progcache, a_repeated_job_compiles_every_program)
         vramest_config *c = NULL;
         if (vramest_spec_parse(spec, strlen(spec), &m, &p, &c) != VRAMEST_OK) continue;
         int rc;
+        vx_pcache_set_compile_at(vx_pcache_of(m), 2);
         for (int k = 0; k < 3; k++) free(plan_of(m, p, c, &rc));
         unsigned ne, nc, ns, nsc;
         vx_pcache_stats(vx_pcache_of(m), &ne, &nc);
@@ -162,6 +164,36 @@ Test(progcache, a_repeated_job_compiles_every_program)
         vramest_config_free(c);
     }
     cr_assert_gt(checked, 40, "only %d presets checked", checked);
+}
+
+/* The default policy: a structure replays until its VX_PC_COMPILE_AT-th
+ * sighting, which compiles its programs and its step. */
+Test(progcache, a_structure_compiles_on_its_nth_sighting)
+{
+    const char *spec = "{\"model\":\"llama-2-7b\",\"precision\":\"bf16\",\"workload\":{\"mode\":\"train\","
+                       "\"batch_size\":4,\"seq_len\":2048}}";
+    vramest_model *m = NULL;
+    vramest_precision *p = NULL;
+    vramest_config *c = NULL;
+    cr_assert_eq(vramest_spec_parse(spec, strlen(spec), &m, &p, &c), VRAMEST_OK, "%s", vramest_last_error_message());
+    int rc;
+    unsigned ne, nc, ns, nsc;
+    for (int k = 1; k < VX_PC_COMPILE_AT; k++) free(plan_of(m, p, c, &rc));
+    vx_pcache_stats(vx_pcache_of(m), &ne, &nc);
+    cr_assert_eq(ne, 0, "%u programs cached before sighting %d", ne, VX_PC_COMPILE_AT);
+    char *compiled = plan_of(m, p, c, &rc);
+    cr_assert_eq(rc, VRAMEST_OK);
+    vx_pcache_stats(vx_pcache_of(m), &ne, &nc);
+    vx_pcache_step_stats(vx_pcache_of(m), &ns, &nsc);
+    cr_assert(ne >= 3 && nc == ne, "sighting %d: %u of %u programs compiled", VX_PC_COMPILE_AT, nc, ne);
+    cr_assert(ns == 1 && nsc == 1, "sighting %d: %u of %u steps compiled", VX_PC_COMPILE_AT, nsc, ns);
+    char *again = plan_of(m, p, c, &rc);
+    cr_assert_str_eq(compiled, again);
+    free(compiled);
+    free(again);
+    vramest_model_free(m);
+    vramest_precision_free(p);
+    vramest_config_free(c);
 }
 
 /* Handle values compare and copy by meaning: a string up to its NUL, what

@@ -154,6 +154,10 @@ int vx_st_index_read(vx_fileset *fs, const char *data, size_t len) VX_HIDDEN;
  * file of a split GGUF, whose metadata holds only the split keys). */
 int vx_gguf_read(vx_fileset *fs, const uint8_t *data, size_t len, uint64_t file_size, bool arch, size_t *needed)
     VX_HIDDEN;
+/* The same from an open file, read once, in order, through a small window
+ * (never NEED_MORE_DATA). */
+struct vx_file;
+int vx_gguf_read_file(vx_fileset *fs, const struct vx_file *f, bool arch) VX_HIDDEN;
 
 /* ---- names -> roles, and grouping (tensor_roles.c) ----------------------- */
 

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "io/fileio.h"
 #include "io/files.h"
 #include "precision/precision.h"
 
@@ -33,23 +34,44 @@ static const uint8_t type_sizes[] = {1, 1, 2, 2, 4, 4, 4, 1, 0, 0, 8, 8, 8};
 #define GGUF_MAX_DIMS 4u    /* GGML_MAX_DIMS */
 #define GGUF_DEFAULT_ALIGNMENT 32u
 
+/* The input is read through a window: in buffer mode the window is the
+ * caller's buffer; in file mode it is a small buffer refilled from the file
+ * as the reader moves, so a header is read once, in order, and what the
+ * reader skips (tokens, merges, scores) is never kept. What outlives the
+ * window (keys, the start of string values, tensor names) is copied into
+ * blocks the file set owns. */
 typedef struct rd {
-    const uint8_t *d;
-    size_t len;
-    uint64_t pos;
-    uint64_t file_size;
+    const uint8_t *w;        /* the window: input bytes [wbase, wend) */
+    uint64_t wbase, wend;
+    uint64_t pos;            /* offset in the input; >= wbase, may pass wend after a skip */
+    uint64_t file_size;      /* 0: unknown */
+    size_t len;              /* buffer mode: the bytes given */
     size_t *needed;
     const char *what;
+    const vx_file *f;        /* file mode: the file the window is refilled from */
+    uint8_t *buf;            /* file mode: the window's storage */
+    size_t cap;
+    vx_fileset *fs;          /* owns the copies */
+    char *copy;              /* the current copy block and what is left of it */
+    size_t copy_left;
+    uint16_t shard;          /* the source, for the tensors */
 } rd;
 
+/* Strings values are kept up to this many bytes: the reader uses two
+ * (general.architecture, shorter than 64 bytes, and general.name, cut to 63). */
+#define GGUF_KEPT_STR 127u
+/* File mode: bytes per refill, and per block of copies. */
+#define GGUF_WINDOW ((size_t)128 * 1024)
+#define GGUF_COPY_BLOCK ((size_t)64 * 1024)
+
 typedef struct kv {
-    const char *key; /* into the buffer, not NUL-terminated */
+    const char *key; /* NUL-terminated copy */
     uint64_t key_len, at;
     uint32_t type;
     bool has_int, has_f;
     int64_t i;
     double f;
-    const char *str;
+    const char *str; /* NUL-terminated copy of the first min(str_len, GGUF_KEPT_STR) bytes */
     uint64_t str_len;
     uint32_t arr_type;
     uint64_t arr_n;
@@ -58,12 +80,26 @@ typedef struct kv {
 } kv;
 
 typedef struct ti {
-    uint64_t name_off, name_len, at, offset, nbytes;
+    uint64_t name_len, at, offset, nbytes;
+    const char *name; /* NUL-terminated copy */
     uint32_t ndim, type;
     uint64_t ne[GGUF_MAX_DIMS];
 } ti;
 
-static int need(rd *r, uint64_t k, const char *item)
+/* The common case, inline: the next k bytes are in the window. */
+static inline bool have(const rd *r, uint64_t k)
+{
+    return r->pos <= r->wend && k <= r->wend - r->pos;
+}
+
+static inline const uint8_t *cur(const rd *r)
+{
+    return r->w + (r->pos - r->wbase);
+}
+
+/* May the input hold k bytes at pos? The header limit, the file's end and,
+ * in buffer mode, the bytes given (NEED_MORE_DATA) say no. */
+static int check_end(rd *r, uint64_t k, const char *item)
 {
     uint64_t end;
     if (!vx_add(r->pos, k, &end) || end > VX_MAX_HEADER_BYTES)
@@ -72,7 +108,7 @@ static int need(rd *r, uint64_t k, const char *item)
     if (r->file_size && end > r->file_size)
         return vx_fail(VRAMEST_E_PARSE, "%s: %s at byte %llu needs %llu bytes but the file ends at byte %llu", r->what,
                        item, (unsigned long long)r->pos, (unsigned long long)k, (unsigned long long)r->file_size);
-    if (end > r->len) {
+    if (!r->f && end > r->len) {
         *r->needed = (size_t)end;
         return vx_fail(VRAMEST_E_NEED_MORE_DATA, "%s: %s at byte %llu needs bytes up to %llu, %zu given", r->what,
                        item, (unsigned long long)r->pos, (unsigned long long)end, r->len);
@@ -80,8 +116,78 @@ static int need(rd *r, uint64_t k, const char *item)
     return VRAMEST_OK;
 }
 
+/* Make the k bytes at pos readable (have(r, k) after VRAMEST_OK). */
+static int need(rd *r, uint64_t k, const char *item)
+{
+    int rc = check_end(r, k, item);
+    if (rc || !r->f) return rc;
+    /* The window moves to pos; the file's size was checked above. */
+    uint64_t end = r->pos + (k > GGUF_WINDOW ? k : GGUF_WINDOW);
+    if (end > r->file_size) end = r->file_size;
+    if (end > VX_MAX_HEADER_BYTES) end = VX_MAX_HEADER_BYTES;
+    size_t n = (size_t)(end - r->pos);
+    if (n > r->cap) {
+        uint8_t *nb = realloc(r->buf, n);
+        if (!nb) return vx_fail(VRAMEST_E_NOMEM, "%s: out of memory for %zu bytes of the header", r->what, n);
+        r->buf = nb, r->cap = n;
+    }
+    if ((rc = vx_file_read(r->f, r->pos, r->buf, n))) return rc;
+    r->w = r->buf, r->wbase = r->pos, r->wend = end;
+    return VRAMEST_OK;
+}
+
+/* need() for a value of `key`: its label is only built for the message. */
+static int need_value(rd *r, uint64_t k, const char *key)
+{
+    if (have(r, k)) return VRAMEST_OK;
+    char item[160];
+    snprintf(item, sizeof item, "the value of '%.100s'", key);
+    return need(r, k, item);
+}
+
+/* check_end() for a value of `key`. */
+static int check_value(rd *r, uint64_t k, const char *key)
+{
+    if (have(r, k)) return VRAMEST_OK;
+    char item[160];
+    snprintf(item, sizeof item, "the value of '%.100s'", key);
+    return check_end(r, k, item);
+}
+
+/* A NUL-terminated copy of the n bytes at pos (which the caller made
+ * readable), owned by the file set. */
+static const char *keep(rd *r, size_t n)
+{
+    if (n + 1 > r->copy_left) {
+        size_t size = n + 1 > GGUF_COPY_BLOCK ? n + 1 : GGUF_COPY_BLOCK;
+        char *b = malloc(size);
+        if (!b || vx_fileset_keep(r->fs, b)) { /* keep frees b when it fails */
+            vx_fail(VRAMEST_E_NOMEM, "%s: out of memory", r->what);
+            return NULL;
+        }
+        r->copy = b, r->copy_left = size;
+    }
+    char *p = r->copy;
+    memcpy(p, cur(r), n);
+    p[n] = '\0';
+    r->copy += n + 1, r->copy_left -= n + 1;
+    return p;
+}
+
 static uint64_t le(const uint8_t *p, int n)
 {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (n == 8) {
+        uint64_t v;
+        memcpy(&v, p, 8);
+        return v;
+    }
+    if (n == 4) {
+        uint32_t v;
+        memcpy(&v, p, 4);
+        return v;
+    }
+#endif
     uint64_t v = 0;
     for (int k = n - 1; k >= 0; k--) v = (v << 8) | p[k];
     return v;
@@ -89,30 +195,19 @@ static uint64_t le(const uint8_t *p, int n)
 
 static int rd_u32(rd *r, uint32_t *out, const char *item)
 {
-    int rc = need(r, 4, item);
+    int rc = have(r, 4) ? VRAMEST_OK : need(r, 4, item);
     if (rc) return rc;
-    *out = (uint32_t)le(r->d + r->pos, 4);
+    *out = (uint32_t)le(cur(r), 4);
     r->pos += 4;
     return VRAMEST_OK;
 }
 
 static int rd_u64(rd *r, uint64_t *out, const char *item)
 {
-    int rc = need(r, 8, item);
+    int rc = have(r, 8) ? VRAMEST_OK : need(r, 8, item);
     if (rc) return rc;
-    *out = le(r->d + r->pos, 8);
+    *out = le(cur(r), 8);
     r->pos += 8;
-    return VRAMEST_OK;
-}
-
-/* A string: returns its offset and length within the buffer. */
-static int rd_str(rd *r, uint64_t *off, uint64_t *len, const char *item)
-{
-    int rc = rd_u64(r, len, item);
-    if (rc) return rc;
-    if ((rc = need(r, *len, item))) return rc;
-    *off = r->pos;
-    r->pos += *len;
     return VRAMEST_OK;
 }
 
@@ -150,25 +245,107 @@ static bool is_int_type(uint32_t t)
     return t <= T_I32 || t == T_U64 || t == T_I64 || t == T_BOOL;
 }
 
+/* Largest and smallest of n integers of type et at p (one loop per type:
+ * token-type arrays hold 128k of them). */
+static void int_range(const uint8_t *p, uint32_t et, uint64_t n, int64_t *hi, int64_t *lo)
+{
+#define VX_RANGE(T, SIZE, CONV)                                                                                        \
+    for (uint64_t k = 0; k < n; k++) {                                                                                 \
+        int64_t e = (int64_t)(T)CONV(le(p + k * (SIZE), (SIZE)));                                                      \
+        if (e > *hi) *hi = e;                                                                                          \
+        if (e < *lo) *lo = e;                                                                                          \
+    }
+#define VX_SAT(u) ((u) > INT64_MAX ? INT64_MAX : (u))
+    switch (et) {
+    case T_U8: case T_BOOL: VX_RANGE(uint8_t, 1, ) break;
+    case T_I8: VX_RANGE(int8_t, 1, ) break;
+    case T_U16: VX_RANGE(uint16_t, 2, ) break;
+    case T_I16: VX_RANGE(int16_t, 2, ) break;
+    case T_U32: VX_RANGE(uint32_t, 4, ) break;
+    case T_I32: VX_RANGE(int32_t, 4, ) break;
+    case T_U64: VX_RANGE(uint64_t, 8, VX_SAT) break;
+    case T_I64: VX_RANGE(int64_t, 8, ) break;
+    default: break;
+    }
+#undef VX_RANGE
+#undef VX_SAT
+}
+
+/* The n elements of a top-level integer array: their range, a window at a
+ * time (per-layer values such as head_count arrays are read as their maximum). */
+static int scan_ints(rd *r, uint32_t et, uint64_t n, const char *key, kv *v)
+{
+    uint64_t size = type_sizes[et];
+    v->arr_has_max = n > 0;
+    v->arr_max = INT64_MIN, v->arr_min = INT64_MAX;
+    while (n) {
+        uint64_t in = r->pos < r->wend ? (r->wend - r->pos) / size : 0;
+        if (in == 0) {
+            int rc = need_value(r, size, key);
+            if (rc) return rc;
+            continue;
+        }
+        if (in > n) in = n;
+        int_range(cur(r), et, in, &v->arr_max, &v->arr_min);
+        r->pos += in * size;
+        n -= in;
+    }
+    return VRAMEST_OK;
+}
+
+/* Strings of an array (the tokenizer's tokens and merges: hundreds of
+ * thousands): each length is read and checked, the bytes skipped. The inner
+ * loop runs over the window in registers; a string that crosses the
+ * window's end takes the checked way. */
+static int skip_strings(rd *r, uint64_t n, const char *key)
+{
+    int rc;
+    while (n) {
+        const uint8_t *w = r->w;
+        uint64_t pos = r->pos, wbase = r->wbase, wend = r->wend;
+        while (n && pos <= wend && wend - pos >= 8) {
+            uint64_t len = le(w + (pos - wbase), 8);
+            if (len > wend - pos - 8) break;
+            pos += 8 + len;
+            n--;
+        }
+        r->pos = pos;
+        if (!n) break;
+        if (!have(r, 8) && (rc = need_value(r, 8, key))) return rc;
+        uint64_t len = le(cur(r), 8);
+        r->pos += 8;
+        if (!have(r, len) && (rc = check_value(r, len, key))) return rc;
+        r->pos += len;
+        n--;
+    }
+    return VRAMEST_OK;
+}
+
 /* Read one value of `type`; `v` (may be NULL) receives scalars, strings and
  * the summary of a top-level array. */
 static int rd_value(rd *r, uint32_t type, int depth, const char *key, kv *v)
 {
-    char item[160];
-    snprintf(item, sizeof item, "the value of '%.100s'", key);
     if (type >= T_COUNT_)
         return vx_fail(VRAMEST_E_PARSE, "%s: unknown value type %u for key '%s' (before byte %llu)", r->what, type, key,
                        (unsigned long long)r->pos);
     int rc;
     if (type == T_STRING) {
-        uint64_t off, len;
-        if ((rc = rd_str(r, &off, &len, item))) return rc;
-        if (v) v->str = (const char *)r->d + off, v->str_len = len;
+        if ((rc = need_value(r, 8, key))) return rc;
+        uint64_t len = le(cur(r), 8);
+        r->pos += 8;
+        if ((rc = check_value(r, len, key))) return rc;
+        if (v) {
+            size_t kept = len < GGUF_KEPT_STR ? (size_t)len : GGUF_KEPT_STR;
+            if ((rc = need_value(r, kept, key))) return rc;
+            if (!(v->str = keep(r, kept))) return VRAMEST_E_NOMEM;
+            v->str_len = len;
+        }
+        r->pos += len;
         return VRAMEST_OK;
     }
     if (type != T_ARRAY) {
-        if ((rc = need(r, type_sizes[type], item))) return rc;
-        if (v) scalar(r->d + r->pos, type, v);
+        if ((rc = need_value(r, type_sizes[type], key))) return rc;
+        if (v) scalar(cur(r), type, v);
         r->pos += type_sizes[type];
         return VRAMEST_OK;
     }
@@ -176,9 +353,10 @@ static int rd_value(rd *r, uint32_t type, int depth, const char *key, kv *v)
         return vx_fail(VRAMEST_E_LIMIT, "%s: arrays nested deeper than %d levels in '%s' at byte %llu", r->what,
                        VX_MAX_JSON_DEPTH, key, (unsigned long long)r->pos);
     uint64_t arr_at = r->pos;
-    uint32_t et;
-    uint64_t n;
-    if ((rc = rd_u32(r, &et, item)) || (rc = rd_u64(r, &n, item))) return rc;
+    if ((rc = need_value(r, 12, key))) return rc;
+    uint32_t et = (uint32_t)le(cur(r), 4);
+    uint64_t n = le(cur(r) + 4, 8);
+    r->pos += 12;
     if (et >= T_COUNT_)
         return vx_fail(VRAMEST_E_PARSE, "%s: array '%s' at byte %llu has unknown element type %u", r->what, key,
                        (unsigned long long)arr_at, et);
@@ -187,26 +365,20 @@ static int rd_value(rd *r, uint32_t type, int depth, const char *key, kv *v)
     uint64_t min = et == T_STRING ? 8 : et == T_ARRAY ? 12 : type_sizes[et];
     uint64_t span;
     if (!vx_mul(n, min, &span)) span = UINT64_MAX;
-    char aitem[200];
-    snprintf(aitem, sizeof aitem, "array '%.100s' of %llu %s elements", key, (unsigned long long)n, type_names[et]);
-    if ((rc = need(r, span, aitem))) return rc;
-    if (et != T_STRING && et != T_ARRAY) {
-        if (v && is_int_type(et) && n > 0) {
-            v->arr_has_max = true;
-            v->arr_max = INT64_MIN;
-            v->arr_min = INT64_MAX;
-            for (uint64_t k = 0; k < n; k++) {
-                kv e = {0};
-                scalar(r->d + r->pos + k * min, et, &e);
-                if (e.i > v->arr_max) v->arr_max = e.i;
-                if (e.i < v->arr_min) v->arr_min = e.i;
-            }
-        }
-        r->pos += span;
+    if (!have(r, span)) {
+        char aitem[200];
+        snprintf(aitem, sizeof aitem, "array '%.100s' of %llu %s elements", key, (unsigned long long)n,
+                 type_names[et]);
+        if ((rc = check_end(r, span, aitem))) return rc;
+    }
+    if (et == T_STRING) return skip_strings(r, n, key);
+    if (et == T_ARRAY) {
+        for (uint64_t k = 0; k < n; k++)
+            if ((rc = rd_value(r, et, depth + 1, key, NULL))) return rc;
         return VRAMEST_OK;
     }
-    for (uint64_t k = 0; k < n; k++)
-        if ((rc = rd_value(r, et, depth + 1, key, NULL))) return rc;
+    if (v && is_int_type(et)) return scan_ints(r, et, n, key, v);
+    r->pos += span;
     return VRAMEST_OK;
 }
 
@@ -459,12 +631,11 @@ static int raw_offset_cmp(const void *pa, const void *pb)
     return a->nbytes < b->nbytes ? -1 : a->nbytes > b->nbytes;
 }
 
-/* One tensor info into the set; its name points into the buffer until
- * vx_gguf_read copies the names. */
-static int push_raw(vx_fileset *fs, const rd *r, const ti *t, uint16_t src)
+/* One tensor info into the set (its name is the set's copy). */
+static int push_raw(vx_fileset *fs, const ti *t, uint16_t src)
 {
     vx_raw_tensor raw = {0};
-    raw.name = (const char *)r->d + t->name_off;
+    raw.name = t->name;
     raw.name_len = (uint32_t)t->name_len;
     raw.at = t->at;
     raw.begin = t->offset;
@@ -504,13 +675,16 @@ static int read_header(vx_fileset *fs, rd *r, kv **kvs_out, size_t *n_kv_out, ui
 {
     const char *what = r->what;
     int rc;
-    if (r->len < 4 && memcmp(r->d, "GGUF", r->len) == 0 && (!r->file_size || r->file_size >= 4)) {
+    /* A file: its first window. */
+    if (r->f && (rc = need(r, r->file_size < 4 ? r->file_size : 4, "the magic"))) return rc;
+    size_t avail = r->f ? (size_t)(r->wend - r->wbase) : r->len;
+    if (avail < 4 && memcmp(r->w, "GGUF", avail) == 0 && !r->f && (!r->file_size || r->file_size >= 4)) {
         *r->needed = 4;
         return vx_fail(VRAMEST_E_NEED_MORE_DATA, "%s: %zu of the 4 magic bytes", what, r->len);
     }
     /* Until the magic and a known version show a GGUF file, a message
      * shows none of its bytes (docs/security.md, "Messages"). */
-    if (r->len < 4 || memcmp(r->d, "GGUF", 4) != 0)
+    if (avail < 4 || memcmp(r->w, "GGUF", 4) != 0)
         return vx_fail(VRAMEST_E_PARSE, "%s: bytes 0-3 are not the magic 'GGUF'", what);
     r->pos = 4;
     uint32_t version;
@@ -538,17 +712,19 @@ static int read_header(vx_fileset *fs, rd *r, kv **kvs_out, size_t *n_kv_out, ui
         kv *v = &kvs[k];
         memset(v, 0, sizeof *v);
         v->at = r->pos;
-        uint64_t off, len;
+        uint64_t len;
         if ((rc = rd_u64(r, &len, "a metadata key"))) break;
         if (len > GGUF_MAX_KEY) {
             rc = vx_fail(VRAMEST_E_LIMIT, "%s: metadata key %llu at byte %llu is %llu bytes long (limit %u)", what,
                          (unsigned long long)k, (unsigned long long)v->at, (unsigned long long)len, GGUF_MAX_KEY);
             break;
         }
-        if ((rc = need(r, len, "a metadata key"))) break;
-        off = r->pos;
+        if (!have(r, len) && (rc = need(r, len, "a metadata key"))) break;
+        if (!(v->key = keep(r, (size_t)len))) {
+            rc = VRAMEST_E_NOMEM;
+            break;
+        }
         r->pos += len;
-        v->key = (const char *)r->d + off;
         v->key_len = len;
         size_t bad;
         if (len == 0 || memchr(v->key, 0, (size_t)len) || !vx_utf8_valid(v->key, (size_t)len, &bad)) {
@@ -587,9 +763,8 @@ static int read_header(vx_fileset *fs, rd *r, kv **kvs_out, size_t *n_kv_out, ui
         alignment = (uint64_t)al->i;
     }
 
-    /* Tensor infos go straight into the set (names still in the buffer,
-     * copied by vx_gguf_read): a second array of them doubled the peak
-     * memory of a 1,000,000-tensor header. */
+    /* Tensor infos go straight into the set: a second array of them
+     * doubled the peak memory of a 1,000,000-tensor header. */
     size_t from = fs->n;
     for (uint64_t k = 0; k < n_tensors; k++) {
         ti one, *t = &one;
@@ -600,13 +775,10 @@ static int read_header(vx_fileset *fs, rd *r, kv **kvs_out, size_t *n_kv_out, ui
             return vx_fail(VRAMEST_E_LIMIT, "%s: tensor %llu at byte %llu has a %llu-byte name (limit %u)", what,
                            (unsigned long long)k, (unsigned long long)t->at, (unsigned long long)t->name_len,
                            VX_MAX_NAME);
-        if ((rc = need(r, t->name_len, "a tensor name"))) return rc;
-        t->name_off = r->pos;
+        if (!have(r, t->name_len) && (rc = need(r, t->name_len, "a tensor name"))) return rc;
+        const char *name = t->name = keep(r, (size_t)t->name_len), *shown = name;
+        if (!name) return VRAMEST_E_NOMEM;
         r->pos += t->name_len;
-        const char *name = (const char *)r->d + t->name_off;
-        char shown[VX_MAX_NAME + 1];
-        memcpy(shown, name, (size_t)t->name_len);
-        shown[t->name_len] = '\0';
         if (t->name_len == 0 || memchr(name, 0, (size_t)t->name_len) ||
             !vx_utf8_valid(name, (size_t)t->name_len, NULL))
             return vx_fail(VRAMEST_E_PARSE, "%s: tensor %llu at byte %llu: its name is empty or not valid UTF-8", what,
@@ -662,7 +834,7 @@ static int read_header(vx_fileset *fs, rd *r, kv **kvs_out, size_t *n_kv_out, ui
         if (t->offset > UINT64_MAX - t->nbytes)
             return vx_fail(VRAMEST_E_OVERFLOW, "%s: tensor '%s': offset %llu (byte %llu) plus its size overflows", what,
                            shown, (unsigned long long)t->offset, (unsigned long long)off_at);
-        if ((rc = push_raw(fs, r, t, src))) return rc;
+        if ((rc = push_raw(fs, t, src))) return rc;
     }
     uint64_t data_start = vx_round_up(r->pos, alignment);
     /* Tensor data may not overlap, and must lie within the file. */
@@ -693,36 +865,39 @@ static int read_header(vx_fileset *fs, rd *r, kv **kvs_out, size_t *n_kv_out, ui
     return VRAMEST_OK;
 }
 
+/* The reader over an input set up by the two entry points below. */
+static int gguf_read(vx_fileset *fs, rd *r, bool arch)
+{
+    kv *kvs = NULL;
+    size_t n_kv = 0, from = fs->n;
+    int rc = read_header(fs, r, &kvs, &n_kv, r->shard);
+    if (!rc && arch) rc = arch_options(fs, kvs, n_kv, r->what);
+    int64_t splits = 0;
+    if (!rc && int_of(find(kvs, n_kv, "split.count"), &splits) && splits > 1) fs->gguf_split = true;
+    if (!rc) rc = vx_fileset_check_dups(fs, from);
+    free(kvs);
+    return rc;
+}
+
 int vx_gguf_read(vx_fileset *fs, const uint8_t *data, size_t len, uint64_t file_size, bool arch, size_t *needed)
 {
     uint16_t src = fs->n_sources ? (uint16_t)(fs->n_sources - 1) : 0;
-    rd r = {data, len, 0, file_size, needed, vx_fileset_label(fs, src)};
-    kv *kvs = NULL;
-    size_t n_kv = 0, from = fs->n;
-    int rc = read_header(fs, &r, &kvs, &n_kv, src);
-    if (rc) goto out;
-    if (arch && (rc = arch_options(fs, kvs, n_kv, r.what))) goto out;
-    int64_t splits = 0;
-    if (int_of(find(kvs, n_kv, "split.count"), &splits) && splits > 1) fs->gguf_split = true;
-    /* Names move to one NUL-terminated arena owned by the set: the buffer
-     * is the caller's. */
-    size_t total = 0;
-    for (size_t i = from; i < fs->n; i++) total += (size_t)fs->t[i].name_len + 1;
-    char *arena = malloc(total ? total : 1);
-    if (!arena) {
-        rc = vx_fail(VRAMEST_E_NOMEM, "GGUF reader: out of memory");
-        goto out;
-    }
-    if ((rc = vx_fileset_keep(fs, arena))) goto out;
-    for (size_t i = from; i < fs->n; i++) {
-        vx_raw_tensor *t = &fs->t[i];
-        memcpy(arena, t->name, t->name_len);
-        arena[t->name_len] = '\0';
-        t->name = arena;
-        arena += t->name_len + 1;
-    }
-    rc = vx_fileset_check_dups(fs, from);
-out:
-    free(kvs);
+    rd r = {.w = data, .len = len, .file_size = file_size, .needed = needed, .what = vx_fileset_label(fs, src),
+            .fs = fs, .shard = src};
+    /* The window is the buffer, short of the file's end and the limit. */
+    r.wend = len;
+    if (file_size && file_size < r.wend) r.wend = file_size;
+    if (r.wend > VX_MAX_HEADER_BYTES) r.wend = VX_MAX_HEADER_BYTES;
+    return gguf_read(fs, &r, arch);
+}
+
+int vx_gguf_read_file(vx_fileset *fs, const vx_file *f, bool arch)
+{
+    uint16_t src = fs->n_sources ? (uint16_t)(fs->n_sources - 1) : 0;
+    size_t unused = 0;
+    rd r = {.file_size = f->size, .needed = &unused, .what = vx_fileset_label(fs, src), .f = f, .fs = fs,
+            .shard = src};
+    int rc = gguf_read(fs, &r, arch);
+    free(r.buf);
     return rc;
 }

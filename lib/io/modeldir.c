@@ -12,8 +12,6 @@
 #include "io/fileio.h"
 #include "io/files.h"
 
-#define GGUF_FIRST_READ ((size_t)256 * 1024)
-
 /* A safetensors file: the 8 length bytes, then exactly the header. */
 int vx_read_st_file(vx_fileset *fs, const char *path, const char *label, const vx_fileroot *root)
 {
@@ -48,48 +46,17 @@ out:
     return rc;
 }
 
-/* A GGUF file: growing prefixes until the reader stops asking. */
+/* A GGUF file, read once through the reader's window. */
 int vx_read_gguf_file(vx_fileset *fs, const char *path, const char *label, bool arch, const vx_fileroot *root)
 {
     vx_file f;
     int rc = vx_file_open(&f, path, root);
     if (rc) return rc;
     uint16_t src;
-    if ((rc = vx_fileset_source(fs, label, &src))) {
-        vx_file_close(&f);
-        return rc;
+    if ((rc = vx_fileset_source(fs, label, &src)) == VRAMEST_OK) {
+        if (f.size == 0) rc = vx_fail(VRAMEST_E_PARSE, "%s: empty file", label);
+        else rc = vx_gguf_read_file(fs, &f, arch);
     }
-    if (f.size == 0) {
-        vx_file_close(&f);
-        return vx_fail(VRAMEST_E_PARSE, "%s: empty file", label);
-    }
-    vx_fileset_mark mk;
-    vx_fileset_mark_at(fs, &mk);
-    size_t have = 0, want = f.size < GGUF_FIRST_READ ? (size_t)f.size : GGUF_FIRST_READ;
-    uint8_t *buf = NULL;
-    for (;;) {
-        uint8_t *nb = realloc(buf, want ? want : 1);
-        if (!nb) {
-            rc = vx_fail(VRAMEST_E_NOMEM, "out of memory reading the header of '%s'", path);
-            break;
-        }
-        buf = nb;
-        if ((rc = vx_file_read(&f, have, buf + have, want - have))) break;
-        have = want;
-        size_t needed = 0;
-        rc = vx_gguf_read(fs, buf, have, f.size, arch, &needed);
-        if (rc != VRAMEST_E_NEED_MORE_DATA) break;
-        vx_fileset_rollback(fs, &mk);
-        /* Double at least, so that a header of many small items takes few passes. */
-        size_t next = needed > 2 * have ? needed : 2 * have;
-        if (next > f.size) next = (size_t)f.size;
-        if (next <= have) {
-            rc = vx_fail(VRAMEST_E_INTERNAL, "%s: the GGUF reader asked for %zu bytes of %zu", label, needed, have);
-            break;
-        }
-        want = next;
-    }
-    free(buf);
     vx_file_close(&f);
     return rc;
 }

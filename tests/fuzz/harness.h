@@ -1,10 +1,12 @@
 /* One harness per parser, shared by the libFuzzer targets (fuzz_main.c) and
  * the Criterion replay suite (tests/test_regress.c), so a crashing input
  * saved under tests/data/regress/<target>/ is replayed exactly as the fuzzer
- * ran it. Each harness parses the input, then runs every estimator, the
- * solvers and the JSON plan on whatever model came out, and checks the
- * library's promises on the way (see harness.c); a broken promise aborts, so
- * the fuzzer reports it like a crash. */
+ * ran it. Each harness parses the input, then runs one of eight workloads
+ * (picked by the input's hash; together they reach every estimator), the
+ * JSON plan, and on one input in 64 each the solvers and the compiled
+ * programs, on whatever model came out, and checks the library's promises on
+ * the way (see harness.c); a broken promise aborts, so the fuzzer reports it
+ * like a crash. */
 #ifndef VF_HARNESS_H
 #define VF_HARNESS_H
 

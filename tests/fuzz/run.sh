@@ -42,6 +42,7 @@ meson compile -C "$build" >/dev/null
 # A dictionary of every option name and enum value (from the CLI, so it
 # follows the library), JSON tokens, family and GGUF key names.
 dict="$build/fuzz.dict"
+# Written aside and moved, so that a run in parallel never reads half of it.
 {
     printf '"%s"\n' '{' '}' '[' ']' ':' ',' 'true' 'false' 'null' '-0' '1e309' '0.5' '\"' '\\u0000' '\\ud800'
     ASAN_OPTIONS=detect_leaks=0 "$build/examples/vramest" options |
@@ -55,7 +56,8 @@ dict="$build/fuzz.dict"
         tokenizer.ggml.tokens attention.key_length attention.value_length rope.dimension_count \
         attention.kv_lora_rank expert_shared_count leading_dense_block_count token_embd.weight output.weight \
         blk.0.attn_q.weight blk.0.ffn_gate_exps.weight model.layers.0.self_attn.q_proj.weight lm_head.weight
-} >"$dict"
+} >"$dict.$$"
+mv -f "$dict.$$" "$dict"
 
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:allocator_may_return_null=1
 export UBSAN_OPTIONS=halt_on_error=1:abort_on_error=1:print_stacktrace=1
@@ -75,7 +77,7 @@ for t in "${targets[@]}"; do
     # -timeout / -rss_limit_mb turn "bounded time and memory per input"
     # (docs/security.md) into findings when broken.
     rc=0
-    "$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+    "$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 -entropic=0 \
         -dict="$dict" -artifact_prefix="$art/" "${extra[@]}" \
         "$work" "tests/fuzz/corpus/$t" "tests/data/regress/$t" >"$log" 2>&1 || rc=$?
     execs=$(awk '/stat::number_of_executed_units/ { n += $NF } END { print n + 0 }' "$log")

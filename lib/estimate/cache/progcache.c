@@ -397,8 +397,8 @@ typedef struct vx_pentry {
     vx_cprog *prog; /* NULL: not compilable, replay */
 } vx_pentry;
 
-/* A structure is compiled the second time it is seen: one-off estimates
- * (a CLI run, a solver walking seq_len over many residues) keep replaying. */
+/* Sightings of structures not compiled yet: key hashes with a count in
+ * their low byte, in buckets of four. */
 #define VX_PC_SEEN 256
 
 /* Static terms depend on everything but the sizes of the step. */
@@ -435,7 +435,8 @@ struct vx_pcache {
     vx_pentry *e[VX_PC_ENTRIES];
     vx_sentry *se[VX_PC_ENTRIES];
     vx_wentry *we[VX_PC_WSTATS];
-    _Atomic uint64_t seen[VX_PC_SEEN]; /* key hashes, buckets of 4; a lost race only delays a compile */
+    _Atomic uint64_t seen[VX_PC_SEEN]; /* hash | sightings; a lost race only delays a compile */
+    unsigned compile_at;               /* the sighting that compiles (VX_PC_COMPILE_AT) */
 };
 
 static void pcache_destroy(vx_memo_obj *o)
@@ -458,7 +459,13 @@ vx_pcache *vx_pcache_new(void)
         return NULL;
     }
     pc->memo.destroy = pcache_destroy;
+    pc->compile_at = VX_PC_COMPILE_AT;
     return pc;
+}
+
+void vx_pcache_set_compile_at(vx_pcache *pc, unsigned sighting)
+{
+    if (pc) pc->compile_at = sighting < 1 ? 1 : sighting > 255 ? 255 : sighting;
 }
 
 vx_pcache *vx_pcache_of(const struct vramest_model *m)
@@ -639,21 +646,29 @@ static const vx_pentry *lookup(vx_pcache *pc, uint32_t n, const vx_prog_call *ca
     return NULL;
 }
 
-/* Whether the key hash was seen before; if not, remember it. Buckets of
- * four: a new hash takes a free place, or a pseudo-random one when the
- * bucket is full, so two structures rarely keep evicting each other. */
-static int seen_before(vx_pcache *cache, uint64_t h)
+/* Count a sighting of the key hash; returns the count (1 the first time,
+ * at most 255). Buckets of four: a new hash takes a free place, or a
+ * pseudo-random one when the bucket is full, so two structures rarely keep
+ * evicting each other. */
+static unsigned sighting(vx_pcache *cache, uint64_t h)
 {
+    const uint64_t tag = h & ~(uint64_t)0xFF;
     _Atomic uint64_t *b = &cache->seen[(h % (VX_PC_SEEN / 4)) * 4];
-    for (int i = 0; i < 4; i++)
-        if (atomic_load_explicit(&b[i], memory_order_relaxed) == h) return 1;
+    for (int i = 0; i < 4; i++) {
+        uint64_t e = atomic_load_explicit(&b[i], memory_order_relaxed);
+        while (e && (e & ~(uint64_t)0xFF) == tag) {
+            if ((e & 0xFF) == 0xFF) return 0xFF;
+            if (atomic_compare_exchange_weak_explicit(&b[i], &e, e + 1, memory_order_relaxed, memory_order_relaxed))
+                return (unsigned)(e & 0xFF) + 1;
+        }
+    }
     for (int i = 0; i < 4; i++) {
         uint64_t zero = 0;
-        if (atomic_compare_exchange_strong_explicit(&b[i], &zero, h, memory_order_relaxed, memory_order_relaxed))
-            return 0;
+        if (atomic_compare_exchange_strong_explicit(&b[i], &zero, tag | 1, memory_order_relaxed, memory_order_relaxed))
+            return 1;
     }
-    atomic_store_explicit(&b[(h >> 40) % 4], h, memory_order_relaxed);
-    return 0;
+    atomic_store_explicit(&b[(h >> 40) % 4], tag | 1, memory_order_relaxed);
+    return 1;
 }
 
 int vx_prog_eval(vx_pcache *cache, const vx_prog_call *pc, vx_prog *out)
@@ -666,7 +681,7 @@ int vx_prog_eval(vx_pcache *cache, const vx_prog_call *pc, vx_prog *out)
         vx_pkey k;
         make_key(pc, &k);
         uint64_t h = key_hash(&k);
-        if (!seen_before(cache, h)) return vx_prog_run(pc, NULL, out);
+        if (sighting(cache, h) < cache->compile_at) return vx_prog_run(pc, NULL, out);
         pthread_mutex_lock(&cache->mu);
         uint32_t n2 = atomic_load_explicit(&cache->n, memory_order_relaxed);
         e = lookup(cache, n2, pc);

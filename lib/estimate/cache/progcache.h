@@ -40,7 +40,19 @@
 /* ---- the cache (one per model handle) ---- */
 typedef struct vx_pcache vx_pcache;
 
+/* A structure compiles on its VX_PC_COMPILE_AT-th sighting (ski rental):
+ * an estimate that replays its programs costs 40-71k instructions (3-6 us),
+ * a compiled one 6k, and compiling the programs and the step 3.8-7.8M
+ * (300-500 us), so compiling pays back after 110-120 estimates; waiting
+ * that long before compiling costs at most twice what the better choice in
+ * hindsight would have, however many estimates follow. A model seen a
+ * handful of times - a scheduler's - never compiles; a solver's or a
+ * training launcher's loop does (docs/performance.md, "Cold path"). */
+#define VX_PC_COMPILE_AT 100
+
 vx_pcache *vx_pcache_new(void) VX_HIDDEN;
+/* Tests: compile on this sighting instead (1..255; 2 = on second sight). */
+void vx_pcache_set_compile_at(vx_pcache *pc, unsigned sighting) VX_HIDDEN;
 /* The cache of a model: its memo slot's content, made on first use; NULL
  * when it could not be allocated or the slot is off (then replay). */
 vx_pcache *vx_pcache_of(const struct vramest_model *m) VX_HIDDEN;

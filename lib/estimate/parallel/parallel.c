@@ -145,78 +145,109 @@ static void stage_costs(const vx_ctx *x, uint64_t *layer, uint64_t *head)
     *head = vx_sat_mul((uint64_t)(s->vocab > 0 ? s->vocab : 0), (uint64_t)(s->hidden > 0 ? s->hidden : 0));
 }
 
-/* Layers of stage k. uniform: layers / pp, the remainder to the first
- * stages (Megatron-LM asks for an even split; picotron gives the remainder
- * to the front). balanced: nanotron's greedy split over cumulative costs --
- * a block goes to the current stage, which closes once the cumulative cost
- * passes (k+1)/pp of the total -- so stages before the LM head take more. */
-static int64_t stage_layers(const vx_ctx *x, int64_t pp, int64_t k, int64_t *first)
+/* How the layers split over the stages. uniform: layers / pp, the
+ * remainder to the first stages (Megatron-LM asks for an even split;
+ * picotron gives the remainder to the front). balanced: nanotron's greedy
+ * split over cumulative costs -- a block goes to the current stage, which
+ * closes once the cumulative cost passes (k+1)/pp of the total -- so stages
+ * before the LM head take more. Stage k ends after layer e(k) (1-based),
+ * each stage keeping at least one layer:
+ *   e(k) = min(floor(T (k+1) / D) + 1, L - (pp-1-k)),  e(pp-1) = L,
+ * T = L*c + h (layer cost c, head cost h), D = pp*c, in exact integer
+ * arithmetic. As L >= pp (check_layout), T >= D: consecutive unclamped
+ * stages differ by floor(T/D) or floor(T/D) + 1 layers, and once the clamp
+ * holds it holds for every later stage (one layer each). */
+typedef struct stage_split {
+    int64_t L, pp;
+    int uniform;
+    unsigned __int128 T, D;
+} stage_split;
+
+static void split_init(const vx_ctx *x, int64_t pp, stage_split *sp)
 {
-    int64_t L = x->pol.s->layers;
-    if (pp <= 1) {
-        *first = 0;
-        return L;
+    sp->L = x->pol.s->layers;
+    sp->pp = pp;
+    sp->uniform = pp <= 1 || x->cv->pp_split == VX_PPSPLIT_UNIFORM;
+    sp->T = sp->D = 1;
+    if (!sp->uniform) {
+        uint64_t c, h;
+        stage_costs(x, &c, &h);
+        sp->T = (unsigned __int128)(uint64_t)sp->L * c + h;
+        sp->D = (unsigned __int128)(uint64_t)pp * c;
     }
-    if (x->cv->pp_split == VX_PPSPLIT_UNIFORM) {
-        int64_t base = L / pp, extra = L % pp;
-        *first = k * base + (k < extra ? k : extra);
-        return base + (k < extra ? 1 : 0);
+}
+
+/* e(k): the layers on stages 0..k. */
+static int64_t split_end(const stage_split *sp, int64_t k)
+{
+    if (k < 0) return 0;
+    if (k >= sp->pp - 1) return sp->L;
+    if (sp->uniform) {
+        int64_t base = sp->L / sp->pp, extra = sp->L % sp->pp;
+        return (k + 1) * base + (k + 1 < extra ? k + 1 : extra);
     }
-    uint64_t c, h;
-    stage_costs(x, &c, &h);
-    /* total = L*c + h; stage r closes after the first layer whose cumulative
-     * cost exceeds total*(r+1)/pp. Layer j (1-based) has cumulative j*c. */
-    long double total = (long double)L * (long double)c + (long double)h;
-    int64_t start = 0, idx = 0, f = 0, n = 0;
-    while (idx <= k) {
-        long double thr = total * (long double)(idx + 1) / (long double)pp;
-        int64_t end; /* last layer (1-based) on stage idx */
-        if (idx == pp - 1) end = L;
-        else {
-            /* smallest j > start with j*c > thr; the stage takes layers start+1..j */
-            int64_t j = (int64_t)(thr / (long double)c) + 1;
-            if (j <= start) j = start + 1;
-            /* Leave at least one layer for every later stage. */
-            if (j > L - (pp - 1 - idx)) j = L - (pp - 1 - idx);
-            end = j;
-        }
-        f = start;
-        n = end - start;
-        start = end;
-        idx++;
+    unsigned __int128 f = sp->T * (unsigned __int128)(uint64_t)(k + 1) / sp->D;
+    int64_t cap = sp->L - (sp->pp - 1 - k);
+    return f + 1 > (unsigned __int128)(uint64_t)cap ? cap : (int64_t)f + 1;
+}
+
+/* The fewest layers an unclamped stage other than the first and the last
+ * holds (the others hold one more). */
+static int64_t split_min_layers(const stage_split *sp)
+{
+    if (sp->uniform) return sp->L / sp->pp;
+    return (int64_t)(sp->T / sp->D);
+}
+
+/* The first stage from which the clamp holds (pp - 1 when it never does
+ * before the last stage): e(k) - k is non-decreasing. */
+static int64_t split_clamped_from(const stage_split *sp)
+{
+    if (sp->uniform) return sp->pp - 1;
+    int64_t lo = 0, hi = sp->pp - 1; /* the answer is in [lo, hi] */
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        unsigned __int128 f = sp->T * (unsigned __int128)(uint64_t)(mid + 1) / sp->D;
+        if (f + 1 > (unsigned __int128)(uint64_t)(sp->L - (sp->pp - 1 - mid))) hi = mid;
+        else lo = mid + 1;
     }
-    *first = f;
-    return n > 0 ? n : 0;
+    return lo;
+}
+
+/* What sets stage k's in-flight activations apart from its layers: the
+ * micro-batches in flight (1F1B, GPipe) or the warm-up chunks (interleaved);
+ * 0 without a pipeline. Non-increasing in k. */
+static int64_t inflight_factor(const vx_config_values *c, const vx_shard *sh, int64_t k)
+{
+    int64_t m = c->grad_accum_steps > 0 ? c->grad_accum_steps : 1;
+    int64_t p = sh->pp, v = sh->virtual_stages;
+    if (p == 1 || c->mode != VX_MODE_TRAIN || sh->placement) return 0;
+    if (sh->pp_schedule == VX_PPS_GPIPE) return m; /* all forwards before any backward */
+    if (v > 1) {
+        /* Megatron interleaved: (p-k-1)*2 + (v-1)*p warm-up chunks, plus the
+         * one of the steady state */
+        int64_t chunks = (p - k - 1) * 2 + (v - 1) * p + 1;
+        return chunks > m * v ? m * v : chunks;
+    }
+    /* 1F1B: stage k runs p-k warm-up forwards before its first backward. */
+    return p - k < m ? p - k : m;
 }
 
 /* In-flight micro-batches of stage k and the activation sets alive, in units
  * of (one layer, one micro-batch). */
 static void inflight(const vx_config_values *c, vx_shard *sh)
 {
-    int64_t m = c->grad_accum_steps > 0 ? c->grad_accum_steps : 1;
-    int64_t p = sh->pp, k = sh->stage, v = sh->virtual_stages;
-    if (p == 1 || c->mode != VX_MODE_TRAIN || sh->placement) {
+    int64_t f = inflight_factor(c, sh, sh->stage);
+    if (f == 0) {
         sh->inflight_microbatches = 1;
         sh->inflight_layer_mb = sh->stage_layers;
-        return;
-    }
-    if (sh->pp_schedule == VX_PPS_GPIPE) {
-        /* All forwards before any backward. */
-        sh->inflight_microbatches = m;
-        sh->inflight_layer_mb = m * sh->stage_layers;
-    } else if (v > 1) {
-        /* Megatron interleaved: (p-k-1)*2 + (v-1)*p warm-up chunks, plus the
-         * one of the steady state, each holding stage_layers/v layers. */
-        int64_t chunks = (p - k - 1) * 2 + (v - 1) * p + 1;
-        if (chunks > m * v) chunks = m * v;
-        sh->inflight_microbatches = (chunks + v - 1) / v;
-        sh->inflight_layer_mb = (int64_t)vx_ceil_div((uint64_t)chunks * (uint64_t)sh->stage_layers, (uint64_t)v);
+    } else if (sh->pp_schedule != VX_PPS_GPIPE && sh->virtual_stages > 1) {
+        int64_t v = sh->virtual_stages;
+        sh->inflight_microbatches = (f + v - 1) / v;
+        sh->inflight_layer_mb = (int64_t)vx_ceil_div((uint64_t)f * (uint64_t)sh->stage_layers, (uint64_t)v);
     } else {
-        /* 1F1B: stage k runs p-k warm-up forwards before its first backward. */
-        int64_t n = p - k;
-        if (n > m) n = m;
-        sh->inflight_microbatches = n;
-        sh->inflight_layer_mb = n * sh->stage_layers;
+        sh->inflight_microbatches = f;
+        sh->inflight_layer_mb = f * sh->stage_layers;
     }
 }
 
@@ -523,6 +554,24 @@ static void placement_shard(const vx_ctx *x, const vx_placement *pl, int k, vx_s
     inflight(x->cv, out);
 }
 
+/* Stage k's fields of a shard filled by fill_common; `first` is e(k-1)
+ * when known (else -1). */
+static void set_stage_at(const vx_ctx *x, const stage_split *sp, int64_t k, int64_t first, vx_shard *out)
+{
+    out->stage = k;
+    out->first_layer = first >= 0 ? first : split_end(sp, k - 1);
+    out->stage_layers = split_end(sp, k) - out->first_layer;
+    out->exec_layers = out->stage_layers;
+    out->first_stage = k == 0;
+    out->last_stage = k == sp->pp - 1;
+    inflight(x->cv, out);
+}
+
+static void set_stage(const vx_ctx *x, const stage_split *sp, int64_t k, vx_shard *out)
+{
+    set_stage_at(x, sp, k, -1, out);
+}
+
 int vx_shard_resolve(const vx_ctx *x, int64_t stage, vx_shard *out)
 {
     const vx_config_values *c = x->cv;
@@ -542,12 +591,18 @@ int vx_shard_resolve(const vx_ctx *x, int64_t stage, vx_shard *out)
     if (stage < 0) stage = 0; /* stage 0 holds the most in-flight micro-batches */
     if (stage >= c->pp)
         return vx_fail(VRAMEST_E_RANGE, "pipeline stage %lld out of range (pp %lld)", (long long)stage, (long long)c->pp);
-    out->stage = stage;
-    out->stage_layers = stage_layers(x, c->pp, stage, &out->first_layer);
-    out->exec_layers = out->stage_layers;
-    out->first_stage = stage == 0;
-    out->last_stage = stage == c->pp - 1;
-    inflight(c, out);
+    if (c->pp == 1) {
+        /* one stage: all layers (the split is not needed) */
+        out->stage = 0;
+        out->first_layer = 0;
+        out->stage_layers = out->exec_layers = x->pol.s->layers;
+        out->first_stage = out->last_stage = 1;
+        inflight(c, out);
+        return VRAMEST_OK;
+    }
+    stage_split sp;
+    split_init(x, c->pp, &sp);
+    set_stage(x, &sp, stage, out);
     return VRAMEST_OK;
 }
 
@@ -1027,6 +1082,132 @@ static int same_stage(const vx_shard *a, const vx_shard *b)
            a->last_stage == b->last_stage;
 }
 
+/* Stage `sh` into its group: the first group of the same load, else a new
+ * one; with every group taken, the middle stages join the last middle
+ * group, whose breakdown is the heavier. */
+static void add_stage(cand *cs, int *n, const vx_shard *sh, int64_t per_stage)
+{
+    int j = 0;
+    while (j < *n && !same_stage(&cs[j].sh, sh)) j++;
+    if (j < *n) {
+        cs[j].ranks += per_stage;
+        return;
+    }
+    if (*n == VX_MAX_RANKS) {
+        int m = *n - 2 >= 1 ? *n - 2 : *n - 1;
+        if (sh->inflight_layer_mb > cs[m].sh.inflight_layer_mb) cs[m].sh = *sh;
+        cs[m].ranks += per_stage;
+        return;
+    }
+    cs[*n].sh = *sh;
+    cs[*n].ranks = per_stage;
+    (*n)++;
+}
+
+/* Runs of middle stages (issue #21: grouping 4096 stages one by one took
+ * 21.9 ms). Between the first and the last stage, stages of the same
+ * in-flight factor whose layers are not clamped hold q or q + 1 layers;
+ * clamped ones hold one. Once each layer count that a run still holds
+ * matches a group, the rest of the run only adds ranks to those groups,
+ * counted from e() in O(1) - as the stages one by one would. */
+typedef struct stage_runs {
+    const stage_split *sp;
+    int64_t clamped; /* split_clamped_from */
+    int64_t q;       /* split_min_layers */
+    int64_t end;     /* the current run's end (exclusive); 0: none yet */
+} stage_runs;
+
+/* The group of a stage like `sh` with `layers` layers, or -1. */
+static int group_of(const vx_ctx *x, const cand *cs, int n, const vx_shard *sh, int64_t layers)
+{
+    vx_shard t = *sh;
+    t.stage_layers = layers;
+    inflight(x->cv, &t);
+    for (int j = 0; j < n; j++)
+        if (same_stage(&cs[j].sh, &t)) return j;
+    return -1;
+}
+
+/* A 1F1B tail: from stage k on, each stage holds one micro-batch fewer
+ * than the one before (grad_accum_steps >= pp - k), so none can match a
+ * group; with every group taken, each joins the last middle group, which
+ * keeps the first stage of the largest load (strictly larger than its own).
+ * Up to the clamp or the last stage, that is stage k or the first stage
+ * from k with q + 1 layers (the load is micro-batches x layers). */
+static int64_t tail_run(const vx_ctx *x, const stage_runs *r, const vx_shard *sh, int64_t k, cand *cs, int n,
+                        int64_t per_stage)
+{
+    const stage_split *sp = r->sp;
+    if (n < VX_MAX_RANKS || sh->pp_schedule == VX_PPS_GPIPE || sh->virtual_stages > 1) return k;
+    int64_t f = inflight_factor(x->cv, sh, k);
+    if (f == 0 || inflight_factor(x->cv, sh, k - 1) == f) return k; /* stage k may still match the run before */
+    int64_t hi = k < r->clamped ? r->clamped : sp->pp - 1;
+    if (hi - k < 2) return k;
+    int64_t lk = split_end(sp, k) - split_end(sp, k - 1), best = k, load = f * lk;
+    if (k < r->clamped && lk == r->q && !sp->uniform) {
+        /* layers(j) = q + floor(R(j+1)/D) - floor(Rj/D), R = T mod D */
+        unsigned __int128 R = sp->T % sp->D;
+        if (R) {
+            unsigned __int128 g = R * (unsigned __int128)(uint64_t)k / sp->D;
+            unsigned __int128 j1 = (sp->D * (g + 1) + R - 1) / R - 1;
+            if (j1 < (unsigned __int128)(uint64_t)hi) {
+                int64_t k1 = (int64_t)j1;
+                if (k1 <= k || split_end(sp, k1) - split_end(sp, k1 - 1) != r->q + 1 ||
+                    split_end(sp, k1 - 1) - split_end(sp, k1 - 2) != r->q)
+                    return k; /* not the arithmetic above: group one by one */
+                int64_t l1 = inflight_factor(x->cv, sh, k1) * (r->q + 1);
+                if (l1 > load) best = k1, load = l1;
+            }
+        }
+    }
+    int g6 = VX_MAX_RANKS - 2;
+    if (load > cs[g6].sh.inflight_layer_mb) {
+        vx_shard t = *sh;
+        set_stage_at(x, sp, best, -1, &t);
+        cs[g6].sh = t;
+    }
+    cs[g6].ranks += (hi - k) * per_stage;
+    return hi;
+}
+
+/* Stage k is next; `sh` is stage k-1 (just grouped). Returns the next stage
+ * to group one by one: k, or the end of a run counted whole. */
+static int64_t skip_run(const vx_ctx *x, stage_runs *r, const vx_shard *sh, int64_t k, cand *cs, int n,
+                        int64_t per_stage)
+{
+    const stage_split *sp = r->sp;
+    int64_t last = sp->pp - 1;
+    if (k <= 1 || k >= last || k == r->clamped) return k;
+    if (k >= r->end) {
+        /* This run: the stages from k with stage k's in-flight factor, on
+         * one side of the clamp, before the last stage. */
+        int64_t f = inflight_factor(x->cv, sh, k);
+        if (inflight_factor(x->cv, sh, k + 1) != f) return tail_run(x, r, sh, k, cs, n, per_stage);
+        int64_t lo = k, hi = k < r->clamped ? r->clamped : last; /* the end is in (lo, hi] */
+        while (hi - lo > 1) {
+            int64_t mid = lo + (hi - lo) / 2;
+            if (inflight_factor(x->cv, sh, mid) == f) lo = mid;
+            else hi = mid;
+        }
+        r->end = hi;
+    }
+    int64_t len = r->end - k;
+    if (len < 2) return k;
+    /* Layers on stages k..end-1, and how many of them hold q + 1. */
+    int64_t q = k > r->clamped ? 1 : r->q;
+    int64_t sum = split_end(sp, r->end - 1) - split_end(sp, k - 1);
+    int64_t more = sum - q * len, fewer = len - more;
+    if (more < 0 || fewer < 0) return k;
+    vx_shard t = *sh;
+    t.stage = k;
+    t.first_stage = 0;
+    int jq = fewer ? group_of(x, cs, n, &t, q) : 0, jm = more ? group_of(x, cs, n, &t, q + 1) : 0;
+    if (jq < 0 || jm < 0) return k;
+    if (fewer) cs[jq].ranks += fewer * per_stage;
+    if (more) cs[jm].ranks += more * per_stage;
+    return r->end;
+}
+
 /* Append `str` / the decimal `v` at out[o], within cap (always terminated);
  * returns the new length. */
 static size_t put_str(char *out, size_t cap, size_t o, const char *str)
@@ -1100,27 +1281,21 @@ int vx_for_each_rank_group(vx_ctx *x, vx_rank_fn estimate_one)
         }
     } else {
         int64_t per_stage = c->gpus / c->pp;
-        for (int64_t k = 0; k < c->pp; k++) {
-            vx_shard sh;
-            if ((rc = vx_shard_resolve(x, k, &sh))) return rc;
-            /* Stages that hold the same load share a group. */
-            int j = 0;
-            while (j < n && !same_stage(&cs[j].sh, &sh)) j++;
-            if (j < n) {
-                cs[j].ranks += per_stage;
-                continue;
+        vx_shard base;
+        if ((rc = vx_shard_resolve(x, 0, &base))) return rc; /* checks the layout once */
+        if (c->pp == 1) {
+            add_stage(cs, &n, &base, per_stage);
+        } else {
+            stage_split sp;
+            split_init(x, c->pp, &sp);
+            stage_runs runs = {.sp = &sp, .clamped = split_clamped_from(&sp), .q = split_min_layers(&sp)};
+            vx_shard st = base;
+            for (int64_t k = 0; k < c->pp;) {
+                /* stage k: stage k-1's shard but for the stage's own fields */
+                set_stage_at(x, &sp, k, k > 0 && st.stage == k - 1 ? st.first_layer + st.stage_layers : -1, &st);
+                add_stage(cs, &n, &st, per_stage);
+                k = skip_run(x, &runs, &st, k + 1, cs, n, per_stage);
             }
-            if (n == VX_MAX_RANKS) {
-                /* More distinct stages than groups: the middle ones join the
-                 * last middle group, whose breakdown is the heavier. */
-                int m = n - 2 >= 1 ? n - 2 : n - 1;
-                if (sh.inflight_layer_mb > cs[m].sh.inflight_layer_mb) cs[m].sh = sh;
-                cs[m].ranks += per_stage;
-                continue;
-            }
-            cs[n].sh = sh;
-            cs[n].ranks = per_stage;
-            n++;
         }
         /* The last stage must keep its own group when groups overflowed. */
         for (int i = 0; i < n; i++) {
