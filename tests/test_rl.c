@@ -572,3 +572,33 @@ Test(rl, spec_role_objects_set_the_role_models)
         cr_assert(strstr(vramest_last_error_message(), words[i]), "%s: '%s'", bad[i], vramest_last_error_message());
     }
 }
+
+/* verl before 0.6 built vLLM's LLM() without rollout.max_num_seqs
+ * (verl-project/verl#2960): the engine profiles at its own default, so
+ * the setting changes nothing there and is said to; from 0.6 it counts. */
+Test(rl, verl_before_0_6_runs_vllm_at_its_default_max_num_seqs)
+{
+    char spec[1024];
+    uint64_t pool[2][2];
+    static const char *const seqs[] = {"", ",\"max_num_seqs\":512"};
+    static const char *const ver[] = {"0.4", "0.6"};
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; i < 2; i++) {
+            char extra[128];
+            snprintf(extra, sizeof extra, ",\"engine_version\":\"0.8.3\"%s", seqs[i]);
+            snprintf(spec, sizeof spec, VERL_JOB, extra);
+            fx f;
+            load(&f, spec);
+            cr_assert_eq(f.rc, VRAMEST_OK, "%s", vramest_last_error_message());
+            cr_assert_eq(vramest_config_set_str(f.c, VRAMEST_CFG_FRAMEWORK_VERSION, ver[k]), VRAMEST_OK);
+            cr_assert_eq(vx_estimate_into(f.m, f.p, f.c, f.r), VRAMEST_OK, "%s", vramest_last_error_message());
+            pool[k][i] = f.r->rl.kv_pool;
+            int warned = 0;
+            for (uint32_t w = 0; w < f.r->n_warn; w++) warned |= strstr(f.r->warn[w], "verl#2960") != NULL;
+            cr_assert_eq(warned, k == 0 && i == 1, "verl %s%s: the unpassed setting is said, only then", ver[k],
+                         seqs[i]);
+            drop(&f);
+        }
+    cr_assert_eq(pool[0][0], pool[0][1], "verl 0.4: 512 is not passed, the pool is vLLM's default's");
+    cr_assert_lt(pool[1][1], pool[1][0], "verl 0.6: 512 sequences' sampler profile leaves a smaller pool than 256");
+}

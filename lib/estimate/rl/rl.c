@@ -258,6 +258,14 @@ int vx_estimate_rl(vx_ctx *x)
         v.gpu_memory_utilization = j.util;
         v.max_model_len = cv->rollout_max_model_len > 0 ? cv->rollout_max_model_len : (int64_t)(j.P + j.C);
         v.max_num_seqs = cv->rollout_max_num_seqs > 0 ? cv->rollout_max_num_seqs : 256;
+        if (x->rt.rl_seqs_unpassed) {
+            /* the engine's own default, by its version and the GPU */
+            v.max_num_seqs = 0;
+            if (cv->rollout_max_num_seqs > 0)
+                vx_result_warn(r, "rl.rollout.max_num_seqs %lld is not passed to vLLM by this verl (before 0.6, "
+                                  "verl#2960): the engine runs at its default",
+                               (long long)cv->rollout_max_num_seqs);
+        }
         v.max_num_batched_tokens = cv->rollout_max_num_batched_tokens;
         v.enforce_eager = cv->rollout_enforce_eager;
         memcpy(v.framework_version, cv->rollout_engine_version, sizeof v.framework_version);
