@@ -252,12 +252,17 @@ Test(rl, bad_input_gets_a_specific_error)
          VRAMEST_E_CONFLICT, "must stay below 1"},
         {"", ",\"rl\":{\"rollout\":{\"gpu_memory_utilization\":1.5}}", VRAMEST_E_RANGE,
          "rollout_gpu_memory_utilization"},
-        /* a reference of its own: another vocabulary is an error, the same
-         * one not modelled yet; a reward model not modelled yet */
+        /* models of their own: a reference of another vocabulary (a reward
+         * model may have one), one the settings contradict */
         {"", ",\"rl\":{\"reference\":{\"model\":\"llama-3.2-1b\"}}", VRAMEST_E_CONFLICT,
          "vocabulary of 128256 tokens, the policy 151936"},
-        {"", ",\"rl\":{\"reference\":{\"model\":\"qwen3-8b\"}}", VRAMEST_E_UNSUPPORTED, "not modelled yet"},
-        {"", ",\"rl\":{\"reward\":{\"model\":\"llama-3.2-1b\"}}", VRAMEST_E_UNSUPPORTED, "rl.reward"},
+        {",\"algorithm\":\"orpo\"", ",\"rl\":{\"reference\":{\"model\":\"qwen3-8b\"}}", VRAMEST_E_CONFLICT,
+         "takes no reference model"},
+        {",\"algorithm\":\"dpo\"", ",\"rl\":{\"reward\":{\"model\":\"llama-3.2-1b\"}}", VRAMEST_E_CONFLICT,
+         "scores nothing with a reward model"},
+        {"", ",\"rl\":{\"reward_offload\":\"cpu\"}", VRAMEST_E_CONFLICT, "without a reward model"},
+        {"", ",\"rl\":{\"reward\":\"none\",\"reward_offload\":\"cpu\"}", VRAMEST_E_CONFLICT,
+         "without a reward model"},
         {"", ",\"rl\":{\"rollout\":{\"engin\":\"vllm\"}}", VRAMEST_E_UNKNOWN_OPTION, "engin"},
         {"", ",\"rl\":{\"rollout\":{\"engine\":\"vllm\",\"engine_version\":\"v-next\"}}", VRAMEST_E_PARSE,
          "rollout_engine_version"},
@@ -571,4 +576,83 @@ Test(rl, spec_role_objects_set_the_role_models)
         cr_assert_neq(rc, VRAMEST_OK, "%s", bad[i]);
         cr_assert(strstr(vramest_last_error_message(), words[i]), "%s: '%s'", bad[i], vramest_last_error_message());
     }
+}
+
+/* verl before 0.6 built vLLM's LLM() without rollout.max_num_seqs
+ * (verl-project/verl#2960): the engine profiles at its own default, so
+ * the setting changes nothing there and is said to; from 0.6 it counts. */
+Test(rl, verl_before_0_6_runs_vllm_at_its_default_max_num_seqs)
+{
+    char spec[1024];
+    uint64_t pool[2][2];
+    static const char *const seqs[] = {"", ",\"max_num_seqs\":512"};
+    static const char *const ver[] = {"0.4", "0.6"};
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; i < 2; i++) {
+            char extra[128];
+            snprintf(extra, sizeof extra, ",\"engine_version\":\"0.8.3\"%s", seqs[i]);
+            snprintf(spec, sizeof spec, VERL_JOB, extra);
+            fx f;
+            load(&f, spec);
+            cr_assert_eq(f.rc, VRAMEST_OK, "%s", vramest_last_error_message());
+            cr_assert_eq(vramest_config_set_str(f.c, VRAMEST_CFG_FRAMEWORK_VERSION, ver[k]), VRAMEST_OK);
+            cr_assert_eq(vx_estimate_into(f.m, f.p, f.c, f.r), VRAMEST_OK, "%s", vramest_last_error_message());
+            pool[k][i] = f.r->rl.kv_pool;
+            int warned = 0;
+            for (uint32_t w = 0; w < f.r->n_warn; w++) warned |= strstr(f.r->warn[w], "verl#2960") != NULL;
+            cr_assert_eq(warned, k == 0 && i == 1, "verl %s%s: the unpassed setting is said, only then", ver[k],
+                         seqs[i]);
+            drop(&f);
+        }
+    cr_assert_eq(pool[0][0], pool[0][1], "verl 0.4: 512 is not passed, the pool is vLLM's default's");
+    cr_assert_lt(pool[1][1], pool[1][0], "verl 0.6: 512 sequences' sampler profile leaves a smaller pool than 256");
+}
+
+static void phases_of(const char *workload, const char *rest, uint64_t out[VX_RLP_N][VX_NCAT], uint64_t *host_w)
+{
+    fx f;
+    trl_job(&f, workload, rest);
+    cr_assert_eq(f.rc, VRAMEST_OK, "%s%s: %s", workload, rest, vramest_last_error_message());
+    memcpy(out, f.r->rl.cat, sizeof f.r->rl.cat);
+    *host_w = f.r->cat[VRAMEST_DEV_HOST][VRAMEST_CAT_WEIGHTS];
+    drop(&f);
+}
+
+/* Models of their own: one identical to the policy is the copy the
+ * settings name (reference copy, PPO's critic copy); a reward model adds
+ * its weights to every phase, or to the scoring phase and the host when
+ * offloaded; another precision changes its bytes by the element size. */
+Test(rl, models_of_their_own_against_hand_arithmetic)
+{
+    uint64_t a[VX_RLP_N][VX_NCAT], b[VX_RLP_N][VX_NCAT], h0, h1;
+    phases_of("", ",\"rl\":{\"reference\":\"copy\"}", a, &h0);
+    phases_of("", ",\"rl\":{\"reference\":{\"model\":\"qwen2-0.5b\"}}", b, &h1);
+    cr_assert(!memcmp(a, b, sizeof a), "a reference of its own identical to the policy is its copy");
+    phases_of("", ",\"rl\":{\"reference\":{\"model\":\"qwen2-0.5b\",\"precision\":\"fp32\"}}", b, &h1);
+    for (int k = 0; k < VX_RLP_N; k++) {
+        uint64_t d = b[k][VRAMEST_CAT_WEIGHTS] - a[k][VRAMEST_CAT_WEIGHTS];
+        cr_assert(BF16_WEIGHTS(d), "phase %d: an fp32 reference holds 2 more bytes per parameter (%llu)", k,
+                  (unsigned long long)d);
+    }
+    phases_of(",\"algorithm\":\"ppo\"", ",\"rl\":{\"critic\":\"copy\"}", a, &h0);
+    phases_of(",\"algorithm\":\"ppo\"", ",\"rl\":{\"critic\":{\"model\":\"qwen2-0.5b\"}}", b, &h1);
+    cr_assert(!memcmp(a, b, sizeof a), "a critic of its own identical to the policy is its copy");
+
+    /* a reward model: qwen2-0.5b with a Linear(896, 1) score head in place
+     * of the tied head, 494,032,768 + 896 parameters */
+    phases_of("", "", a, &h0);
+    phases_of("", ",\"rl\":{\"reward\":{\"model\":\"qwen2-0.5b\"}}", b, &h1);
+    for (int k = 0; k < VX_RLP_N; k++) {
+        uint64_t d = b[k][VRAMEST_CAT_WEIGHTS] - a[k][VRAMEST_CAT_WEIGHTS];
+        cr_assert(BF16_WEIGHTS(d), "phase %d: the reward model's weights stay on the GPU (%llu)", k,
+                  (unsigned long long)d);
+    }
+    cr_assert_gt(b[VX_RLP_SCORING][VRAMEST_CAT_ACTIVATIONS] + b[VX_RLP_SCORING][VRAMEST_CAT_LOGITS], 0,
+                 "the reward model's forward is the scoring phase's work");
+    phases_of("", ",\"rl\":{\"reward\":{\"model\":\"qwen2-0.5b\"},\"reward_offload\":\"cpu\"}", b, &h1);
+    cr_assert(BF16_WEIGHTS(h1 - h0), "offloaded, its weights are on the host (%llu)", (unsigned long long)(h1 - h0));
+    cr_assert_eq(b[VX_RLP_ROLLOUT][VRAMEST_CAT_WEIGHTS], a[VX_RLP_ROLLOUT][VRAMEST_CAT_WEIGHTS]);
+    cr_assert_eq(b[VX_RLP_TRAINING][VRAMEST_CAT_WEIGHTS], a[VX_RLP_TRAINING][VRAMEST_CAT_WEIGHTS]);
+    cr_assert(BF16_WEIGHTS(b[VX_RLP_SCORING][VRAMEST_CAT_WEIGHTS] - a[VX_RLP_SCORING][VRAMEST_CAT_WEIGHTS]),
+              "and on the GPU for its own pass");
 }

@@ -438,6 +438,7 @@ typedef enum vramest_option {
     VRAMEST_CFG_ROLLOUT_ENFORCE_EAGER = 3427,  /**< "rollout_enforce_eager" (spec rl.rollout.enforce_eager; bool) @since 1.0 */
     VRAMEST_CFG_ROLLOUT_SLEEP_MODE = 3428,     /**< "rollout_sleep_mode" (spec rl.rollout.sleep_mode; enum: auto, off, on) @since 1.0 */
     VRAMEST_CFG_ROLLOUT_FREE_CACHE_ENGINE = 3429, /**< "rollout_free_cache_engine" (spec rl.rollout.free_cache_engine; enum: auto, off, on) @since 1.0 */
+    VRAMEST_CFG_RL_REWARD_OFFLOAD = 3430,      /**< "reward_offload" (spec rl.reward_offload; enum: none, cpu) @since 1.0 */
 
     VRAMEST_OPTION_MAX_ = 0x7FFFFFFF
 } vramest_option;

@@ -28,6 +28,12 @@ void vx_result_rl_json(vx_jw *w, const struct vramest_result *r, int *first)
     vx_jw_puts(w, p->sleep ? "true" : "false");
     vx_jw_key(w, "reference", &f);
     vx_jw_str(w, name_of(reference_names, VX_ARRAY_LEN(reference_names), p->reference));
+    vx_jw_key(w, "reference_model", &f);
+    vx_jw_puts(w, p->reference_model ? "true" : "false");
+    vx_jw_key(w, "reward", &f);
+    vx_jw_str(w, p->reward == 2 ? "model" : r->cfg.rl_reward == VX_REWARD_NONE ? "none" : "rule");
+    vx_jw_key(w, "critic", &f);
+    vx_jw_str(w, p->critic == 2 ? "model" : p->critic ? "copy" : "none");
     vx_jw_key(w, "rollout_batch_size", &f);
     vx_jw_printf(w, "%lld", (long long)p->prompts);
     vx_jw_key(w, "sequences_per_gpu", &f);

@@ -91,6 +91,8 @@ typedef struct vx_config_values {
     /* workload, appended (issue #16 item 3): images per sample and the
      * language-model tokens of one (0: the model's) */
     int64_t images, image_tokens;
+    /* rl, appended (issue #23): a reward model of its own on the host between its passes */
+    int64_t rl_reward_offload;
 } vx_config_values;
 
 struct vramest_config {

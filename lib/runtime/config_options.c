@@ -297,10 +297,11 @@ const vx_option_def vx_config_options[] = {
     ENUM(VRAMEST_CFG_RL_REFERENCE_OFFLOAD, "reference_offload", "rl", refoff_e, VX_OFFLOAD_NONE,
          rl_reference_offload, true, "reference weights kept on the host between its forward passes: none, cpu"),
     ENUM(VRAMEST_CFG_RL_REWARD, "reward", "rl", reward_e, VX_REWARD_RULE, rl_reward, true,
-         "the reward: rule (a function, no model on the GPU) or none; a reward model is not modelled yet"),
+         "the reward: rule (a function, no model on the GPU) or none; a reward model of its own is the spec's "
+         "{\"model\": ...} (vramest_config_set_role_model)"),
     ENUM(VRAMEST_CFG_RL_CRITIC, "critic", "rl", critic_e, VX_CRITIC_NONE, rl_critic, true,
          "the value model: none (GRPO, the DPO family) or copy (PPO: the policy's architecture with a value head, "
-         "trained)"),
+         "trained); a model of its own is {\"model\": ...} in the spec (vramest_config_set_role_model)"),
     ENUM(VRAMEST_CFG_RL_PLACEMENT, "placement", "rl", place_e, VX_PLACE_AUTO, rl_placement, true,
          "where the rollout engine runs: auto (from the engine), same_process (generate() in the trainer), "
          "colocated (a vLLM engine on the trainer's GPUs), separate (a vLLM server on its own GPUs), shared (OpenRLHF "
@@ -336,5 +337,8 @@ const vx_option_def vx_config_options[] = {
          rollout_free_cache_engine, true,
          "rl.rollout.free_cache_engine: the KV pool is freed after the rollout even without sleep mode (auto = as "
          "sleep_mode)"),
+    ENUM(VRAMEST_CFG_RL_REWARD_OFFLOAD, "reward_offload", "rl", refoff_e, VX_OFFLOAD_NONE, rl_reward_offload, true,
+         "a reward model of its own (rl.reward {\"model\": ...}) kept on the host between its forward passes: none, "
+         "cpu (OpenRLHF --ref_reward_offload)"),
 };
 const size_t vx_config_option_count = VX_ARRAY_LEN(vx_config_options);

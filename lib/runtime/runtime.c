@@ -244,6 +244,9 @@ static const rule rules[] = {
      * until 0.7 made the vLLM server (async) the default
      * (verl-project/verl tags v0.6.0 and v0.7.0, ppo_trainer.yaml). */
     {VX_FW_VERL, VX_RTC_FRAMEWORK, 0, UPTO(0, 6), FIELD(rl_engine_process), 0},
+    /* verl: rollout.max_num_seqs was read but not passed to vLLM's LLM()
+     * until verl-project/verl#2960 (beb624610, 2025-08-09, first in v0.6.0). */
+    {VX_FW_VERL, VX_RTC_FRAMEWORK, 0, UPTO(0, 5), FIELD(rl_seqs_unpassed), 1},
     /* nanotron: tp_recompute_allgather (huggingface/nanotron@1e02a9ce,
      * 2024-07-17) saves the shard and re-gathers it in backward. */
     {VX_FW_NANOTRON, VX_RTC_FRAMEWORK, 0, VX_VER(2024, 7, 16), FIELD(tp_save_gathered), 1},

@@ -166,6 +166,9 @@ typedef struct vx_runtime {
     int rl_old_logps;        /* the policy's log-probs are recomputed in the scoring phase: 1 always (verl
                                 compute_log_prob), 2 with a vLLM engine (TRL's importance-sampling
                                 correction, on by default; without vLLM only for num_iterations > 1) */
+    int rl_seqs_unpassed;    /* rl.rollout.max_num_seqs never reaches the engine, which runs at vLLM's own
+                                default (verl before 0.6: vllm_rollout_spmd.py built LLM() without it until
+                                verl-project/verl#2960) */
     int tp_save_gathered;    /* a column-parallel linear under sequence parallelism saves its all-gathered
                                 input, not the shard (nanotron before tp_recompute_allgather, 2024-07-17) */
     /* Appended (issue #16): the model code again */

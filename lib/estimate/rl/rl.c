@@ -41,16 +41,17 @@ typedef struct rl_part {
 /* Run one estimate of mode train or infer for `v` into `sub` and keep its
  * categories: the phase's own work, sized by the estimators every other
  * mode uses. The CUDA context is left to the step (one per process). */
-static int run_part(vx_ctx *x, const vx_config_values *v, struct vramest_result *sub, rl_part *out)
+static int run_part_of(vx_ctx *x, const struct vramest_model *m, const vx_precision_values *pv,
+                       const vx_config_values *v, struct vramest_result *sub, rl_part *out)
 {
     struct vramest_config c;
     vx_config_from_values(&c, v);
     vx_result_begin(sub);
-    sub->shape = x->r->shape;
+    sub->shape = m->shape;
     vx_values_copy(&sub->cfg, &c.v, &vx_config_layout);
     sub->device_bytes = x->r->device_bytes;
     vx_ctx sx;
-    int rc = vx_ctx_init(&sx, x->pol.m, x->pol.pv, &c, sub);
+    int rc = vx_ctx_init(&sx, m, pv, &c, sub);
     if (!rc) rc = c.v.mode == VX_MODE_TRAIN ? vx_estimate_train(&sx) : vx_estimate_infer(&sx);
     if (rc) return rc;
     vx_result_finish(sub);
@@ -72,6 +73,33 @@ static int run_part(vx_ctx *x, const vx_config_values *v, struct vramest_result 
     }
     if (sub->refused && !x->r->refused) vx_result_refuse(x->r, "%s", sub->refusal);
     return VRAMEST_OK;
+}
+
+/* The policy's own sub-estimate. */
+static int run_part(vx_ctx *x, const vx_config_values *v, struct vramest_result *sub, rl_part *out)
+{
+    return run_part_of(x, x->pol.m, x->pol.pv, v, sub, out);
+}
+
+/* A frozen model of its own beside the policy, loaded as the policy is:
+ * its weights on a trainer GPU are its whole replica's (`whole`) sharded
+ * as the policy's (the policy's on a GPU in the step, `step_w`, over its
+ * whole replica, `policy_w`: FSDP / ZeRO-3 shards them all alike, verl's
+ * and OpenRLHF's reference and reward workers included). */
+static uint64_t placed_like_policy(uint64_t whole, uint64_t step_w, uint64_t policy_w)
+{
+    if (!policy_w || step_w >= policy_w) return whole;
+    return (uint64_t)((double)whole * ((double)step_w / (double)policy_w));
+}
+
+/* The larger of two passes' work (WORK_CATS) into `dst`: passes of the
+ * scoring phase run one after another. */
+static void larger_work(uint64_t *dst, const uint64_t *src, const int *cats, size_t n)
+{
+    uint64_t a = 0, b = 0;
+    for (size_t i = 0; i < n; i++) a = vx_sat_add(a, dst[cats[i]]), b = vx_sat_add(b, src[cats[i]]);
+    if (b > a)
+        for (size_t i = 0; i < n; i++) dst[cats[i]] = src[cats[i]];
 }
 
 /* Logits of the per-token log-probs over `seqs` sequences at `tokens`
@@ -227,17 +255,12 @@ int vx_estimate_rl(vx_ctx *x)
         v.num_labels = 1;
         v.loss = VX_LOSS_CE;
         if (x->rt.rl_offload_between) v.offload_params = v.offload_optimizer = VX_OFFLOAD_NONE;
-        if ((rc = run_part(x, &v, &sub, &K))) return rc;
+        if ((rc = run_part_of(x, j.critic_m ? j.critic_m : x->pol.m, j.critic_m ? j.critic_pv : x->pol.pv, &v, &sub,
+                              &K)))
+            return rc;
         add_part(keep_c, K.gpu, STATE_CATS, VX_ARRAY_LEN(STATE_CATS));
         offload_between(x, cv, keep_c, host);
     }
-    /* A reference copy: the policy's weights again (loaded with the same
-     * dtype and sharding), on the GPU throughout, or only while it scores
-     * when offloaded. */
-    uint64_t ref_w = j.reference == VX_REF_COPY ? T.gpu[VRAMEST_CAT_WEIGHTS] : 0;
-    int ref_resident = ref_w && cv->rl_reference_offload == VX_OFFLOAD_NONE && !cv->rl_trainer_sleep;
-    if (ref_w && !ref_resident) host[VRAMEST_CAT_WEIGHTS] = vx_sat_add(host[VRAMEST_CAT_WEIGHTS], ref_w);
-
     /* rollout: generate() in the trainer, or the vLLM engine (none for
      * the preference family). */
     rl_part E;
@@ -258,6 +281,14 @@ int vx_estimate_rl(vx_ctx *x)
         v.gpu_memory_utilization = j.util;
         v.max_model_len = cv->rollout_max_model_len > 0 ? cv->rollout_max_model_len : (int64_t)(j.P + j.C);
         v.max_num_seqs = cv->rollout_max_num_seqs > 0 ? cv->rollout_max_num_seqs : 256;
+        if (x->rt.rl_seqs_unpassed) {
+            /* the engine's own default, by its version and the GPU */
+            v.max_num_seqs = 0;
+            if (cv->rollout_max_num_seqs > 0)
+                vx_result_warn(r, "rl.rollout.max_num_seqs %lld is not passed to vLLM by this verl (before 0.6, "
+                                  "verl#2960): the engine runs at its default",
+                               (long long)cv->rollout_max_num_seqs);
+        }
         v.max_num_batched_tokens = cv->rollout_max_num_batched_tokens;
         v.enforce_eager = cv->rollout_enforce_eager;
         memcpy(v.framework_version, cv->rollout_engine_version, sizeof v.framework_version);
@@ -293,16 +324,57 @@ int vx_estimate_rl(vx_ctx *x)
     /* scoring: forward passes without gradients over a micro-batch of
      * prompt + completion (the reference's; the policy's old log-probs
      * where the stack recomputes them). Without either there is none. */
-    rl_part F;
+    rl_part F, R, W;
     memset(&F, 0, sizeof F);
+    memset(&R, 0, sizeof R);
+    memset(&W, 0, sizeof W);
     int old_logps = !j.pref && (x->rt.rl_old_logps == 1 || (x->rt.rl_old_logps == 2 && j.engine == VX_ROLLOUT_VLLM));
-    int scores = j.reference != VX_REF_NONE || old_logps;
+    int scores = j.reference != VX_REF_NONE || old_logps || j.reward_m;
     if (scores) {
         forward_job(&v, cv, j.mb, j.P + j.C, 0, 0);
         if ((rc = run_part(x, &v, &sub, &F))) return rc;
         F.gpu[VRAMEST_CAT_LOGITS] = logprob_logits(x, j.mb, Tl, 0);
         F.gpu[VRAMEST_CAT_KV_CACHE] = 0;
+        /* A reference of its own: its forward in place of the policy's,
+         * its log-prob logits over the same vocabulary. */
+        if (j.ref_m) {
+            if ((rc = run_part_of(x, j.ref_m, j.ref_pv, &v, &sub, &R))) return rc;
+            R.gpu[VRAMEST_CAT_LOGITS] = logprob_logits(x, j.mb, Tl, 0);
+            R.gpu[VRAMEST_CAT_KV_CACHE] = 0;
+        }
+        /* The reward model scores each prompt + completion once: a
+         * sequence-classification head, one output per position
+         * (AutoModelForSequenceClassification's score, OpenRLHF's
+         * RewardModel value head), the last token's kept. */
+        if (j.reward_m) {
+            v.head = VX_HEAD_SEQ_CLS;
+            v.num_labels = 1;
+            if ((rc = run_part_of(x, j.reward_m, j.reward_pv, &v, &sub, &W))) return rc;
+            W.gpu[VRAMEST_CAT_KV_CACHE] = 0;
+        }
     }
+    /* A reference: a copy of the policy (its weights again, loaded with the
+     * same dtype and sharding) or a model of its own, sharded as the policy
+     * is; on the GPU throughout, or only while it scores when offloaded.
+     * A reward model of its own likewise (rl.reward_offload). */
+    uint64_t ref_w = j.reference != VX_REF_COPY ? 0
+                     : j.ref_m ? placed_like_policy(R.gpu[VRAMEST_CAT_WEIGHTS], T.gpu[VRAMEST_CAT_WEIGHTS],
+                                                    F.gpu[VRAMEST_CAT_WEIGHTS])
+                               : T.gpu[VRAMEST_CAT_WEIGHTS];
+    int ref_resident = ref_w && cv->rl_reference_offload == VX_OFFLOAD_NONE && !cv->rl_trainer_sleep;
+    if (ref_w && !ref_resident) host[VRAMEST_CAT_WEIGHTS] = vx_sat_add(host[VRAMEST_CAT_WEIGHTS], ref_w);
+    uint64_t rw_w = j.reward_m ? placed_like_policy(W.gpu[VRAMEST_CAT_WEIGHTS], T.gpu[VRAMEST_CAT_WEIGHTS],
+                                                    F.gpu[VRAMEST_CAT_WEIGHTS])
+                               : 0;
+    int rw_resident = rw_w && cv->rl_reward_offload == VX_OFFLOAD_NONE && !cv->rl_trainer_sleep;
+    if (rw_w && !rw_resident) host[VRAMEST_CAT_WEIGHTS] = vx_sat_add(host[VRAMEST_CAT_WEIGHTS], rw_w);
+    uint64_t resident_w = vx_sat_add(ref_resident ? ref_w : 0, rw_resident ? rw_w : 0);
+    /* the scoring passes run one after another: the largest one's work
+     * (the policy's own pass only where it runs) */
+    if (!old_logps && (j.reference == VX_REF_NONE || j.ref_m))
+        for (size_t i = 0; i < VX_ARRAY_LEN(WORK_CATS); i++) F.gpu[WORK_CATS[i]] = 0;
+    larger_work(F.gpu, R.gpu, WORK_CATS, VX_ARRAY_LEN(WORK_CATS));
+    larger_work(F.gpu, W.gpu, WORK_CATS, VX_ARRAY_LEN(WORK_CATS));
 
     /* The phases. */
     vx_rl_phases *p = &r->rl;
@@ -310,7 +382,7 @@ int vx_estimate_rl(vx_ctx *x)
     for (int k = 0; k < VX_RLP_N; k++) {
         add_part(p->cat[k], keep, STATE_CATS, VX_ARRAY_LEN(STATE_CATS));
         add_part(p->cat[k], keep_c, STATE_CATS, VX_ARRAY_LEN(STATE_CATS));
-        p->cat[k][VRAMEST_CAT_WEIGHTS] = vx_sat_add(p->cat[k][VRAMEST_CAT_WEIGHTS], ref_resident ? ref_w : 0);
+        p->cat[k][VRAMEST_CAT_WEIGHTS] = vx_sat_add(p->cat[k][VRAMEST_CAT_WEIGHTS], resident_w);
         p->cat[k][VRAMEST_CAT_LOGITS] = vx_sat_add(p->cat[k][VRAMEST_CAT_LOGITS], k ? loss_bufs : 0);
     }
     /* rollout */
@@ -342,6 +414,7 @@ int vx_estimate_rl(vx_ctx *x)
         if (old_logps || j.reference == VX_REF_ADAPTERS_DISABLED)
             sc[VRAMEST_CAT_WEIGHTS] = vx_sat_add(sc[VRAMEST_CAT_WEIGHTS], T.gpu[VRAMEST_CAT_WEIGHTS] - keep[VRAMEST_CAT_WEIGHTS]);
         if (ref_w && !ref_resident) sc[VRAMEST_CAT_WEIGHTS] = vx_sat_add(sc[VRAMEST_CAT_WEIGHTS], ref_w);
+        if (rw_w && !rw_resident) sc[VRAMEST_CAT_WEIGHTS] = vx_sat_add(sc[VRAMEST_CAT_WEIGHTS], rw_w);
         add_part(sc, F.gpu, WORK_CATS, VX_ARRAY_LEN(WORK_CATS));
     }
     /* training: the step as estimated, in place of the resident states */
@@ -370,7 +443,7 @@ int vx_estimate_rl(vx_ctx *x)
     if (j.critic) {
         uint64_t ct[VX_NCAT] = {0}, ta = 0, tc = 0;
         add_part(ct, keep, STATE_CATS, VX_ARRAY_LEN(STATE_CATS));
-        ct[VRAMEST_CAT_WEIGHTS] = vx_sat_add(ct[VRAMEST_CAT_WEIGHTS], ref_resident ? ref_w : 0);
+        ct[VRAMEST_CAT_WEIGHTS] = vx_sat_add(ct[VRAMEST_CAT_WEIGHTS], resident_w);
         ct[VRAMEST_CAT_LOGITS] = loss_bufs;
         for (int c = 0; c < VX_NCAT; c++) {
             ct[c] = vx_sat_add(vx_sat_add(ct[c], K.gpu[c]), engine_rest[c]);
@@ -394,6 +467,9 @@ int vx_estimate_rl(vx_ctx *x)
     p->engine = j.engine;
     p->sleep = j.sleep;
     p->reference = j.reference;
+    p->reference_model = j.ref_m != NULL;
+    p->reward = j.reward_m ? 2 : 0;
+    p->critic = j.critic_m ? 2 : j.critic;
     p->prompts = (int64_t)j.prompts;
     p->seqs_per_gpu = (int64_t)j.seqs;
     p->micro_seqs = (int64_t)j.mb;

@@ -58,6 +58,12 @@ static int resolve_reference(vx_ctx *x, rl_job *j, int stack_default)
 {
     const vx_config_values *cv = x->cv;
     j->reference = cv->rl_reference != VX_REF_AUTO ? (int)cv->rl_reference : stack_default;
+    /* A model of its own is a second set of weights whatever the policy's
+     * fine-tuning (checked against the settings in resolve_own_models). */
+    if (j->ref_m) {
+        j->reference = VX_REF_COPY;
+        return VRAMEST_OK;
+    }
     int peft = cv->finetune == VX_FT_LORA || cv->finetune == VX_FT_QLORA;
     /* A LoRA policy's reference is itself with the adapters off (verl
      * ref_in_actor, TRL's PEFT path): no second set of weights. */
@@ -69,6 +75,47 @@ static int resolve_reference(vx_ctx *x, rl_job *j, int stack_default)
     }
     if (j->reference == VX_REF_ADAPTERS_DISABLED && !peft)
         return vx_fail(VRAMEST_E_CONFLICT, "rl.reference adapters_disabled needs a LoRA policy (finetune lora or qlora)");
+    return VRAMEST_OK;
+}
+
+/* The job's models of their own (the config's role models): a reference
+ * must share the policy's tokenizer (the per-token KL compares log-probs of
+ * the same tokens; a reward model scores text and need not), and each must
+ * agree with the names the settings give its role. */
+static int resolve_own_models(vx_ctx *x, rl_job *j)
+{
+    const vx_config_values *cv = x->cv;
+    const struct vramest_config *c = x->cfg;
+    const struct vramest_precision *p;
+    j->ref_m = vx_config_role_model(c, VRAMEST_ROLE_REFERENCE);
+    j->reward_m = vx_config_role_model(c, VRAMEST_ROLE_REWARD);
+    j->critic_m = vx_config_role_model(c, VRAMEST_ROLE_CRITIC);
+    j->ref_pv = (p = vx_config_role_prec(c, VRAMEST_ROLE_REFERENCE)) ? &p->v : x->pol.pv;
+    j->reward_pv = (p = vx_config_role_prec(c, VRAMEST_ROLE_REWARD)) ? &p->v : x->pol.pv;
+    j->critic_pv = (p = vx_config_role_prec(c, VRAMEST_ROLE_CRITIC)) ? &p->v : x->pol.pv;
+    int64_t rvocab = j->ref_m ? j->ref_m->shape.vocab : cv->rl_reference_vocab;
+    if (rvocab > 0 && rvocab != x->pol.s->vocab)
+        return vx_fail(VRAMEST_E_CONFLICT,
+                       "rl.reference has a vocabulary of %lld tokens, the policy %lld: the per-token KL compares "
+                       "log-probs of the same tokens, so the reference must share the policy's tokenizer",
+                       (long long)rvocab, (long long)x->pol.s->vocab);
+    if (!j->ref_m && rvocab > 0)
+        return vx_fail(VRAMEST_E_UNSUPPORTED, "rl.reference_vocab alone: give the reference model itself "
+                                              "(vramest_config_set_role_model, the spec's rl.reference {\"model\": ...})");
+    if (j->ref_m && (cv->rl_reference == VX_REF_NONE || cv->rl_reference == VX_REF_ADAPTERS_DISABLED))
+        return vx_fail(VRAMEST_E_CONFLICT, "rl.reference %s with a reference model of its own",
+                       vramest_option_value_name(VRAMEST_CFG_RL_REFERENCE, cv->rl_reference));
+    if (j->ref_m && (cv->algorithm == VX_ALG_ORPO || cv->algorithm == VX_ALG_SIMPO))
+        return vx_fail(VRAMEST_E_CONFLICT, "algorithm %s is reference-free: it takes no reference model",
+                       vramest_option_value_name(VRAMEST_CFG_ALGORITHM, cv->algorithm));
+    if (j->reward_m && cv->rl_reward == VX_REWARD_NONE)
+        return vx_fail(VRAMEST_E_CONFLICT, "rl.reward none with a reward model");
+    if (j->reward_m && cv->algorithm != VX_ALG_GRPO && cv->algorithm != VX_ALG_PPO)
+        return vx_fail(VRAMEST_E_CONFLICT, "algorithm %s learns from given preferences: it scores nothing with a "
+                                           "reward model",
+                       vramest_option_value_name(VRAMEST_CFG_ALGORITHM, cv->algorithm));
+    if (!j->reward_m && cv->rl_reward_offload != VX_OFFLOAD_NONE)
+        return vx_fail(VRAMEST_E_CONFLICT, "rl.reward_offload without a reward model of its own");
     return VRAMEST_OK;
 }
 
@@ -84,28 +131,15 @@ int vx_rl_resolve_job(vx_ctx *x, rl_job *j)
         return vx_fail(VRAMEST_E_CONFLICT,
                        "mode rl runs on a post-training stack: framework trl, verl or openrlhf (is %s)", fw ? fw : "?");
     j->pref = cv->algorithm != VX_ALG_GRPO && cv->algorithm != VX_ALG_PPO;
-    if (cv->algorithm == VX_ALG_PPO && cv->rl_critic == VX_CRITIC_NONE)
-        return vx_fail(VRAMEST_E_CONFLICT, "algorithm ppo needs a value model: set rl.critic to copy");
-    if (cv->algorithm != VX_ALG_PPO && cv->rl_critic != VX_CRITIC_NONE)
+    int has_critic = cv->rl_critic != VX_CRITIC_NONE || vx_config_role_model(x->cfg, VRAMEST_ROLE_CRITIC);
+    if (cv->algorithm == VX_ALG_PPO && !has_critic)
+        return vx_fail(VRAMEST_E_CONFLICT, "algorithm ppo needs a value model: set rl.critic to copy or a model");
+    if (cv->algorithm != VX_ALG_PPO && has_critic)
         return vx_fail(VRAMEST_E_CONFLICT, "algorithm %s has no value model: rl.critic must be none",
                        vramest_option_value_name(VRAMEST_CFG_ALGORITHM, cv->algorithm));
-    j->critic = cv->rl_critic == VX_CRITIC_COPY;
-    /* A reference of its own (vramest_config_set_role_model, the spec's
-     * rl.reference {"model": ...}), or only its vocabulary given. */
-    const struct vramest_model *refm = vx_config_role_model(x->cfg, VRAMEST_ROLE_REFERENCE);
-    int64_t rvocab = refm ? refm->shape.vocab : cv->rl_reference_vocab;
-    if (rvocab > 0 && rvocab != x->pol.s->vocab)
-        return vx_fail(VRAMEST_E_CONFLICT,
-                       "rl.reference has a vocabulary of %lld tokens, the policy %lld: the per-token KL compares "
-                       "log-probs of the same tokens, so the reference must share the policy's tokenizer",
-                       (long long)rvocab, (long long)x->pol.s->vocab);
-    if (rvocab > 0)
-        return vx_fail(VRAMEST_E_UNSUPPORTED,
-                       "rl.reference: a reference model of its own is not modelled yet (copy, adapters_disabled or none)");
-    if (vx_config_role_model(x->cfg, VRAMEST_ROLE_REWARD))
-        return vx_fail(VRAMEST_E_UNSUPPORTED, "rl.reward: a reward model is not modelled yet (rule or none)");
-    if (vx_config_role_model(x->cfg, VRAMEST_ROLE_CRITIC))
-        return vx_fail(VRAMEST_E_UNSUPPORTED, "rl.critic: a critic model of its own is not modelled yet (copy or none)");
+    int rc;
+    if ((rc = resolve_own_models(x, j))) return rc;
+    j->critic = cv->rl_critic == VX_CRITIC_COPY || j->critic_m;
 
     if (j->pref) return resolve_preference(x, j);
     j->engine = cv->rollout_engine != VX_ROLLOUT_AUTO ? (int)cv->rollout_engine : rt->rl_engine;
@@ -136,7 +170,7 @@ int vx_rl_resolve_job(vx_ctx *x, rl_job *j)
         if (j->engine != VX_ROLLOUT_VLLM)
             return vx_fail(VRAMEST_E_CONFLICT, "rl.rollout.engine_version is a vLLM release: the rollout engine is "
                                                "transformers (generate() runs at transformers_version)");
-        int rc = vx_runtime_check_version(vx_framework_versions(VX_FW_VLLM), "rollout_engine_version",
+        rc = vx_runtime_check_version(vx_framework_versions(VX_FW_VLLM), "rollout_engine_version",
                                           cv->rollout_engine_version, &ver);
         if (rc) return rc;
     }
@@ -155,7 +189,7 @@ int vx_rl_resolve_job(vx_ctx *x, rl_job *j)
                        "so the engine's fraction must stay below 1",
                        j->util);
 
-    int rc = resolve_reference(x, j, rt->rl_reference);
+    rc = resolve_reference(x, j, rt->rl_reference);
     if (rc) return rc;
 
     j->P = vx_infer_prompt_len(cv);

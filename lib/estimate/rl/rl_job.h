@@ -18,6 +18,10 @@ typedef struct rl_job {
     uint64_t seqs;           /* completions per trainer GPU per step */
     uint64_t mb;             /* sequences per GPU per micro-batch (training and scoring) */
     double util;             /* the engine's gpu_memory_utilization */
+    /* Models of their own (the config's role models, NULL when none),
+     * each with its precision (the job's when its own is NULL). */
+    const struct vramest_model *ref_m, *reward_m, *critic_m;
+    const vx_precision_values *ref_pv, *reward_pv, *critic_pv;
 } rl_job;
 
 /* Fill `j` from x->cv and x->rt (VRAMEST_E_CONFLICT / _UNSUPPORTED with the
