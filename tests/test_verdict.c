@@ -6,6 +6,7 @@
  * gives what it promised), and writes what vramest_spec_plan() writes. */
 #include <criterion/criterion.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,15 +83,33 @@ Test(verdict, bands_hold_the_estimate_and_follow_the_kind)
         cr_assert_eq(vramest_estimate(m, NULL, c, &r), VRAMEST_OK, "%s", vramest_last_error_message());
         static const vramest_value heads[] = {VRAMEST_VAL_PEAK_ALLOCATED, VRAMEST_VAL_PEAK_RESERVED,
                                               VRAMEST_VAL_DEVICE_TOTAL};
+        uint64_t lo[3], hi[3], v[3];
         for (size_t h = 0; h < 3; h++) {
-            uint64_t v = value(r, heads[h]), lo = 0, hi = 0;
-            cr_assert_eq(vramest_result_value_band(r, heads[h], &lo, &hi), VRAMEST_OK);
-            cr_assert(lo <= v && v <= hi, "%s: %" PRIu64 " outside %" PRIu64 "..%" PRIu64, modes[i], v, lo, hi);
-            const vx_band_basis *b = vx_band_basis_of(vx_band_kind(&r->cfg));
-            cr_assert_str_eq(b->kind, modes[i]);
-            /* the band is the calibration's ratios times the estimate */
-            if (b->high > 1) cr_assert((double)hi >= (double)v * b->high - 1 && (double)hi <= (double)v * b->high + 1);
+            v[h] = value(r, heads[h]);
+            cr_assert_eq(vramest_result_value_band(r, heads[h], &lo[h], &hi[h]), VRAMEST_OK);
+            cr_assert(lo[h] <= v[h] && v[h] <= hi[h], "%s: %" PRIu64 " outside %" PRIu64 "..%" PRIu64, modes[i], v[h],
+                      lo[h], hi[h]);
         }
+        const vx_band_basis *b = vx_band_basis_of(vx_band_kind(&r->cfg));
+        cr_assert_str_eq(b->kind, modes[i]);
+        /* allocated: the calibration's ratios times the estimate */
+        if (b->high > 1) cr_assert((double)hi[0] >= (double)v[0] * b->high - 1 && (double)hi[0] <= (double)v[0] * b->high + 1);
+        /* reserved and device_total add the allocator's and the framework's
+         * bands in quadrature (independent errors) */
+        uint64_t alo, ahi, flo, fhi, ac, fc;
+        vramest_result_get(r, VRAMEST_DEV_GPU, VRAMEST_CAT_ALLOCATOR, &ac);
+        vramest_result_get(r, VRAMEST_DEV_GPU, VRAMEST_CAT_FRAMEWORK, &fc);
+        vramest_result_get_band(r, VRAMEST_DEV_GPU, VRAMEST_CAT_ALLOCATOR, &alo, &ahi);
+        vramest_result_get_band(r, VRAMEST_DEV_GPU, VRAMEST_CAT_FRAMEWORK, &flo, &fhi);
+        double d0 = (double)(v[0] - lo[0]), u0 = (double)(hi[0] - v[0]);
+        double da = (double)(ac - alo), ua = (double)(ahi - ac), df = (double)(fc - flo), uf = (double)(fhi - fc);
+        cr_assert_eq(lo[1], v[1] - (uint64_t)ceil(sqrt(d0 * d0 + da * da)));
+        cr_assert_eq(hi[1], v[1] + (uint64_t)ceil(sqrt(u0 * u0 + ua * ua)));
+        cr_assert_eq(lo[2], v[2] - (uint64_t)ceil(sqrt(d0 * d0 + da * da + df * df)));
+        cr_assert_eq(hi[2], v[2] + (uint64_t)ceil(sqrt(u0 * u0 + ua * ua + uf * uf)));
+        cr_assert_lt(hi[2] - v[2], (hi[0] - v[0]) + (ahi - ac) + (fhi - fc) + 1, "narrower than worst on worst");
+        /* training: the allocator's band is the measured fragmentation of the allocated bytes */
+        if (b->frag_runs) cr_assert((double)ahi >= (double)v[0] * b->frag_high - 1, "%s", modes[i]);
         vramest_result_free(r);
         vramest_config_free(c);
     }

@@ -190,8 +190,8 @@ int print_table(const vramest_result *r, json_object *plan, const out_opts *o)
     }
     json_object *basis = jget(plan, "gpu.band_basis"), *runs = jget(basis, "measured_runs");
     if (basis && runs)
-        printf("  (headline bands: at least 90%% of %d measured %s runs fall inside; a category's band is its own "
-               "term's range)\n",
+        printf("  (peak_allocated's band holds 90%% of %d measured %s runs; reserved and total add the measured "
+               "fragmentation; a category's band is its own term's)\n",
                json_object_get_int(runs), jstr(basis, "kind") ? jstr(basis, "kind") : "?");
     int ok_load;
     uint64_t load_peak = value_or_zero(r, VRAMEST_VAL_LOAD_PEAK, &ok_load);

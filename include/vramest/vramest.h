@@ -1262,10 +1262,12 @@ typedef enum vramest_value {
 /**
  * @brief The verdict of a job on its device (::VRAMEST_VAL_VERDICT).
  *
- * The headline figures come with a band calibrated on measured runs: at
- * least 90% of the published measurements of jobs of the same kind (load,
- * inference, serving, training) fall inside it (docs/methodology.md,
- * "Bands"). The verdict compares the band of `device_total` with the usable
+ * The headline figures come with bands from measurements: peak_allocated's
+ * holds at least 90% of the trustworthy measured runs of jobs of the same
+ * kind (load, inference, serving, training), and peak_reserved's and
+ * device_total's combine it with the measured fragmentation of the caching
+ * allocator and the CUDA context's range (docs/methodology.md, "Bands of
+ * the headline figures"). The verdict compares the band of `device_total` with the usable
  * memory, the device's capacity minus the headroom. `fits`
  * (::VRAMEST_VAL_FITS) stays the comparison of the estimate itself.
  * @since 1.0

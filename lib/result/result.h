@@ -120,12 +120,17 @@ struct vramest_result {
 /* Kinds of job whose measured runs calibrate the headline bands (bands.c). */
 enum { VX_BAND_LOAD = 0, VX_BAND_INFER = 1, VX_BAND_SERVE = 2, VX_BAND_TRAIN = 3, VX_NBAND = 4 };
 
-/* The calibration of a kind: ratios measured / estimated that bound at
- * least 90% of its measured runs, and how many runs that is. */
+/* The calibration of a kind (bands.c): the ratios measured / estimated of
+ * peak_allocated that hold at least 90% of its trustworthy measurements,
+ * and the fragmentation (reserved - allocated) / allocated measured in one
+ * run, with how many runs and pairs each rests on (frag_runs 0: none
+ * measured, the allocator term keeps its own band). */
 typedef struct vx_band_basis {
     const char *kind;
     double low, high;
     int runs;
+    double frag_low, frag_high;
+    int frag_runs;
 } vx_band_basis;
 const vx_band_basis *vx_band_basis_of(int kind) VX_HIDDEN;
 int vx_band_kind(const vx_config_values *c) VX_HIDDEN;

@@ -167,8 +167,12 @@ static void write_plan(vx_jw *w, const struct vramest_result *r, const vx_fix *f
     vx_jw_u64(w, r->val[VRAMEST_VAL_LOAD_PEAK]);
     const vx_band_basis *b = vx_band_basis_of(r->band_kind);
     vx_jw_key(w, "band_basis", &g);
-    vx_jw_printf(w, "{\"kind\":\"%s\",\"measured_runs\":%d,\"low\":%.3f,\"high\":%.3f}", b->kind, b->runs, b->low,
-                 b->high);
+    vx_jw_printf(w, "{\"kind\":\"%s\",\"measured_runs\":%d,\"low\":%.3f,\"high\":%.3f,\"fragmentation\":",
+                 b->kind, b->runs, b->low, b->high);
+    if (b->frag_runs)
+        vx_jw_printf(w, "[%.3f,%.3f],\"fragmentation_runs\":%d}", b->frag_low, b->frag_high, b->frag_runs);
+    else
+        vx_jw_puts(w, "null,\"fragmentation_runs\":0}");
     vx_jw_put(w, "}", 1);
 
     offload_device(w, r, VRAMEST_DEV_HOST, VRAMEST_VAL_HOST_TOTAL, &f);
