@@ -20,7 +20,9 @@ MIN_RUNS runs of its own takes its parent's runs with it.
 
     bands.py collect FILE.jsonl ... [-o tests/data/bands/measured.jsonl]
         keep the headline-metric cases of validation files (id, source,
-        confidence, spec, metric, measured_bytes)
+        confidence, spec, metric, measured_bytes); a case already in the
+        fixture keeps its spec there (edited to name the stack it was
+        measured on)
     bands.py table --cli CLI --harness TEST_BINARY [FIXTURE]
         print the ratios, the rows of lib/result/bands.c and the tables of
         docs/methodology.md
@@ -157,6 +159,9 @@ def pooled(by_kind, kind):
 
 
 def cmd_collect(args):
+    # A spec already in the fixture may have been edited to name the stack
+    # its run was measured on (runtime.*_version): keep it.
+    edited = {c["id"]: c["spec"] for c in read(args.out)} if os.path.exists(args.out) else {}
     kept = 0
     with open(args.out, "w", encoding="utf-8") as out:
         for path in args.files:
@@ -165,6 +170,7 @@ def cmd_collect(args):
                     continue
                 keep = {k: case[k] for k in ("id", "source", "confidence", "spec", "metric", "measured_bytes")
                         if k in case}
+                keep["spec"] = edited.get(case["id"], keep["spec"])
                 out.write(json.dumps(keep, sort_keys=True) + "\n")
                 kept += 1
     print("collect: %d cases -> %s" % (kept, args.out))
