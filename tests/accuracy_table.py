@@ -1,19 +1,21 @@
 #!/usr/bin/env python3
 """The accuracy table at the top of docs/methodology.md, made from runs.
 
-Two sources: the published measurements (validation case files, each line a
-job spec with a measured figure: ../shared/validation/visible.jsonl and
-friends, scored as ../shared/bin/accuracy scores them), and the CPU torch
-harness (tests/data/harness, the per-run lines tests/test_train_harness
-prints). Every case gets a row: measured, estimated, error, within its
-tolerance; a case the CLI cannot express yet is listed as such.
+Sources, each a table of its own:
+- case files (validation cases, each line a job spec with a measured figure:
+  tests/data/visible.jsonl, the published GPU measurements and exact counts,
+  and tests/data/zoo.jsonl, exact parameter counts of real 2024-2026
+  configs; copies of ../shared/validation), scored exactly as
+  ../shared/bin/accuracy scores them, so the summary lines agree with it;
+- the CPU torch harness of training (the per-run lines test_train_harness
+  prints) and of inference (the lines test_infer's harness tests log).
 
-    accuracy_table.py print --cli CLI --harness TEST_BINARY CASES.jsonl ...
-    accuracy_table.py write --cli CLI --harness TEST_BINARY DOC.md CASES.jsonl ...
-        replace the block between the markers in DOC.md
-    accuracy_table.py check --cli CLI --harness TEST_BINARY DOC.md CASES.jsonl ...
-        (meson test) fail when the block in DOC.md is not what the runs give;
-        exit 77 (skipped) when a case file is missing
+    accuracy_table.py print --cli CLI --train-harness BIN --infer-harness BIN CASES.jsonl ...
+    accuracy_table.py write ... --doc DOC.md CASES.jsonl ...
+        replace the block between the markers in DOC.md (or put it after
+        DOC.md's opening paragraph)
+    accuracy_table.py check ... --doc DOC.md CASES.jsonl ...
+        (meson test) fail when the block in DOC.md is not what the runs give
 
 Standard library only.
 """
@@ -32,6 +34,11 @@ ALIASES = {"params": "params.total", "trainable": "params.trainable", "weights":
            "peak_allocated": "gpu.peak_allocated", "peak_reserved": "gpu.peak_reserved",
            "device_total": "gpu.device_total"}
 GIB = float(1 << 30)
+TITLES = {"visible.jsonl": "Published GPU measurements and exact counts (`tests/data/visible.jsonl`)",
+          "zoo.jsonl": "Exact parameter counts of real 2024–2026 configs (`tests/data/zoo.jsonl`)"}
+# test_infer.c's harness_case bounds per compared figure
+INFER_TOL = {"weights+buffers": 0.001, "kv after decode": 0.0, "kv after prefill": 0.0,
+             "prefill peak": 0.05, "decode peak": 0.05}
 
 
 def pick(plan, metric):
@@ -41,124 +48,171 @@ def pick(plan, metric):
     return value
 
 
-def published(cli, paths):
+def cases(cli, path):
     rows = []
-    for path in paths:
-        with open(path, encoding="utf-8") as f:
-            for line in f:
-                line = line.strip()
-                if not line or line.startswith("#"):
-                    continue
-                case = json.loads(line)
-                with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as t:
-                    json.dump(case["spec"], t)
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            case = json.loads(line)
+            with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as t:
+                json.dump(case["spec"], t)
+            try:
+                out = subprocess.run([cli, "--spec", t.name, "--json"], capture_output=True, text=True,
+                                     timeout=60)
+            finally:
+                os.unlink(t.name)
+            row = {"id": case["id"], "metric": case["metric"], "measured": case["measured_bytes"],
+                   "tol": case.get("tolerance", 0.1), "confidence": case.get("confidence", "")}
+            # as ../shared/bin/accuracy: a non-zero exit is a failed case
+            if out.returncode != 0:
+                lines = (out.stderr or out.stdout).strip().splitlines()
+                row["refused"] = lines[-1] if lines else "exit %d" % out.returncode
+            else:
                 try:
-                    out = subprocess.run([cli, "--spec", t.name, "--json"], capture_output=True, text=True,
-                                         timeout=60)
-                finally:
-                    os.unlink(t.name)
-                row = {"id": case["id"], "file": os.path.basename(path), "metric": case["metric"],
-                       "measured": case["measured_bytes"], "tol": case.get("tolerance", 0.1)}
-                if out.returncode != 0:
-                    row["refused"] = (out.stderr.strip().splitlines() or ["exit %d" % out.returncode])[-1]
-                else:
-                    try:
-                        row["estimated"] = pick(json.loads(out.stdout), case["metric"])
-                    except (KeyError, TypeError):
-                        row["refused"] = "the plan has no %s" % case["metric"]
-                rows.append(row)
+                    row["estimated"] = pick(json.loads(out.stdout), case["metric"])
+                except (KeyError, TypeError, ValueError):
+                    row["refused"] = "the plan has no %s" % case["metric"]
+            rows.append(row)
     return rows
 
 
-HARNESS_LINE = re.compile(r"^(--.*?)\s+est\s+(\d+)\s+want\s+(\d+)\s+([+-]?\d+\.\d)%")
+TRAIN_LINE = re.compile(r"^(--.*?)\s+est\s+(\d+)\s+want\s+(\d+)\s+([+-]?\d+\.\d)%")
+INFER_LINE = re.compile(r"^\[----\]\s+(\S+\.json)\s+(.+?)\s+est\s+(\d+)\s+meas\s+(\d+)\s")
 
 
-def harness(binary):
+def run_harness(cmd):
     env = dict(os.environ)
     env.setdefault("VRAMEST_TEST_DATA", os.path.join(os.path.dirname(os.path.abspath(__file__)), "data"))
-    out = subprocess.run([binary], capture_output=True, text=True, timeout=600, env=env)
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=env)
+    return (out.stderr + out.stdout).splitlines()
+
+
+def train_harness(binary):
     rows = []
-    for line in (out.stderr + out.stdout).splitlines():
-        m = HARNESS_LINE.match(line.strip())
+    for line in run_harness([binary]):
+        m = TRAIN_LINE.match(line.strip())
         if m:
-            rows.append({"id": m.group(1), "metric": "peak_allocated (CPU tensor bytes)",
-                         "measured": int(m.group(3)), "estimated": int(m.group(2)), "tol": 0.05})
+            rows.append({"id": "`%s`" % m.group(1), "metric": "peak_allocated", "measured": int(m.group(3)),
+                         "estimated": int(m.group(2)), "tol": 0.05})
     return rows
+
+
+def infer_harness(binary):
+    rows = []
+    for line in run_harness([binary, "--filter", "harness/*", "--verbose", "--jobs", "1"]):
+        m = INFER_LINE.match(line.strip())
+        if m:
+            what = m.group(2).strip()
+            rows.append({"id": "`%s`" % m.group(1), "metric": what, "measured": int(m.group(4)),
+                         "estimated": int(m.group(3)), "tol": INFER_TOL.get(what, 0.05)})
+    order = list(INFER_TOL)
+    return sorted(rows, key=lambda r: (r["id"], order.index(r["metric"]) if r["metric"] in order else len(order)))
 
 
 def fmt(b, metric):
-    return "%d" % b if metric in ("params", "trainable") else "%.3f GiB" % (b / GIB)
+    if metric in ("params", "trainable"):
+        return "{:,}".format(int(b))
+    return "%.3f GiB" % (b / GIB) if b >= GIB else "%.3f MiB" % (b / (1 << 20))
+
+
+def err(r):
+    return r["estimated"] / r["measured"] - 1 if r["measured"] else 0.0
 
 
 def summary(rows):
-    errs = [abs(r["estimated"] / r["measured"] - 1) for r in rows if "estimated" in r and r["measured"]]
-    inside = sum(1 for r in rows if "estimated" in r and abs(r["estimated"] / r["measured"] - 1) <= r["tol"])
-    refused = sum(1 for r in rows if "refused" in r)
+    """../shared/bin/accuracy's summary line, word for word."""
+    errs = sorted(abs(err(r)) for r in rows if "estimated" in r)
+    within = sum(1 for r in rows if "estimated" in r and abs(err(r)) <= r["tol"])
+    failed = sum(1 for r in rows if "refused" in r)
     if not errs:
-        return "%d cases, none estimated" % len(rows)
-    errs.sort()
+        return "%d cases, none estimated, failed %d" % (len(rows), failed)
     p90 = errs[min(len(errs) - 1, int(0.9 * len(errs)))]
-    return ("%d cases: %d estimated, median |err| %.1f%%, p90 %.1f%%, max %.1f%%, within tolerance %d, "
-            "not expressible yet %d" % (len(rows), len(errs), 100 * statistics.median(errs), 100 * p90,
-                                        100 * errs[-1], inside, refused))
+    return "%d cases, median |err| %.1f%%, p90 %.1f%%, max %.1f%%, within tolerance %d/%d, failed %d" % (
+        len(rows), 100 * statistics.median(errs), 100 * p90, 100 * errs[-1], within, len(rows), failed)
 
 
-def table(pub, har):
-    out = [BEGIN, "", "### Accuracy: every measured case, as this version estimates it", ""]
-    out.append("Published GPU measurements (" + summary(pub) + "); the CPU torch harness (" + summary(har) +
-               "). Error = estimated / measured − 1; a case is inside when |error| ≤ its tolerance.")
-    out += ["", "| case | metric | measured | estimated | error | inside |", "|---|---|---|---|---|---|"]
-    for r in pub + har:
+def cell(text):
+    return text.replace("|", "/").replace("@", "\\@")
+
+
+def section(title, rows, with_confidence):
+    out = ["### " + title, "", "accuracy: " + summary(rows), ""]
+    head = ["case"] + (["confidence"] if with_confidence else []) + ["metric", "measured", "estimated",
+                                                                     "error", "tolerance"]
+    out += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for r in rows:
+        first = [cell(r["id"])] + ([r["confidence"]] if with_confidence else [])
         if "refused" in r:
-            reason = r["refused"].replace("|", "/")[:110]
-            out.append("| %s | %s | %s | — | not expressible yet: %s | — |" % (
-                r["id"], r["metric"], fmt(r["measured"], r["metric"]), reason))
-            continue
-        e = r["estimated"] / r["measured"] - 1 if r["measured"] else 0.0
-        out.append("| %s | %s | %s | %s | %+.1f%% | %s |" % (
-            r["id"].replace("|", "/"), r["metric"], fmt(r["measured"], r["metric"]),
-            fmt(r["estimated"], r["metric"]), 100 * e, "yes" if abs(e) <= r["tol"] else "no"))
-    out += ["", END]
+            vals = [r["metric"], fmt(r["measured"], r["metric"]), "—", "failed: " + cell(r["refused"][:120]),
+                    "%g%%" % (100 * r["tol"])]
+        else:
+            e = err(r)
+            vals = [r["metric"], fmt(r["measured"], r["metric"]), fmt(r["estimated"], r["metric"]),
+                    "%+.1f%%%s" % (100 * e, "" if abs(e) <= r["tol"] else " **outside**"),
+                    "%g%%" % (100 * r["tol"])]
+        out.append("| " + " | ".join(first + vals) + " |")
+    return out + [""]
+
+
+def table(case_sets, train, infer):
+    out = [BEGIN, "", "## Accuracy: every measured case, as this version estimates it", "",
+           "Generated by `tests/accuracy_table.py` from runs of this version (`meson test accuracy-table` fails",
+           "when it is stale; `meson compile -C build accuracy-table` rewrites it). Error = estimated / measured",
+           "− 1; a case is outside when |error| exceeds its tolerance; a failed case is one the CLI refuses",
+           "(its message is shown). Each case's source (URL or repository path at a commit), confidence and",
+           "the assumptions it needed are in its line of the case file, under the same id.", ""]
+    for name, rows in case_sets:
+        out += section(TITLES.get(name, "`%s`" % name), rows, True)
+    out += section("CPU torch harness, training steps (`tests/data/harness`, `tests/test_train_harness.c`): "
+                   "peak of tensor bytes over the step", train, False)
+    out += section("CPU torch harness, generate() prefill and decode (`tests/data/harness_infer`, "
+                   "`tests/test_infer.c`)", infer, False)
+    out += [END]
     return "\n".join(out) + "\n"
-
-
-def block_of(doc):
-    with open(doc, encoding="utf-8") as f:
-        text = f.read()
-    i, j = text.find(BEGIN), text.find(END)
-    return text, i, (j + len(END) + 1 if j >= 0 else -1)
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("action", choices=["print", "write", "check"])
     ap.add_argument("--cli", required=True)
-    ap.add_argument("--harness", required=True)
+    ap.add_argument("--train-harness", required=True)
+    ap.add_argument("--infer-harness", required=True)
+    ap.add_argument("--doc")
     ap.add_argument("paths", nargs="+")
     a = ap.parse_args()
-    doc = None
-    paths = a.paths
-    if a.action != "print":
-        doc, paths = paths[0], paths[1:]
-    missing = [p for p in paths if not os.path.exists(p)]
-    if missing:
-        print("skipped: no %s" % ", ".join(missing))
-        return 77
-    block = table(published(a.cli, paths), harness(a.harness))
+    if a.action != "print" and not a.doc:
+        ap.error("%s needs --doc" % a.action)
+    block = table([(os.path.basename(p), cases(a.cli, p)) for p in a.paths], train_harness(a.train_harness),
+                  infer_harness(a.infer_harness))
     if a.action == "print":
         sys.stdout.write(block)
         return 0
-    text, i, j = block_of(doc)
+    with open(a.doc, encoding="utf-8") as f:
+        text = f.read()
+    i, j = text.find(BEGIN), text.find(END)
+    j = j + len(END) + 1 if j >= 0 else -1
     if a.action == "write":
-        text = text[:i] + block + text[j:] if i >= 0 and j >= 0 else block + "\n" + text
-        with open(doc, "w", encoding="utf-8") as f:
-            f.write(text)
+        if i < 0 or j < 0:  # after the title and the opening paragraph
+            k = text.find("\n\n", text.find("\n\n") + 2)
+            i = j = k + 2 if k >= 0 else len(text)
+            block += "\n"
+        with open(a.doc, "w", encoding="utf-8") as f:
+            f.write(text[:i] + block + text[j:])
         return 0
     if i < 0 or j < 0:
-        print("FAIL: %s has no accuracy table (run tests/accuracy_table.py write)" % doc)
+        print("FAIL: %s has no accuracy table (meson compile -C build accuracy-table)" % a.doc)
         return 1
     if text[i:j] != block:
-        print("FAIL: the accuracy table in %s is stale: run tests/accuracy_table.py write" % doc)
+        got, want = text[i:j].splitlines(), block.splitlines()
+        diff = [(g, w) for g, w in zip(got, want) if g != w][:5]
+        print("FAIL: the accuracy table in %s is stale (meson compile -C build accuracy-table); first "
+              "differences (committed / now):" % a.doc)
+        for g, w in diff:
+            print("  - " + g + "\n  + " + w)
+        if len(got) != len(want):
+            print("  %d lines committed, %d now" % (len(got), len(want)))
         return 1
     print("ok: the accuracy table matches the runs")
     return 0
