@@ -17,8 +17,9 @@
 
 #define MIB(x) ((uint64_t)(x) * VX_MIB)
 
-/* Context sizes are empirical (research note §2.1: ~300-450 MiB bare with lazy
- * loading, growing by 100-400 MiB as kernels load); 500 MiB is the default
+/* Context sizes are empirical (~300-450 MiB bare with lazy loading,
+ * https://github.com/pytorch/pytorch/pull/86509, growing by 100-400 MiB as
+ * kernels load; docs/methodology.md "CUDA context"); 500 MiB is the default
  * after a training step on CUDA 12. Users override it with cuda_context_mib.
  * Aliases after the short names are the product names of nvidia-smi. */
 const vx_gpu vx_gpus[] = {
