@@ -134,7 +134,8 @@ def summary(rows):
 
 
 def cell(text):
-    return text.replace("|", "/").replace("@", "\\@")
+    # '@' stays: docs/md_for_doxygen.py escapes it for Doxygen
+    return text.replace("|", "/")
 
 
 def section(title, rows, with_confidence):
