@@ -138,14 +138,20 @@ static void layout_items(json_object *plan, int *first)
 
 static void runtime_items(json_object *plan, int *first)
 {
-    item(first, "framework %s", js(plan, "settings.runtime.framework"));
+    /* The framework's own version belongs to its name: "framework 0.19.5"
+     * beside "framework deepspeed" read as two frameworks. */
+    const char *fw_version = jstr(plan, "settings.runtime.framework_version");
+    if (fw_version && *fw_version)
+        item(first, "framework %s %s", js(plan, "settings.runtime.framework"), fw_version);
+    else
+        item(first, "framework %s", js(plan, "settings.runtime.framework"));
     json_object *rt = jget(plan, "settings.runtime");
     if (rt && json_object_is_type(rt, json_type_object)) {
         json_object_object_foreach(rt, key, val)
         {
             size_t l = strlen(key);
-            if (l > 8 && !strcmp(key + l - 8, "_version") && json_object_is_type(val, json_type_string) &&
-                *json_object_get_string(val))
+            if (l > 8 && !strcmp(key + l - 8, "_version") && strcmp(key, "framework_version") &&
+                json_object_is_type(val, json_type_string) && *json_object_get_string(val))
                 item(first, "%.*s %s", (int)(l - 8), key, json_object_get_string(val));
         }
     }

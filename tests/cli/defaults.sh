@@ -26,6 +26,10 @@ expect_json settings.precision.optimizer_states fp32 "default training: fp32 Ada
 run --model llama-2-7b --set mode=train --set framework=deepspeed --json
 expect_json settings.precision.weights bf16 "DeepSpeed: bf16 weights"
 expect_json settings.precision.master_weights fp32 "DeepSpeed: fp32 master weights"
+# The header names the framework with its version, the one the plan echoes.
+run --model llama-2-7b --set mode=train --set framework=deepspeed --set framework_version=0.14.4
+expect_out "; framework deepspeed 0.14.4;" "header: the framework's version beside its name"
+refute_out "; framework 0.14.4" "header: a bare framework version reads as a second framework"
 run --model llama-2-7b --set mode=train --set finetune=qlora --json
 expect_json settings.precision.weights nf4 "qlora: NF4 base"
 expect_json settings.precision.double_quant true "qlora: double quantization"
