@@ -1596,7 +1596,9 @@ vramest_solve_max(const vramest_model *model, const vramest_precision *prec, con
  *
  * Inference grows tensor parallelism (tp over the divisors of the heads);
  * training with ZeRO or FSDP grows data parallelism (dp, with tp/pp/cp kept);
- * training without them grows tp, then pp. Plain DDP replicates the model, so
+ * training without them grows tp, then pp. tp stays within a node (at most
+ * the config's gpus_per_node); beyond it, pipeline stages of a node's tp, when
+ * that takes fewer GPUs than pp alone. Plain DDP replicates the model, so
  * more GPUs never help it: that is ::VRAMEST_E_DOES_NOT_FIT with the reason.
  * @param[in] model the model.
  * @param[in] prec the precision policy.

@@ -216,7 +216,10 @@ static int try_dim(const struct vramest_model *m, const struct vramest_precision
     /* Real pipelines stop well before 1024 stages; the bound keeps a solve
      * over a hostile 100,000-layer spec to a few dozen estimates. */
     int64_t depth = s->layers + s->enc_layers;
-    int64_t limit = dim == VRAMEST_CFG_TP ? s->heads : (depth < 1024 ? depth : 1024);
+    /* A tensor-parallel group stays inside a node: its all-reduces run in
+     * every layer and need the NVLink domain, so no one launches tp 32. */
+    int64_t tp_limit = s->heads < cfg->v.gpus_per_node ? s->heads : cfg->v.gpus_per_node;
+    int64_t limit = dim == VRAMEST_CFG_TP ? tp_limit : (depth < 1024 ? depth : 1024);
     for (int64_t k = 1; k <= limit;) {
         rc = fit_dim(m, p, cfg, dim, k, max_gpus, criterion, &c, &fits);
         if (rc == VRAMEST_E_RANGE) return VRAMEST_OK; /* the world size passed max_gpus */
@@ -233,6 +236,31 @@ static int try_dim(const struct vramest_model *m, const struct vramest_precision
         } else { /* 1, 2, 3, 4, 6, 8, 12, 16, 24, ... */
             k = k < 2 ? 2 : (k & (k - 1)) == 0 ? k + k / 2 : k + k / 3;
         }
+    }
+    return VRAMEST_OK;
+}
+
+/* Beyond one node's tensor parallelism: pipeline stages over nodes, each
+ * stage a tensor-parallel group of the node's size (the largest divisor of
+ * the heads within gpus_per_node). Replaces the answer found so far when it
+ * needs fewer GPUs (pp alone may need more stages than tp x pp GPUs). */
+static int pipeline_over_nodes(const struct vramest_model *m, const struct vramest_precision *p,
+                               const struct vramest_config *cfg, int64_t max_gpus, int criterion,
+                               struct vramest_config *out_cfg, int64_t *out_gpus, int *found)
+{
+    int64_t tp = m->shape.heads < cfg->v.gpus_per_node ? m->shape.heads : cfg->v.gpus_per_node;
+    while (tp > 1 && m->shape.heads % tp) tp--;
+    if (tp <= 1) return VRAMEST_OK;
+    struct vramest_config node = *cfg, c;
+    int rc = vx_opt_set_i64(&node.v, node.set_bits, VRAMEST_HANDLE_CONFIG, VRAMEST_CFG_TP, tp);
+    if (rc) return rc;
+    int64_t gpus = 0;
+    int ok = 0;
+    if ((rc = try_dim(m, p, &node, VRAMEST_CFG_PP, max_gpus, criterion, &gpus, &c, &ok))) return rc;
+    if (ok && (!*found || gpus < *out_gpus)) {
+        *out_gpus = gpus;
+        if (out_cfg) *out_cfg = c;
+        *found = 1;
     }
     return VRAMEST_OK;
 }
@@ -256,10 +284,15 @@ int vx_solve_min_gpus(const struct vramest_model *model, const struct vramest_pr
         dims[nd++] = VRAMEST_CFG_PP;
     }
     int found = 0, rc;
-    for (size_t i = 0; i < nd; i++) {
+    size_t i = 0;
+    for (; i < nd && !found; i++)
         if ((rc = try_dim(model, prec, cfg, dims[i], max_gpus, criterion, out_gpus, out_cfg, &found))) return rc;
-        if (found) return VRAMEST_OK;
-    }
+    /* tp within a node did not fit, or pp alone did at some count */
+    int by_tp = found && dims[i - 1] == VRAMEST_CFG_TP;
+    if (dims[0] == VRAMEST_CFG_TP && !by_tp &&
+        (rc = pipeline_over_nodes(model, prec, cfg, max_gpus, criterion, out_cfg, out_gpus, &found)))
+        return rc;
+    if (found) return VRAMEST_OK;
     if (v->mode == VX_MODE_TRAIN && v->zero_stage == 0 && v->fsdp == VX_FSDP_NONE)
         return vx_fail(VRAMEST_E_DOES_NOT_FIT,
                        "no tensor/pipeline layout up to %lld GPUs fits; plain data parallelism replicates the model, "

@@ -63,6 +63,19 @@ run "${MIN[@]}" --set gpus=$((g - 1)) --json
 expect_json fits false "gpus=$((g - 1)) does not fit"
 run "${MIN[@]}" --min gpus
 expect_out "solution: gpus = $g (the smallest" "--min gpus table"
+# Without sharding, tensor parallelism stays inside a node (gpus_per_node)
+# and pipeline stages of that tp span nodes: a 70B full fine-tune on H100s
+# is tp 8 x pp k, not tp 32.
+for node in 8 4; do
+    run --model llama-3.1-70b --set mode=train --device H100 --set gpus_per_node=$node --min gpus --json
+    g=$(json_get solution.value) tp=$(json_get settings.parallel.tp) pp=$(json_get settings.parallel.pp)
+    [ -n "$g" ] && [ "$g" != null ] || fail "70B --min gpus (node $node): no answer"
+    [ "$tp" -le "$node" ] || fail "70B --min gpus: tp $tp spans nodes of $node GPUs"
+    [ $((tp * pp)) -eq "$g" ] || fail "70B --min gpus: tp $tp x pp $pp is not $g GPUs"
+    [ "$pp" -gt 1 ] || fail "70B --min gpus (node $node): one node's tp was enough?"
+done
+run --model llama-3.1-70b --precision bf16 --set mode=infer --device H100 --min gpus --json
+expect_json settings.parallel.tp 2 "70B inference: tp within a node when it fits"
 run "${MIN[@]}" --min batch_size
 expect_rc 2 "--min batch_size"
 expect_err "--min gpus" "--min batch_size points at --min gpus"
