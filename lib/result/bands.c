@@ -24,7 +24,7 @@
 #include "result/result.h"
 #include "runtime/runtime.h"
 
-/* tests/bands.py table (libvramest 1.0.0, main 8cf7329 + ux): load and serve
+/* tests/bands.py table (libvramest 1.0.0, main d4b20ec + ux): load and serve
  * have too few runs of their own and take the inference runs with them; no
  * reserved / allocated pair was measured for inference. */
 static const vx_band_basis table[VX_NBAND] = {
