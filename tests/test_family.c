@@ -678,18 +678,26 @@ Test(checkpoint_storage, mxfp4_experts_take_17_bytes_per_32)
     cr_assert_eq(checkpoint_bytes(m), 2 * (params - experts) + experts / 32 * 17);
     cr_assert_eq(m->shape.torch_dtype, VRAMEST_DTYPE_BF16, "the unquantized rest is bf16 when the config says no dtype");
     vramest_model_free(m);
-    /* held as stored by default; a float precision dequantizes them */
-    uint64_t w[2];
-    for (int i = 0; i < 2; i++) {
-        vramest_result *r = zoo_estimate("zoo-params-gpt-oss-20b", NULL,
-                                         i ? "\"precision\":\"bf16\",\"workload\":{\"mode\":\"load\"}"
-                                           : "\"workload\":{\"mode\":\"load\"}");
+    /* held as stored by default and when the precision names the stored
+     * format (the loaders quantize nothing else: attention, embeddings and
+     * the head stay bf16); a float precision dequantizes them */
+    static const char *const prec[] = {"\"workload\":{\"mode\":\"load\"}",
+                                       "\"precision\":\"bf16\",\"workload\":{\"mode\":\"load\"}",
+                                       "\"precision\":{\"weights\":\"mxfp4\",\"compute\":\"bf16\"},"
+                                       "\"workload\":{\"mode\":\"load\"}"};
+    uint64_t w[3];
+    for (int i = 0; i < 3; i++) {
+        vramest_result *r = zoo_estimate("zoo-params-gpt-oss-20b", NULL, prec[i]);
         w[i] = category(r, VRAMEST_CAT_WEIGHTS);
+        if (i == 2)
+            for (uint32_t k = 0; k < vramest_result_warning_count(r); k++)
+                cr_assert_null(strstr(vramest_result_warning(r, k), "instead"), "%s", vramest_result_warning(r, k));
         vramest_result_free(r);
     }
     cr_assert_lt(w[0], 2 * (params - experts) + experts / 32 * 17 + (64u << 20), "as stored: %llu",
                  (unsigned long long)w[0]);
     cr_assert_geq(w[1], 2 * params, "bf16: %llu", (unsigned long long)w[1]);
+    cr_assert_eq(w[2], w[0], "weights mxfp4 is the checkpoint as stored: %llu", (unsigned long long)w[2]);
 }
 
 Test(checkpoint_storage, compressed_tensors_channel_fp8_keeps_the_ignored_modules)

@@ -32,7 +32,9 @@ static void quant_note(const vx_ctx *x, struct vramest_result *r)
     /* A storage the model describes (model/ckpt_quant.c) is what "as
      * stored" holds; a precision that names a storage replaces it. */
     if (x->pol.m->ckq.method != VX_CQ_NONE) {
-        if (x->pol.pv->weights == VRAMEST_DTYPE_AUTO && x->pol.rp.quant_method == VX_QM_NONE) return;
+        if ((x->pol.pv->weights == VRAMEST_DTYPE_AUTO && x->pol.rp.quant_method == VX_QM_NONE) ||
+            vx_policy_loads_as_stored(&x->pol))
+            return;
         const vx_dtype_info *w = vx_dtype(vx_policy_weight_dtype(&x->pol));
         vx_result_warn(r,
                        "the checkpoint stores its weights %s (config.json's quantization_config); the precision "
