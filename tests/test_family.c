@@ -484,6 +484,36 @@ Test(family_gpt_oss, counts_sinks_and_alternating_windows)
     vramest_model_free(m);
 }
 
+Test(family_gpt_oss, vllm_pads_the_mxfp4_experts_by_backend)
+{
+    /* gpt-oss-20b, 24 layers x 32 experts of gate_up (2 x 2880 x 2880)
+     * and down (2880 x 2880), 17 bytes per 32 values. vLLM 0.19 on H100
+     * runs triton_kernels (intermediate to 64: 2880 stays); on A100, and on
+     * H100 before 0.11.1, Marlin pads the intermediate to 2944 and the
+     * hidden size to 3072; FlashInfer on B200 both to 3072 */
+    const uint64_t E = 24ull * 32, stored = E * 3 * 2880 * 2880 / 32 * 17;
+    const uint64_t marlin = E * 3 * 2944 * 3072 / 32 * 17 - stored, fi = E * 3 * 3072 * 3072 / 32 * 17 - stored;
+    static const struct {
+        const char *device, *version;
+    } runs[] = {{"H100-80GB", "0.19.0"}, {"A100-80GB", "0.19.0"}, {"H100-80GB", "0.11.0"}, {"B200-180GB", "0.19.0"}};
+    const uint64_t want[] = {0, marlin, marlin, fi};
+    uint64_t w[4];
+    for (int i = 0; i < 4; i++) {
+        char rest[512];
+        snprintf(rest, sizeof rest,
+                 "\"device\":\"%s\",\"runtime\":{\"framework\":\"vllm\",\"framework_version\":\"%s\","
+                 "\"max_model_len\":8192},\"workload\":{\"mode\":\"infer\",\"prompt_len\":1024,\"gen_len\":16}",
+                 runs[i].device, runs[i].version);
+        vramest_result *r = zoo_estimate("zoo-params-gpt-oss-20b", NULL, rest);
+        cr_assert_not_null(r, "%s", vramest_last_error_message());
+        w[i] = category(r, VRAMEST_CAT_WEIGHTS);
+        vramest_result_free(r);
+        cr_assert_eq(w[i] - w[0], want[i], "%s vLLM %s: %llu padded bytes", runs[i].device, runs[i].version,
+                     (unsigned long long)(w[i] - w[0]));
+    }
+    cr_assert_eq(marlin, 917471232ull);
+}
+
 Test(family_gpt_oss, cache_keeps_the_window_on_sliding_layers)
 {
     /* K and V of 8 KV heads x 64 x bf16 per token and layer: 12 full
