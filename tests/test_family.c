@@ -640,6 +640,23 @@ Test(family_dsa, vllm_pool_tokens_carry_latent_and_indexer)
     vramest_result_free(r);
 }
 
+Test(family_dsa, fp8_cache_is_flashmla_ds_mla_record)
+{
+    /* DeepSeek-V3.2 on vLLM with an fp8 cache: FlashMLA's fp8_ds_mla, 512
+     * e4m3 + 4 fp32 scales + 64 bf16 rope = 656 bytes, plus the indexer's
+     * 132, on each of 61 layers (SGLang PR 11309 prints the same) */
+    vramest_result *r = zoo_estimate("zoo-params-deepseek-v3.2", NULL,
+                                     "\"precision\":{\"weights\":\"fp8\",\"compute\":\"bf16\",\"kv_cache\":\"fp8\"},"
+                                     "\"device\":\"H200\",\"parallel\":{\"gpus\":8,\"tp\":8},"
+                                     "\"runtime\":{\"framework\":\"vllm\",\"max_model_len\":8192},\"workload\":{\"mode\":\"infer\"}");
+    cr_assert_not_null(r, "%s", vramest_last_error_message());
+    uint64_t tokens = 0, kv = category(r, VRAMEST_CAT_KV_CACHE);
+    cr_assert_eq(vramest_result_value(r, VRAMEST_VAL_MAX_TOKENS, &tokens), VRAMEST_OK);
+    cr_assert_gt(tokens, 0);
+    cr_assert_eq(kv, tokens * 61 * (656 + 132), "%llu bytes per token", (unsigned long long)(kv / tokens));
+    vramest_result_free(r);
+}
+
 Test(family_dsa, indexer_schedule_is_checked)
 {
     vramest_model *m;
