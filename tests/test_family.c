@@ -747,6 +747,41 @@ Test(checkpoint_storage, mxfp4_experts_take_17_bytes_per_32)
     cr_assert_eq(w[2], w[0], "weights mxfp4 is the checkpoint as stored: %llu", (unsigned long long)w[2]);
 }
 
+Test(checkpoint_storage, llama_cpp_holds_what_gguf_conversion_writes)
+{
+    /* llama.cpp has no fp8 type: DeepSeek-V3.2's fp8 checkpoint is what
+     * convert_hf_to_gguf.py writes, bf16 (its block scales, 1/16384 of
+     * the weights, still counted); gpt-oss's MXFP4 experts are a GGML type
+     * and stay MXFP4 */
+    static const char *const cases[] = {"zoo-params-deepseek-v3.2", "zoo-params-gpt-oss-20b"};
+    static const char *const prec[] = {"", "\"precision\":\"bf16\","};
+    for (int i = 0; i < 2; i++) {
+        uint64_t w[2];
+        bool said = false;
+        for (int p = 0; p < 2; p++) {
+            char rest[512];
+            snprintf(rest, sizeof rest,
+                     "%s\"runtime\":{\"framework\":\"llama.cpp\",\"n_ctx\":4096},"
+                     "\"workload\":{\"mode\":\"infer\",\"prompt_len\":512,\"gen_len\":16}",
+                     prec[p]);
+            vramest_result *r = zoo_estimate(cases[i], NULL, rest);
+            cr_assert_not_null(r, "%s", vramest_last_error_message());
+            w[p] = category(r, VRAMEST_CAT_WEIGHTS);
+            for (uint32_t k = 0; p == 0 && k < vramest_result_warning_count(r); k++)
+                said |= strstr(vramest_result_warning(r, k), "convert_hf_to_gguf") != NULL;
+            vramest_result_free(r);
+        }
+        if (i == 0) {
+            cr_assert_geq(w[0], w[1], "%s: %llu", cases[i], (unsigned long long)w[0]);
+            cr_assert_lt(w[0], w[1] + w[1] / 1000, "%s: %llu", cases[i], (unsigned long long)w[0]);
+            cr_assert(said, "the conversion is said");
+        } else {
+            cr_assert_lt(w[0], w[1] / 10 * 7, "%s stays MXFP4: %llu", cases[i], (unsigned long long)w[0]);
+            cr_assert_not(said);
+        }
+    }
+}
+
 Test(checkpoint_storage, compressed_tensors_channel_fp8_keeps_the_ignored_modules)
 {
     /* Llama-4-Maverick-FP8's language model: only the routed experts are

@@ -468,6 +468,13 @@ static size_t pieces(const vx_policy *pol, const vx_tensor *t, vx_piece *out, bo
      * policy names a different storage for it. */
     bool stored_quant = fd != VRAMEST_DTYPE_AUTO && !is_float(fd) && fd != VX_GGML_F32 && fd != VX_GGML_F16 &&
                         fd != VX_GGML_BF16;
+    /* llama.cpp and Ollama hold GGML types only: a checkpoint stored in a
+     * format GGML has none for (fp8, compressed-tensors integers) is what
+     * convert_hf_to_gguf.py makes of it, the float dtype. */
+    if (stored_quant && pol->ggml_only && !VX_IS_GGUF_TYPE(fd) && is_castable(fd) && w == VRAMEST_DTYPE_AUTO) {
+        int d = stored_float(pol->s);
+        return push(out, 0, vx_dtype_bytes(d, elems), copies, d);
+    }
     if (stored_quant && (w == VRAMEST_DTYPE_AUTO || fd == w || !is_castable(fd))) {
         uint64_t per = vx_dtype_bytes(fd, elems);
         if (t->file_bytes && t->file_bytes / copies * copies == t->file_bytes) per = t->file_bytes / copies;
