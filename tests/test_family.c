@@ -583,6 +583,34 @@ Test(family_llama4, cache_keeps_one_chunk_on_chunked_layers)
     cr_assert_eq(zoo_kv("zoo-params-llama-4-scout-17b-16e", "pytorch", 1, 16384), per * (12ull * 16384 + 36ull * 8192));
 }
 
+Test(family_llama4, with_its_vision_tower)
+{
+    /* Maverick-FP8 as published: the language model read by the llama4
+     * family, the Llama4VisionModel and projector by the wrapper's tower;
+     * the zoo2 count (HF API total) exact. compressed-tensors' ignore list
+     * names the vision model: the tower is stored bf16, 2 bytes a
+     * parameter beside the fp8 experts. A LoRA step of the whole model runs */
+    static const char *const id = "zoo2-params-llama-4-maverick-17b-128e-instruct-fp8";
+    zoo_exact_in("zoo2.jsonl", id);
+    vramest_model *m[2] = {NULL, NULL};
+    uint64_t params[2], ckpt[2];
+    for (int i = 0; i < 2; i++) {
+        char *cfg = zoo_config(id, i ? "vision_config" : NULL);
+        cr_assert_eq(vramest_model_new(&m[i]), VRAMEST_OK);
+        cr_assert_eq(vx_parse_hf_config(m[i], cfg, strlen(cfg)), VRAMEST_OK, "%s", vramest_last_error_message());
+        free(cfg);
+        cr_assert_eq(vramest_model_param_count(m[i], &params[i], NULL), VRAMEST_OK);
+        ckpt[i] = m[i]->checkpoint_bytes;
+        vramest_model_free(m[i]);
+    }
+    cr_assert_gt(params[0], params[1]);
+    cr_assert_eq(ckpt[0] - ckpt[1], 2 * (params[0] - params[1]), "tower: %llu params, %llu bytes",
+                 (unsigned long long)(params[0] - params[1]), (unsigned long long)(ckpt[0] - ckpt[1]));
+    char *v = zoo_value(id, "quantization_config");
+    trains_model(v, id);
+    free(v);
+}
+
 Test(family_llama4, trains_and_checks_its_lists)
 {
     zoo_trains("zoo-params-llama-4-scout-17b-16e");
