@@ -484,6 +484,36 @@ Test(family_gpt_oss, counts_sinks_and_alternating_windows)
     vramest_model_free(m);
 }
 
+Test(family_gpt_oss, vllm_pads_the_mxfp4_experts_by_backend)
+{
+    /* gpt-oss-20b, 24 layers x 32 experts of gate_up (2 x 2880 x 2880)
+     * and down (2880 x 2880), 17 bytes per 32 values. vLLM 0.19 on H100
+     * runs triton_kernels (intermediate to 64: 2880 stays); on A100, and on
+     * H100 before 0.11.1, Marlin pads the intermediate to 2944 and the
+     * hidden size to 3072; FlashInfer on B200 both to 3072 */
+    const uint64_t E = 24ull * 32, stored = E * 3 * 2880 * 2880 / 32 * 17;
+    const uint64_t marlin = E * 3 * 2944 * 3072 / 32 * 17 - stored, fi = E * 3 * 3072 * 3072 / 32 * 17 - stored;
+    static const struct {
+        const char *device, *version;
+    } runs[] = {{"H100-80GB", "0.19.0"}, {"A100-80GB", "0.19.0"}, {"H100-80GB", "0.11.0"}, {"B200-180GB", "0.19.0"}};
+    const uint64_t want[] = {0, marlin, marlin, fi};
+    uint64_t w[4];
+    for (int i = 0; i < 4; i++) {
+        char rest[512];
+        snprintf(rest, sizeof rest,
+                 "\"device\":\"%s\",\"runtime\":{\"framework\":\"vllm\",\"framework_version\":\"%s\","
+                 "\"max_model_len\":8192},\"workload\":{\"mode\":\"infer\",\"prompt_len\":1024,\"gen_len\":16}",
+                 runs[i].device, runs[i].version);
+        vramest_result *r = zoo_estimate("zoo-params-gpt-oss-20b", NULL, rest);
+        cr_assert_not_null(r, "%s", vramest_last_error_message());
+        w[i] = category(r, VRAMEST_CAT_WEIGHTS);
+        vramest_result_free(r);
+        cr_assert_eq(w[i] - w[0], want[i], "%s vLLM %s: %llu padded bytes", runs[i].device, runs[i].version,
+                     (unsigned long long)(w[i] - w[0]));
+    }
+    cr_assert_eq(marlin, 917471232ull);
+}
+
 Test(family_gpt_oss, cache_keeps_the_window_on_sliding_layers)
 {
     /* K and V of 8 KV heads x 64 x bf16 per token and layer: 12 full
@@ -553,6 +583,34 @@ Test(family_llama4, cache_keeps_one_chunk_on_chunked_layers)
     cr_assert_eq(zoo_kv("zoo-params-llama-4-scout-17b-16e", "pytorch", 1, 16384), per * (12ull * 16384 + 36ull * 8192));
 }
 
+Test(family_llama4, with_its_vision_tower)
+{
+    /* Maverick-FP8 as published: the language model read by the llama4
+     * family, the Llama4VisionModel and projector by the wrapper's tower;
+     * the zoo2 count (HF API total) exact. compressed-tensors' ignore list
+     * names the vision model: the tower is stored bf16, 2 bytes a
+     * parameter beside the fp8 experts. A LoRA step of the whole model runs */
+    static const char *const id = "zoo2-params-llama-4-maverick-17b-128e-instruct-fp8";
+    zoo_exact_in("zoo2.jsonl", id);
+    vramest_model *m[2] = {NULL, NULL};
+    uint64_t params[2], ckpt[2];
+    for (int i = 0; i < 2; i++) {
+        char *cfg = zoo_config(id, i ? "vision_config" : NULL);
+        cr_assert_eq(vramest_model_new(&m[i]), VRAMEST_OK);
+        cr_assert_eq(vx_parse_hf_config(m[i], cfg, strlen(cfg)), VRAMEST_OK, "%s", vramest_last_error_message());
+        free(cfg);
+        cr_assert_eq(vramest_model_param_count(m[i], &params[i], NULL), VRAMEST_OK);
+        ckpt[i] = m[i]->checkpoint_bytes;
+        vramest_model_free(m[i]);
+    }
+    cr_assert_gt(params[0], params[1]);
+    cr_assert_eq(ckpt[0] - ckpt[1], 2 * (params[0] - params[1]), "tower: %llu params, %llu bytes",
+                 (unsigned long long)(params[0] - params[1]), (unsigned long long)(ckpt[0] - ckpt[1]));
+    char *v = zoo_value(id, "quantization_config");
+    trains_model(v, id);
+    free(v);
+}
+
 Test(family_llama4, trains_and_checks_its_lists)
 {
     zoo_trains("zoo-params-llama-4-scout-17b-16e");
@@ -607,6 +665,23 @@ Test(family_dsa, vllm_pool_tokens_carry_latent_and_indexer)
     cr_assert_gt(tokens, 0);
     cr_assert_eq(kv, tokens * per_token, "%llu bytes per token", (unsigned long long)(kv / tokens));
     cr_assert_lt(pool - kv, 16 * per_token, "the pool's remainder is less than a block");
+    vramest_result_free(r);
+}
+
+Test(family_dsa, fp8_cache_is_flashmla_ds_mla_record)
+{
+    /* DeepSeek-V3.2 on vLLM with an fp8 cache: FlashMLA's fp8_ds_mla, 512
+     * e4m3 + 4 fp32 scales + 64 bf16 rope = 656 bytes, plus the indexer's
+     * 132, on each of 61 layers (SGLang PR 11309 prints the same) */
+    vramest_result *r = zoo_estimate("zoo-params-deepseek-v3.2", NULL,
+                                     "\"precision\":{\"weights\":\"fp8\",\"compute\":\"bf16\",\"kv_cache\":\"fp8\"},"
+                                     "\"device\":\"H200\",\"parallel\":{\"gpus\":8,\"tp\":8},"
+                                     "\"runtime\":{\"framework\":\"vllm\",\"max_model_len\":8192},\"workload\":{\"mode\":\"infer\"}");
+    cr_assert_not_null(r, "%s", vramest_last_error_message());
+    uint64_t tokens = 0, kv = category(r, VRAMEST_CAT_KV_CACHE);
+    cr_assert_eq(vramest_result_value(r, VRAMEST_VAL_MAX_TOKENS, &tokens), VRAMEST_OK);
+    cr_assert_gt(tokens, 0);
+    cr_assert_eq(kv, tokens * 61 * (656 + 132), "%llu bytes per token", (unsigned long long)(kv / tokens));
     vramest_result_free(r);
 }
 
@@ -678,18 +753,61 @@ Test(checkpoint_storage, mxfp4_experts_take_17_bytes_per_32)
     cr_assert_eq(checkpoint_bytes(m), 2 * (params - experts) + experts / 32 * 17);
     cr_assert_eq(m->shape.torch_dtype, VRAMEST_DTYPE_BF16, "the unquantized rest is bf16 when the config says no dtype");
     vramest_model_free(m);
-    /* held as stored by default; a float precision dequantizes them */
-    uint64_t w[2];
-    for (int i = 0; i < 2; i++) {
-        vramest_result *r = zoo_estimate("zoo-params-gpt-oss-20b", NULL,
-                                         i ? "\"precision\":\"bf16\",\"workload\":{\"mode\":\"load\"}"
-                                           : "\"workload\":{\"mode\":\"load\"}");
+    /* held as stored by default and when the precision names the stored
+     * format (the loaders quantize nothing else: attention, embeddings and
+     * the head stay bf16); a float precision dequantizes them */
+    static const char *const prec[] = {"\"workload\":{\"mode\":\"load\"}",
+                                       "\"precision\":\"bf16\",\"workload\":{\"mode\":\"load\"}",
+                                       "\"precision\":{\"weights\":\"mxfp4\",\"compute\":\"bf16\"},"
+                                       "\"workload\":{\"mode\":\"load\"}"};
+    uint64_t w[3];
+    for (int i = 0; i < 3; i++) {
+        vramest_result *r = zoo_estimate("zoo-params-gpt-oss-20b", NULL, prec[i]);
         w[i] = category(r, VRAMEST_CAT_WEIGHTS);
+        if (i == 2)
+            for (uint32_t k = 0; k < vramest_result_warning_count(r); k++)
+                cr_assert_null(strstr(vramest_result_warning(r, k), "instead"), "%s", vramest_result_warning(r, k));
         vramest_result_free(r);
     }
     cr_assert_lt(w[0], 2 * (params - experts) + experts / 32 * 17 + (64u << 20), "as stored: %llu",
                  (unsigned long long)w[0]);
     cr_assert_geq(w[1], 2 * params, "bf16: %llu", (unsigned long long)w[1]);
+    cr_assert_eq(w[2], w[0], "weights mxfp4 is the checkpoint as stored: %llu", (unsigned long long)w[2]);
+}
+
+Test(checkpoint_storage, llama_cpp_holds_what_gguf_conversion_writes)
+{
+    /* llama.cpp has no fp8 type: DeepSeek-V3.2's fp8 checkpoint is what
+     * convert_hf_to_gguf.py writes, bf16 (its block scales, 1/16384 of
+     * the weights, still counted); gpt-oss's MXFP4 experts are a GGML type
+     * and stay MXFP4 */
+    static const char *const cases[] = {"zoo-params-deepseek-v3.2", "zoo-params-gpt-oss-20b"};
+    static const char *const prec[] = {"", "\"precision\":\"bf16\","};
+    for (int i = 0; i < 2; i++) {
+        uint64_t w[2];
+        bool said = false;
+        for (int p = 0; p < 2; p++) {
+            char rest[512];
+            snprintf(rest, sizeof rest,
+                     "%s\"runtime\":{\"framework\":\"llama.cpp\",\"n_ctx\":4096},"
+                     "\"workload\":{\"mode\":\"infer\",\"prompt_len\":512,\"gen_len\":16}",
+                     prec[p]);
+            vramest_result *r = zoo_estimate(cases[i], NULL, rest);
+            cr_assert_not_null(r, "%s", vramest_last_error_message());
+            w[p] = category(r, VRAMEST_CAT_WEIGHTS);
+            for (uint32_t k = 0; p == 0 && k < vramest_result_warning_count(r); k++)
+                said |= strstr(vramest_result_warning(r, k), "convert_hf_to_gguf") != NULL;
+            vramest_result_free(r);
+        }
+        if (i == 0) {
+            cr_assert_geq(w[0], w[1], "%s: %llu", cases[i], (unsigned long long)w[0]);
+            cr_assert_lt(w[0], w[1] + w[1] / 1000, "%s: %llu", cases[i], (unsigned long long)w[0]);
+            cr_assert(said, "the conversion is said");
+        } else {
+            cr_assert_lt(w[0], w[1] / 10 * 7, "%s stays MXFP4: %llu", cases[i], (unsigned long long)w[0]);
+            cr_assert_not(said);
+        }
+    }
 }
 
 Test(checkpoint_storage, compressed_tensors_channel_fp8_keeps_the_ignored_modules)

@@ -6,6 +6,7 @@
 
 #include "estimate/model_notes.h"
 #include "common/dtype.h"
+#include "precision/gguf_mix.h"
 #include "precision/policy.h"
 
 /* Hugging Face quantization_config.quant_method values (transformers
@@ -32,7 +33,18 @@ static void quant_note(const vx_ctx *x, struct vramest_result *r)
     /* A storage the model describes (model/ckpt_quant.c) is what "as
      * stored" holds; a precision that names a storage replaces it. */
     if (x->pol.m->ckq.method != VX_CQ_NONE) {
-        if (x->pol.pv->weights == VRAMEST_DTYPE_AUTO && x->pol.rp.quant_method == VX_QM_NONE) return;
+        int sd = vx_ckpt_quant_dtype(&x->pol.m->ckq);
+        if (x->pol.ggml_only && !VX_IS_GGUF_TYPE(sd) && x->pol.pv->weights == VRAMEST_DTYPE_AUTO) {
+            vx_result_warn(r,
+                           "the checkpoint stores its weights %s; llama.cpp holds GGML types only, so they are "
+                           "estimated as convert_hf_to_gguf.py writes them, in the float dtype (set a GGUF "
+                           "precision such as q8_0 or q4_k_m for a quantized GGUF)",
+                           q);
+            return;
+        }
+        if ((x->pol.pv->weights == VRAMEST_DTYPE_AUTO && x->pol.rp.quant_method == VX_QM_NONE) ||
+            vx_policy_loads_as_stored(&x->pol))
+            return;
         const vx_dtype_info *w = vx_dtype(vx_policy_weight_dtype(&x->pol));
         vx_result_warn(r,
                        "the checkpoint stores its weights %s (config.json's quantization_config); the precision "

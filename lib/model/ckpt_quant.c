@@ -308,7 +308,7 @@ static int aux_of(const vx_ckpt_quant *q, int fdt, int64_t N, int64_t K, aux out
     }
 }
 
-static int stored_dtype(const vx_ckpt_quant *q)
+int vx_ckpt_quant_dtype(const vx_ckpt_quant *q)
 {
     switch (q->method) {
     case VX_CQ_MXFP4: return 100 + 39; /* ggml mxfp4: 32 codes + one E8M0 scale in 17 bytes */
@@ -330,7 +330,7 @@ uint64_t vx_ckpt_quant_group_bytes(const vx_ckpt_quant *q, int fdt, const vx_ten
         int d = t->dtype != VRAMEST_DTYPE_AUTO ? t->dtype : fdt;
         return vx_sat_mul(copies, vx_dtype_bytes(d, elems));
     }
-    uint64_t b = vx_dtype_bytes(stored_dtype(q), elems), se = 0;
+    uint64_t b = vx_dtype_bytes(vx_ckpt_quant_dtype(q), elems), se = 0;
     aux a[3];
     int na = aux_of(q, fdt, t->rows, t->cols, a);
     for (int i = 0; i < na; i++) {
@@ -351,7 +351,7 @@ int vx_ckpt_quant_apply(const vx_ckpt_quant *q, int fdt, vx_tensor **inv, size_t
         vx_tensor *t = &(*inv)[i];
         aux a[3];
         int na = aux_of(q, fdt, t->rows, t->cols, a);
-        t->dtype = (int16_t)stored_dtype(q);
+        t->dtype = (int16_t)vx_ckpt_quant_dtype(q);
         for (int j = 0; j < na; j++) {
             vx_tensor s = (*inv)[i];
             s.kind = VX_TK_OTHER;

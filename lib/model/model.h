@@ -249,6 +249,8 @@ int vx_mtp_on_disk(struct vramest_model *m) VX_HIDDEN;
  * their scale tensors (not parameters: trainable_default 0). `fdt` is the
  * checkpoint's float dtype. */
 int vx_ckpt_quant_apply(const vx_ckpt_quant *q, int fdt, vx_tensor **inv, size_t *n, size_t *cap) VX_HIDDEN;
+/* The dtype the checkpoint stores its quantized groups in (AUTO: none). */
+int vx_ckpt_quant_dtype(const vx_ckpt_quant *q) VX_HIDDEN;
 
 /* Bytes of one stored group (all its copies) at the scheme's storage,
  * scales included (*scale_elems receives the scales' values); `quantized`

@@ -305,11 +305,20 @@ static bool skipped(const vx_policy *pol, const vx_tensor *t)
     return false;
 }
 
-/* Would the method replace this group with a quantized module? */
+bool vx_policy_loads_as_stored(const vx_policy *pol)
+{
+    int w = vx_policy_weight_dtype(pol);
+    return pol->m && pol->m->ckq.method != VX_CQ_NONE && w != VRAMEST_DTYPE_AUTO && w == vx_ckpt_quant_dtype(&pol->m->ckq);
+}
+
+/* Would the method replace this group with a quantized module? A
+ * checkpoint loaded as stored has its quantized groups already (their
+ * stored dtype, pieces()); transformers' quantizers and vLLM's quant
+ * configs quantize nothing else, so the groups it keeps float stay float. */
 bool vx_method_quantizes(const vx_policy *pol, const vx_tensor *t)
 {
     int m = pol->rp.quant_method;
-    if (m == VX_QM_NONE || m == VX_QM_GGUF) return false;
+    if (m == VX_QM_NONE || m == VX_QM_GGUF || vx_policy_loads_as_stored(pol)) return false;
     if (t->kind != VX_TK_MATRIX || t->rows <= 0 || t->cols <= 1) return false;
     /* GPTQ, AWQ and fp8 checkpoints quantize the linears inside the
      * transformer blocks (AutoGPTQ inside_layer_modules); routers stay. */
@@ -338,6 +347,7 @@ static int float_dtype(const vx_policy *pol, const vx_tensor *t)
      * quantized embedding only exists in GGUF (vx_gguf_pieces), so anything
      * else falls back to the parameter dtype (and vx_precision_notes says so). */
     if (t->role == VX_ROLE_EMBED && is_float((int)pol->pv->embeddings)) return (int)pol->pv->embeddings;
+    if (vx_policy_loads_as_stored(pol)) return fd != VRAMEST_DTYPE_AUTO ? fd : stored_float(pol->s);
     if (m == VX_QM_NONE) {
         int w = vx_policy_weight_dtype(pol);
         if (w != VRAMEST_DTYPE_AUTO) return w;
@@ -458,12 +468,19 @@ static size_t pieces(const vx_policy *pol, const vx_tensor *t, vx_piece *out, bo
      * policy names a different storage for it. */
     bool stored_quant = fd != VRAMEST_DTYPE_AUTO && !is_float(fd) && fd != VX_GGML_F32 && fd != VX_GGML_F16 &&
                         fd != VX_GGML_BF16;
+    /* llama.cpp and Ollama hold GGML types only: a checkpoint stored in a
+     * format GGML has none for (fp8, compressed-tensors integers) is what
+     * convert_hf_to_gguf.py makes of it, the float dtype. */
+    if (stored_quant && pol->ggml_only && !VX_IS_GGUF_TYPE(fd) && is_castable(fd) && w == VRAMEST_DTYPE_AUTO) {
+        int d = stored_float(pol->s);
+        return push(out, 0, vx_dtype_bytes(d, elems), copies, d);
+    }
     if (stored_quant && (w == VRAMEST_DTYPE_AUTO || fd == w || !is_castable(fd))) {
         uint64_t per = vx_dtype_bytes(fd, elems);
         if (t->file_bytes && t->file_bytes / copies * copies == t->file_bytes) per = t->file_bytes / copies;
         return per ? push(out, 0, per, copies, fd) : 0;
     }
-    if (m == VX_QM_GGUF) {
+    if (m == VX_QM_GGUF && !vx_policy_loads_as_stored(pol)) {
         if (w == VRAMEST_DTYPE_AUTO && fd != VRAMEST_DTYPE_AUTO)
             return push(out, 0, vx_dtype_bytes(fd, elems), copies, fd);
         uint64_t layers = t->n_layers > 0 ? (uint64_t)t->n_layers : 1;
@@ -521,7 +538,7 @@ int vx_precision_notes(const vx_policy *pol, char notes[VX_POLICY_NOTES][VX_POLI
         snprintf(notes[nn++], VX_POLICY_NOTE_LEN,
                  "embeddings = %s: only GGUF stores quantized token embeddings; kept at %s", dname(emb),
                  dname(pol->rp.param_dtype));
-    if (m == VX_QM_NONE) return nn;
+    if (m == VX_QM_NONE || vx_policy_loads_as_stored(pol)) return nn; /* the file's own split */
     uint64_t kept = 0, kept_n = 0, fell_n = 0, pad_n = 0, fell_cols = 0, pad_cols = 0;
     vx_tensor_iter it;
     vx_tensor_iter_init(&it, pol);

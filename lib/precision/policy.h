@@ -41,4 +41,9 @@ void vx_precision_echo(const vx_policy *pol, vx_precision_values *out) VX_HIDDEN
  * as stored), resolved from the options and the method. */
 int vx_policy_weight_dtype(const vx_policy *pol) VX_HIDDEN;
 
+/* The precision names the storage config.json's quantization_config
+ * declares (weights "mxfp4" for gpt-oss, "fp8_e4m3" for DeepSeek's fp8
+ * blocks): the checkpoint is loaded as stored. */
+bool vx_policy_loads_as_stored(const vx_policy *pol) VX_HIDDEN;
+
 #endif

@@ -64,6 +64,7 @@ typedef struct vx_policy {
     vx_resolved_precision rp;
     int64_t head;       /* the workload's `head` (VX_HEAD_*; AUTO = the model's) */
     int64_t num_labels; /* the workload's `num_labels` (0 = the model's) */
+    int ggml_only;      /* the runtime holds GGML types only (llama.cpp, Ollama) */
 } vx_policy;
 
 /* The weights of the class the workload asks for (model/model.h). */

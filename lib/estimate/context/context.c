@@ -48,6 +48,7 @@ int vx_ctx_init(vx_ctx *x, const struct vramest_model *m, const vx_precision_val
     x->pol.pv = pv;
     x->pol.head = cv->head;
     x->pol.num_labels = cv->num_labels;
+    x->pol.ggml_only = x->rt.engine == VX_ENGINE_LLAMACPP || x->rt.engine == VX_ENGINE_OLLAMA;
     return vx_precision_resolve(pv, &m->shape, (int)cv->mode, &x->pol.rp);
 }
 

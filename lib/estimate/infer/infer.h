@@ -15,7 +15,8 @@ typedef struct vx_kv_group {
     int64_t layers;
     int64_t window;
     uint64_t k_elems, v_elems;
-    uint64_t idx_bytes; /* a sparse-attention indexer's key per token (its own dtype; never windowed) */
+    uint64_t idx_bytes; /* plain bytes per token beside K/V, never quantized as they are nor windowed: a
+                           sparse-attention indexer's key; fp8_ds_mla's scales and bf16 rope */
 } vx_kv_group;
 #define VX_KV_GROUPS VX_MAX_KINDS
 

@@ -23,7 +23,11 @@
  *   indexer also caches its one index_head_dim key per token: in the
  *   compute dtype in transformers (update_indexer), as fp8 plus an fp32
  *   scale per 128 values in vLLM (DeepseekV32IndexerCache: 132 bytes for
- *   128), f16 in llama.cpp (assumed: not read in its code).
+ *   128), f16 in llama.cpp (assumed: not read in its code). An fp8 cache
+ *   of these models is FlashMLA's fp8_ds_mla in vLLM and SGLang: the latent
+ *   in fp8 plus an fp32 scale per 128 and the rope part in bf16 (656 bytes
+ *   a token-layer for DeepSeek-V3.2; vllm/v1/attention/backends/mla/
+ *   flashmla_sparse.py, where "fp8" is its alias).
  * - Encoder-decoder: the decoder's self-attention cache grows with the
  *   generated tokens; its cross-attention cache holds the encoder length.
  * - dtypes: plain element sizes; GGUF block types (q8_0, q4_0, ...) by
@@ -161,6 +165,7 @@ int vx_kv_layout_resolve(const vx_ctx *x, const vx_shard *sh, vx_kv_layout *out)
         const vx_layer_kind *kk = &L->kind[k];
         if (kk->mixer != VX_MIX_ATTN && kk->mixer != VX_MIX_MLA) continue;
         vx_kv_group g = {.layers = t.count[k]};
+        uint64_t ds_mla = 0;
         /* a kind's KV heads on this rank: the model's split, scaled */
         int64_t kvh = kk->kv_heads == s->kv_heads ? kvh0 : (kk->kv_heads * kvh0 + s->kv_heads - 1) / s->kv_heads;
         if (kk->mixer == VX_MIX_MLA) {
@@ -168,6 +173,13 @@ int vx_kv_layout_resolve(const vx_ctx *x, const vx_shard *sh, vx_kv_layout *out)
             case VX_ENGINE_VLLM:
                 out->mla_latent = 1;
                 g.k_elems = (uint64_t)(s->kv_lora_rank + s->rope_dim);
+                /* Sparse MLA's fp8 cache is FlashMLA's fp8_ds_mla record: the
+                 * latent in e4m3 with an fp32 scale per 128, the rope part
+                 * in bf16 (656 bytes for DeepSeek-V3.2) */
+                if (s->fam->dsa && (out->dtype == VRAMEST_DTYPE_FP8_E4M3 || out->dtype == VRAMEST_DTYPE_FP8_E5M2)) {
+                    g.k_elems = (uint64_t)s->kv_lora_rank;
+                    ds_mla = vx_ceil_div((uint64_t)s->kv_lora_rank, 128) * 4 + (uint64_t)s->rope_dim * 2;
+                }
                 break;
             case VX_ENGINE_LLAMACPP:
                 if (x->rt.mla_uncompressed) goto per_head;
@@ -192,6 +204,7 @@ int vx_kv_layout_resolve(const vx_ctx *x, const vx_shard *sh, vx_kv_layout *out)
                           : out->engine == VX_ENGINE_LLAMACPP ? id * 2
                                                               : id * vx_dtype_size(x->pol.rp.compute_dtype);
         }
+        g.idx_bytes += ds_mla;
         int j = 0;
         while (j < out->n_grp && (out->grp[j].k_elems != g.k_elems || out->grp[j].v_elems != g.v_elems ||
                                   out->grp[j].window != g.window || out->grp[j].idx_bytes != g.idx_bytes))

@@ -80,6 +80,45 @@ static uint64_t lora_slots(const vx_ctx *x, const vx_shard *sh, uint64_t A)
     return sum;
 }
 
+/* A checkpoint's MXFP4 experts as vLLM's MoE backend holds them, re-laid
+ * with padded sizes (vllm@007d50058a model_executor/layers/quantization/
+ * mxfp4.py, get_mxfp4_backend and Mxfp4MoEMethod.create_weights): Marlin
+ * pads the intermediate size per partition to 128 and the hidden size to
+ * 256; FlashInfer on SM100 both to 256; triton_kernels, Hopper's backend
+ * once vLLM depends on it (0.11.1, vllm-project/vllm#27370; Marlin
+ * before), the intermediate size to 64. The bytes the padding adds on this
+ * rank; `*pct` the share it adds to the experts. */
+static uint64_t mxfp4_moe_padding(const vx_ctx *x, const vx_shard *sh, double *pct)
+{
+    const vx_shape *s = x->pol.s;
+    const vx_gpu *g = vx_ctx_gpu(x);
+    *pct = 0;
+    if (!g || x->pol.m->ckq.method != VX_CQ_MXFP4 || s->moe_ffn <= 0 || s->hidden <= 0) return 0;
+    uint64_t ai = 128, ah = 256; /* Marlin: before Hopper, consumer Blackwell (sm 12x) */
+    if (g->sm >= 100 && g->sm < 110) ai = ah = 256;
+    else if (g->sm == 90 && x->rt.framework_version >= VX_VER(0, 11, 1)) ai = 64, ah = 1;
+    int mx = vx_ckpt_quant_dtype(&x->pol.m->ckq);
+    uint64_t h = (uint64_t)s->hidden, inter = (uint64_t)s->moe_ffn;
+    uint64_t ip = vx_ceil_div(inter, sh->ep > 1 ? 1 : (uint64_t)sh->tp); /* experts split by TP or by EP */
+    uint64_t extra = 0, experts = 0;
+    vx_tensor_iter it;
+    vx_tensor_iter_init(&it, &x->pol);
+    for (const vx_tensor *t; (t = vx_tensor_iter_next(&it));) {
+        if (!t->expert || t->kind != VX_TK_MATRIX || vx_tensor_storage_dtype(&x->pol, t) != mx) continue;
+        uint64_t other = (uint64_t)t->rows == h ? (uint64_t)t->cols : (uint64_t)t->rows;
+        if ((uint64_t)t->rows != h && (uint64_t)t->cols != h) continue;
+        if (other % inter || other / inter > 2) continue; /* down (i) or gate_up (2i): the same share */
+        uint64_t b = vx_shard_tensor_bytes(sh, x, t);
+        /* padded over unpadded area of one partition, exactly in 128 bits */
+        unsigned __int128 num = (unsigned __int128)vx_round_up(ip, ai) * vx_round_up(h, ah), den = (unsigned __int128)ip * h;
+        unsigned __int128 padded = (unsigned __int128)b * num / den;
+        experts = vx_sat_add(experts, b);
+        extra = vx_sat_add(extra, padded > UINT64_MAX ? UINT64_MAX - b : (uint64_t)padded - b);
+    }
+    if (experts) *pct = 100.0 * (double)extra / (double)experts;
+    return extra;
+}
+
 int vx_serving_vllm(vx_ctx *x, const vx_shard *sh)
 {
     const vx_shape *s = x->pol.s;
@@ -107,6 +146,13 @@ int vx_serving_vllm(vx_ctx *x, const vx_shard *sh)
                        (unsigned long long)T, (unsigned long long)max_len);
 
     uint64_t w = vx_paged_weights(x, sh);
+    double pad_pct;
+    uint64_t pad = mxfp4_moe_padding(x, sh, &pad_pct);
+    if (pad) {
+        w = vx_sat_add(w, pad);
+        vx_result_warn(r, "vLLM's MXFP4 MoE backend holds the experts padded (+%.1f%%, %.2f GiB on this GPU)", pad_pct,
+                       (double)pad / VX_GIB);
+    }
     uint64_t lora = lora_slots(x, sh, A);
 
     /* Profiling run: the forward over T tokens, then the sampler over
