@@ -125,7 +125,8 @@ vramest_result *estimate_model(const char *model, const char *rest)
     return r;
 }
 
-uint64_t kv_bytes_of(const char *model, const char *framework, int64_t batch, int64_t tokens)
+/* A category of one prefill of a job spec's model value. */
+static uint64_t prefill_of(const char *model, const char *framework, int64_t batch, int64_t tokens, int cat)
 {
     char rest[256];
     snprintf(rest, sizeof rest,
@@ -133,16 +134,26 @@ uint64_t kv_bytes_of(const char *model, const char *framework, int64_t batch, in
              "\"workload\":{\"mode\":\"infer\",\"batch_size\":%lld,\"prompt_len\":%lld,\"gen_len\":1}",
              framework, (long long)batch, (long long)tokens);
     vramest_result *r = estimate_model(model, rest);
-    uint64_t kv = category(r, VRAMEST_CAT_KV_CACHE);
+    uint64_t v = category(r, cat);
     vramest_result_free(r);
-    return kv;
+    return v;
+}
+
+uint64_t kv_bytes_of(const char *model, const char *framework, int64_t batch, int64_t tokens)
+{
+    return prefill_of(model, framework, batch, tokens, VRAMEST_CAT_KV_CACHE);
+}
+
+uint64_t prefill_category(const char *model, const char *framework, int64_t batch, int64_t tokens, int cat)
+{
+    char quoted[160];
+    snprintf(quoted, sizeof quoted, "\"%s\"", model);
+    return prefill_of(quoted, framework, batch, tokens, cat);
 }
 
 uint64_t kv_bytes(const char *model, const char *framework, int64_t batch, int64_t tokens)
 {
-    char quoted[160];
-    snprintf(quoted, sizeof quoted, "\"%s\"", model);
-    return kv_bytes_of(quoted, framework, batch, tokens);
+    return prefill_category(model, framework, batch, tokens, VRAMEST_CAT_KV_CACHE);
 }
 
 void trains_model(const char *model, const char *what)

@@ -33,6 +33,9 @@ uint64_t category(const vramest_result *r, int cat);
 /* KV cache of one prefill of `tokens` tokens x `batch` sequences, nothing
  * generated, bf16, on an H100 under `framework`. */
 uint64_t kv_bytes(const char *model, const char *framework, int64_t batch, int64_t tokens);
+/* A category of that prefill (the recurrent layers' state_cache: the
+ * cache is exactly the prompt's). */
+uint64_t prefill_category(const char *model, const char *framework, int64_t batch, int64_t tokens, int cat);
 /* A LoRA training step (all linear layers) runs and peaks above its weights. */
 void trains(const char *model);
 /* The same three for a job spec's "model" value as written (a quoted

@@ -1,0 +1,265 @@
+/* Families with a recurrent token mixer (issue #16 item 2; lib/model/hybrid.c,
+ * lib/model/families/hybrid.c): exact parameter counts of real configs
+ * (tests/data/zoo.jsonl, zoo2.jsonl, zoo_hybrid.jsonl), the per-layer layout
+ * from each config's layer list, the KV cache of the attention layers and
+ * the per-sequence state of the recurrent ones against hand formulas at two
+ * context lengths and for each runtime, a training step that runs, the
+ * checkpoint names, and the bad input a layer list can carry. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "family_checks.h"
+#include "helpers.h"
+#include "model/hf_config.h"
+#include "model/model.h"
+
+/* ---- exact counts ---- */
+
+Test(hybrid_zoo, every_case_is_exact)
+{
+    cr_assert_eq(zoo_exact_when_read("zoo_hybrid.jsonl"), 8);
+    zoo_exact("zoo-params-nemotron-3-nano-30b-a3b");
+    /* config.json written by Python's json: "time_step_limit": [0.0, Infinity] */
+    zoo_exact_in("zoo2.jsonl", "zoo2-params-nemotron-3-super-120b-a12b-fp8");
+    zoo_exact_in("zoo2.jsonl", "zoo2-params-nemotron-h-56b-base-8k");
+}
+
+/* A config's layers as their mixer and MLP letters, read back through the
+ * layout's runs. */
+static void layout_of(const vramest_model *m, char *mix, char *mlp)
+{
+    const vx_layers *L = &m->layers;
+    const vx_layer_stack *st = &L->stack[VX_STACK_DEC];
+    for (int64_t i = 0; i < st->layers; i++) {
+        int64_t r = i % st->period, j = st->run0;
+        while (r >= (int64_t)L->run[j].count) r -= L->run[j].count, j++;
+        const vx_layer_kind *k = &L->kind[L->run[j].kind];
+        mix[i] = k->ssm_par ? 'H' : k->mixer == VX_MIX_ATTN ? 'A' : k->mixer == VX_MIX_NONE ? 'N' : 'M';
+        mlp[i] = k->mlp == VX_MLPK_DENSE ? 'D' : k->mlp == VX_MLPK_MOE ? 'E' : 'N';
+    }
+    mix[st->layers] = mlp[st->layers] = '\0';
+}
+
+Test(hybrid_layout, each_config_list_gives_its_layers)
+{
+    char mix[512], mlp[512];
+    vramest_model *m = preset("nemotron-3-nano-30b-a3b");
+    layout_of(m, mix, mlp);
+    /* hybrid_override_pattern MEMEM*E...: one mixer or one MLP per block */
+    cr_assert_str_eq(mix, "MNMNMANMNMNMANMNMNMANMNMNMANMNMNMANMNMNMNMANMNMNMNMN");
+    cr_assert_str_eq(mlp, "NENENNENENENNENENENNENENENNENENENNENENENENNENENENENE");
+    vramest_model_free(m);
+    m = preset("qwen3-next-80b-a3b"); /* full_attention_interval 4 */
+    layout_of(m, mix, mlp);
+    for (int i = 0; i < 48; i++) cr_assert_eq(mix[i], (i + 1) % 4 ? 'M' : 'A', "layer %d", i);
+    cr_assert_eq(strspn(mlp, "E"), 48);
+    cr_assert_eq(m->layers.n_runs, 2, "LLLA repeated: one period of two runs");
+    vramest_model_free(m);
+    m = preset("jamba-1.5-mini"); /* attention every 8 from 4, experts every 2 from 1 */
+    layout_of(m, mix, mlp);
+    cr_assert_str_eq(mix, "MMMMAMMMMMMMAMMMMMMMAMMMMMMMAMMM");
+    cr_assert_str_eq(mlp, "DEDEDEDEDEDEDEDEDEDEDEDEDEDEDEDE");
+    vramest_model_free(m);
+    m = preset("falcon-h1-0.5b");
+    layout_of(m, mix, mlp);
+    cr_assert_eq(strspn(mix, "H"), 36);
+    vramest_model_free(m);
+}
+
+/* ---- caches: attention KV per token, recurrent state per sequence ---- */
+
+/* The recurrent state of one layer and sequence: the convolution's `kept`
+ * inputs over `conv_dim` channels, and the scan state. */
+static uint64_t state_bytes(uint64_t conv_dim, uint64_t kept, uint64_t conv_b, uint64_t rec, uint64_t rec_b)
+{
+    return conv_dim * kept * conv_b + rec * rec_b;
+}
+
+/* transformers (bf16): the whole kernel window, the state in the model's
+ * dtype (gated DeltaNet's fp32, as the kernels return it). */
+Test(hybrid_cache, transformers_kv_and_state_against_the_hand_formulas)
+{
+    struct {
+        const char *model;
+        uint64_t attn_layers, kv_heads, head_dim, state_layers, per_layer_state;
+    } c[] = {
+        /* Mamba: d_inner 1536 x K 4; d_inner x N 16 */
+        {"mamba-130m", 0, 0, 0, 24, state_bytes(1536, 4, 2, 1536 * 16, 2)},
+        /* Nemotron-3 Nano: 6 attention layers (2 x 128); 23 Mamba-2: 4096 + 2 x 8 x 128 channels, 64 x 64 x 128 */
+        {"nemotron-3-nano-30b-a3b", 6, 2, 128, 23, state_bytes(6144, 4, 2, 64 * 64 * 128, 2)},
+        /* Qwen3-Next: 12 attention (2 x 256); 36 DeltaNet: 2 x 16 x 128 + 32 x 128 channels, 32 x 128 x 128 fp32 */
+        {"qwen3-next-80b-a3b", 12, 2, 256, 36, state_bytes(8192, 4, 2, 32 * 128 * 128, 4)},
+        /* Jamba 1.5 Mini: 4 attention (8 x 128); 28 Mamba: d_inner 8192, N 16 */
+        {"jamba-1.5-mini", 4, 8, 128, 28, state_bytes(8192, 4, 2, 8192 * 16, 2)},
+        /* Falcon-H1 0.5B: every layer both: 2 x 64 KV; 1536 + 2 x 128 channels, 24 x 64 x 128 */
+        {"falcon-h1-0.5b", 36, 2, 64, 36, state_bytes(1792, 4, 2, 24 * 64 * 128, 2)},
+    };
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        uint64_t per_token = 2 * c[i].attn_layers * c[i].kv_heads * c[i].head_dim * 2;
+        for (int64_t tokens = 1024; tokens <= 8192; tokens *= 8) {
+            cr_assert_eq(kv_bytes(c[i].model, "pytorch", 2, tokens), 2 * (uint64_t)tokens * per_token, "%s at %lld",
+                         c[i].model, (long long)tokens);
+            /* the same state at every length */
+            cr_assert_eq(prefill_category(c[i].model, "pytorch", 2, tokens, VRAMEST_CAT_STATE_CACHE),
+                         2 * c[i].state_layers * c[i].per_layer_state, "%s at %lld", c[i].model, (long long)tokens);
+        }
+    }
+}
+
+/* llama.cpp: d_conv - 1 inputs and the state, both F32, n_seq_max cells
+ * (the batch here), beside the attention layers' n_ctx KV cells. */
+Test(hybrid_cache, llamacpp_keeps_f32_state_cells)
+{
+    uint64_t per_layer = state_bytes(6144, 3, 4, 64 * 64 * 128, 4);
+    const char *spec = "{\"model\":\"nemotron-3-nano-30b-a3b\",\"precision\":\"bf16\",\"device\":\"H100-80GB\","
+                       "\"runtime\":{\"framework\":\"llama.cpp\",\"n_ctx\":4096},"
+                       "\"workload\":{\"mode\":\"infer\",\"batch_size\":2,\"prompt_len\":512,\"gen_len\":1}}";
+    vramest_result *r = estimate(spec);
+    cr_assert_eq(category(r, VRAMEST_CAT_STATE_CACHE), 2 * 23 * per_layer);
+    /* f16 KV of the 6 attention layers for 4096 cells */
+    cr_assert_eq(category(r, VRAMEST_CAT_KV_CACHE), 6ull * 4096 * 2 * 2 * 128 * 2);
+    uint64_t one = 0;
+    cr_assert_eq(vramest_result_value(r, VRAMEST_VAL_STATE_PER_SEQ, &one), VRAMEST_OK);
+    cr_assert_eq(one, 23 * per_layer);
+    vramest_result_free(r);
+}
+
+/* vLLM: K - 1 inputs in the model's dtype; the attention block size is
+ * raised until one page holds a layer's state, and the running sequences'
+ * state pages (padded to that page) come out of the pool. */
+Test(hybrid_cache, vllm_pages_the_state_from_the_pool)
+{
+    uint64_t state = state_bytes(8192, 3, 2, 32 * 128 * 128, 2), attn_tok = 2 * 2 * 256 * 2;
+    uint64_t block = 16 * ((state + 16 * attn_tok - 1) / (16 * attn_tok));
+    const char *spec = "{\"model\":\"qwen3-next-80b-a3b\",\"precision\":\"bf16\",\"runtime\":{\"framework\":\"vllm\"},"
+                       "\"workload\":{\"mode\":\"infer\",\"batch_size\":3,\"prompt_len\":1000,\"gen_len\":24}}";
+    vramest_result *r = estimate(spec);
+    cr_assert_eq(category(r, VRAMEST_CAT_STATE_CACHE), 3 * 36 * block * attn_tok);
+    /* 3 sequences of 1024 tokens in blocks of `block` tokens over 12 layers */
+    cr_assert_eq(category(r, VRAMEST_CAT_KV_CACHE), 3 * ((1024 + block - 1) / block) * block * 12 * attn_tok);
+    vramest_result_free(r);
+}
+
+Test(hybrid_train, every_family_trains)
+{
+    const char *models[] = {"mamba-130m", "nemotron-3-nano-30b-a3b", "qwen3-next-80b-a3b", "jamba-1.5-mini",
+                            "falcon-h1-0.5b"};
+    for (size_t i = 0; i < sizeof models / sizeof models[0]; i++) trains(models[i]);
+}
+
+/* The recurrent mixer's saved tensors grow with the tokens: twice the
+ * sequence, about twice the activations. */
+Test(hybrid_train, mixer_activations_scale_with_tokens)
+{
+    uint64_t act[2];
+    for (int i = 0; i < 2; i++) {
+        char spec[400];
+        snprintf(spec, sizeof spec,
+                 "{\"model\":\"mamba-130m\",\"precision\":\"bf16\",\"device\":\"H100-80GB\",\"workload\":{\"mode\":"
+                 "\"train\",\"batch_size\":1,\"seq_len\":%d,\"finetune\":\"full\"}}",
+                 2048 << i);
+        vramest_result *r = estimate(spec);
+        act[i] = category(r, VRAMEST_CAT_ACTIVATIONS);
+        vramest_result_free(r);
+    }
+    cr_assert(act[1] > act[0] * 19 / 10 && act[1] < act[0] * 21 / 10, "%llu then %llu", (unsigned long long)act[0],
+              (unsigned long long)act[1]);
+}
+
+Test(hybrid_names, checkpoint_names_read_as_the_inventory_roles)
+{
+    static const named_role nr[] = {
+        {"backbone.layers.3.mixer.in_proj.weight", VX_ROLE_SSM_IN, "in_proj"},
+        {"backbone.layers.3.mixer.conv1d.weight", VX_ROLE_SSM_CONV, "conv1d"},
+        {"backbone.layers.3.mixer.x_proj.weight", VX_ROLE_SSM_X, "x_proj"},
+        {"backbone.layers.3.mixer.dt_proj.bias", VX_ROLE_SSM_DT, "dt_proj"},
+        {"backbone.layers.3.mixer.A_log", VX_ROLE_SSM_PARAM, "A_log"},
+        {"backbone.layers.3.mixer.out_proj.weight", VX_ROLE_SSM_OUT, "out_proj"},
+        {"model.layers.0.linear_attn.in_proj_qkvz.weight", VX_ROLE_SSM_IN, "in_proj_qkvz"},
+        {"model.layers.0.linear_attn.in_proj_ba.weight", VX_ROLE_SSM_IN2, "in_proj_ba"},
+        {"model.layers.0.linear_attn.out_proj.weight", VX_ROLE_SSM_OUT, "out_proj"},
+        {"model.layers.3.self_attn.out_proj.weight", VX_ROLE_ATTN_O, "out_proj"},
+        {"model.layers.1.mixer.experts.up_proj", VX_ROLE_EXPERT_UP, "up_proj"},
+    };
+    names_read_as(nr, sizeof nr / sizeof nr[0]);
+}
+
+/* ---- bad input ---- */
+
+static int parse(const char *cfg)
+{
+    vramest_model *m = NULL;
+    cr_assert_eq(vramest_model_new(&m), VRAMEST_OK);
+    int rc = vx_parse_hf_config(m, cfg, strlen(cfg));
+    vramest_model_free(m);
+    return rc;
+}
+
+#define QWEN_NEXT_KEYS                                                                                                \
+    "\"model_type\":\"qwen3_next\",\"hidden_size\":256,\"num_attention_heads\":4,\"num_key_value_heads\":2,"          \
+    "\"head_dim\":64,\"vocab_size\":1000,\"num_experts\":4,\"num_experts_per_tok\":2,\"moe_intermediate_size\":64," \
+    "\"shared_expert_intermediate_size\":64,\"linear_num_key_heads\":2,\"linear_num_value_heads\":4,"               \
+    "\"linear_key_head_dim\":32,\"linear_value_head_dim\":32"
+
+Test(hybrid_bad_input, a_layer_list_of_the_wrong_length_is_named)
+{
+    cr_assert_eq(parse("{" QWEN_NEXT_KEYS ",\"num_hidden_layers\":4,\"layer_types\":[\"linear_attention\","
+                       "\"linear_attention\",\"full_attention\"]}"),
+                 VRAMEST_E_INVALID_MODEL);
+    cr_assert(strstr(vramest_last_error_message(), "key 'layer_types' has 3 entries for 4 layers"), "%s",
+              vramest_last_error_message());
+    cr_assert_eq(parse("{\"model_type\":\"nemotron_h\",\"hidden_size\":256,\"num_hidden_layers\":3,"
+                       "\"num_attention_heads\":4,\"num_key_value_heads\":2,\"head_dim\":64,\"vocab_size\":1000,"
+                       "\"intermediate_size\":512,\"mamba_num_heads\":8,\"mamba_head_dim\":32,\"n_groups\":1,"
+                       "\"ssm_state_size\":16,\"hybrid_override_pattern\":\"M*\"}"),
+                 VRAMEST_E_INVALID_MODEL);
+    cr_assert(strstr(vramest_last_error_message(), "hybrid_override_pattern"), "%s", vramest_last_error_message());
+    /* the same through the option: the letters against the layers */
+    vramest_model *m = preset("mamba-130m");
+    cr_assert_eq(vramest_model_set_str(m, VRAMEST_MODEL_LAYER_PATTERN, "MMM"), VRAMEST_OK);
+    cr_assert_eq(vramest_model_validate(m), VRAMEST_E_INVALID_MODEL);
+    cr_assert(strstr(vramest_last_error_message(), "layer_pattern lists 3 layers"), "%s", vramest_last_error_message());
+    vramest_model_free(m);
+}
+
+Test(hybrid_bad_input, unknown_layer_types_and_letters_are_named)
+{
+    cr_assert_eq(parse("{" QWEN_NEXT_KEYS ",\"num_hidden_layers\":2,\"layer_types\":[\"linear_attention\","
+                       "\"sliding_attention\"]}"),
+                 VRAMEST_E_INVALID_MODEL);
+    cr_assert(strstr(vramest_last_error_message(), "entry 1 is 'sliding_attention'"), "%s",
+              vramest_last_error_message());
+    cr_assert(strstr(vramest_last_error_message(), "'full_attention'"), "%s", vramest_last_error_message());
+    cr_assert_eq(parse("{\"model_type\":\"nemotron_h\",\"hidden_size\":256,\"num_hidden_layers\":2,"
+                       "\"num_attention_heads\":4,\"vocab_size\":1000,\"mamba_num_heads\":8,\"mamba_head_dim\":32,"
+                       "\"hybrid_override_pattern\":\"MX\"}"),
+                 VRAMEST_E_INVALID_MODEL);
+    vramest_model *m = preset("jamba-1.5-mini");
+    cr_assert_eq(vramest_model_set_str(m, VRAMEST_MODEL_MLP_PATTERN, "DEDEDEDEDEDEDEDEDEDEDEDEDEDEDEDQ"), VRAMEST_OK);
+    cr_assert_eq(vramest_model_validate(m), VRAMEST_E_INVALID_MODEL);
+    cr_assert(strstr(vramest_last_error_message(), "layer 31 is 'Q'"), "%s", vramest_last_error_message());
+    vramest_model_free(m);
+    /* experts where the model has none */
+    m = preset("mamba-130m");
+    cr_assert_eq(vramest_model_set_str(m, VRAMEST_MODEL_MLP_PATTERN, "EEEEEEEEEEEEEEEEEEEEEEEE"), VRAMEST_OK);
+    cr_assert_eq(vramest_model_validate(m), VRAMEST_E_INCOMPLETE_MODEL);
+    vramest_model_free(m);
+}
+
+Test(hybrid_bad_input, mamba2_heads_that_do_not_tile_the_width)
+{
+    /* Falcon-H1 without mamba_d_ssm: 24 heads x 64 is not 2 x 1024 */
+    cr_assert_eq(parse("{\"model_type\":\"falcon_h1\",\"hidden_size\":1024,\"num_hidden_layers\":2,"
+                       "\"num_attention_heads\":8,\"num_key_value_heads\":2,\"head_dim\":64,\"vocab_size\":1000,"
+                       "\"intermediate_size\":2048,\"mamba_n_heads\":24,\"mamba_d_head\":64,\"mamba_expand\":2}"),
+                 VRAMEST_E_INVALID_MODEL);
+    cr_assert(strstr(vramest_last_error_message(), "must equal the inner width 2048"), "%s",
+              vramest_last_error_message());
+    /* a recurrent family without its state size keys says which */
+    cr_assert_eq(parse("{\"model_type\":\"qwen3_next\",\"hidden_size\":256,\"num_hidden_layers\":4,"
+                       "\"num_attention_heads\":4,\"vocab_size\":1000,\"num_experts\":4,\"num_experts_per_tok\":2,"
+                       "\"moe_intermediate_size\":64,\"shared_expert_intermediate_size\":64}"),
+                 VRAMEST_E_INCOMPLETE_MODEL);
+    cr_assert(strstr(vramest_last_error_message(), "linear_num_key_heads"), "%s", vramest_last_error_message());
+}
