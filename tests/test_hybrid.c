@@ -18,7 +18,7 @@
 
 Test(hybrid_zoo, every_case_is_exact)
 {
-    cr_assert_eq(zoo_exact_when_read("zoo_hybrid.jsonl"), 8);
+    cr_assert_eq(zoo_exact_when_read("zoo_hybrid.jsonl"), 10);
     zoo_exact("zoo-params-nemotron-3-nano-30b-a3b");
     /* config.json written by Python's json: "time_step_limit": [0.0, Infinity] */
     zoo_exact_in("zoo2.jsonl", "zoo2-params-nemotron-3-super-120b-a12b-fp8");
@@ -65,6 +65,11 @@ Test(hybrid_layout, each_config_list_gives_its_layers)
     layout_of(m, mix, mlp);
     cr_assert_eq(strspn(mix, "H"), 36);
     vramest_model_free(m);
+    m = preset("granite-4.0-h-tiny"); /* layer_types; experts and the shared MLP everywhere */
+    layout_of(m, mix, mlp);
+    cr_assert_str_eq(mix, "MMMMMAMMMMMMMMMAMMMMMMMMMAMMMMMMMMMAMMMM");
+    cr_assert_eq(strspn(mlp, "E"), 40);
+    vramest_model_free(m);
 }
 
 /* ---- caches: attention KV per token, recurrent state per sequence ---- */
@@ -94,6 +99,8 @@ Test(hybrid_cache, transformers_kv_and_state_against_the_hand_formulas)
         {"jamba-1.5-mini", 4, 8, 128, 28, state_bytes(8192, 4, 2, 8192 * 16, 2)},
         /* Falcon-H1 0.5B: every layer both: 2 x 64 KV; 1536 + 2 x 128 channels, 24 x 64 x 128 */
         {"falcon-h1-0.5b", 36, 2, 64, 36, state_bytes(1792, 4, 2, 24 * 64 * 128, 2)},
+        /* Granite 4.0 H Tiny: 4 attention (4 x 128); 36 Mamba-2: 3072 + 2 x 128 channels, 48 x 64 x 128 */
+        {"granite-4.0-h-tiny", 4, 4, 128, 36, state_bytes(3328, 4, 2, 48 * 64 * 128, 2)},
     };
     for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
         uint64_t per_token = 2 * c[i].attn_layers * c[i].kv_heads * c[i].head_dim * 2;
@@ -144,7 +151,7 @@ Test(hybrid_cache, vllm_pages_the_state_from_the_pool)
 Test(hybrid_train, every_family_trains)
 {
     const char *models[] = {"mamba-130m", "nemotron-3-nano-30b-a3b", "qwen3-next-80b-a3b", "jamba-1.5-mini",
-                            "falcon-h1-0.5b"};
+                            "falcon-h1-0.5b", "granite-4.0-h-tiny"};
     for (size_t i = 0; i < sizeof models / sizeof models[0]; i++) trains(models[i]);
 }
 

@@ -132,6 +132,13 @@ static int apply(pstate *p, const vx_option_def *d, size_t slot, const char *key
          * value the class derives, which is the option's default. */
         if (t == VX_J_STR && !strcmp(vx_jstr(p->doc, v), "auto"))
             return keyed(vx_opt_reset(&p->a, p->bits, H_MODEL, k), key);
+        /* 0 experts: the part is absent (Granite 4.0's dense models,
+         * "num_local_experts": 0, "num_experts_per_tok": 0); any other 0
+         * stays a range error naming the key (a 0-wide shared expert is
+         * the option's own 0). */
+        if (t == VX_J_INT && v->u.i == 0 &&
+            (k == VRAMEST_MODEL_NUM_LOCAL_EXPERTS || k == VRAMEST_MODEL_NUM_EXPERTS_PER_TOK))
+            return keyed(vx_opt_reset(&p->a, p->bits, H_MODEL, k), key);
         if ((rc = int_of(key, v, &i))) return rc;
         return set_i64(p, k, i, key);
     case VRAMEST_TYPE_BOOL:

@@ -249,9 +249,18 @@ static int layout(const struct vramest_model *m, const vx_shape *s, vx_layers *L
     return VRAMEST_OK;
 }
 
+/* Whether any layer has the recurrent mixer (Granite 4.0's dense models,
+ * all attention, have none: its geometry keys are then not needed). */
+static bool recurrent_layers(const struct vramest_model *m, const vx_shape *s)
+{
+    const char *p = m->a.layer_pattern;
+    if (!p[0]) return s->fam->layer_default && strchr("MLH", s->fam->layer_default);
+    return strpbrk(p, "MLH") != NULL;
+}
+
 int vx_hybrid_resolve(const struct vramest_model *m, vx_shape *s, vx_layers *L)
 {
     if (s->fam->ssm == VX_SSM_NONE) return vx_layers_resolve(s, &m->a, L);
-    int rc = resolve_ssm(m, s);
+    int rc = recurrent_layers(m, s) ? resolve_ssm(m, s) : VRAMEST_OK;
     return rc ? rc : layout(m, s, L);
 }

@@ -115,7 +115,6 @@ const vx_option_def vx_model_options[] = {
     BOOL(VRAMEST_MODEL_USE_SLIDING_WINDOW, "use_sliding_window", NULL, 0, use_sliding_window,
          "Qwen2/Qwen3: whether sliding_window is used (default false)"),
     OPT(VRAMEST_MODEL_SHARED_EXPERT_INTERMEDIATE_SIZE, "shared_expert_intermediate_size", "shared_intermediate_size,moe_shared_expert_intermediate_size",
-       
         0, K26, 0, shared_expert_intermediate_size,
         "MLP width of the shared expert (Qwen2-MoE; required there); 0 = none (Qwen3-Coder's config says 0)"),
     OPT(VRAMEST_MODEL_RELATIVE_ATTENTION_NUM_BUCKETS, "relative_attention_num_buckets", NULL, 1, 65536, 32,

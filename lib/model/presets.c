@@ -433,6 +433,18 @@ static const vx_preset presets[] = {
      "\"mlp_bias\":false,\"model_type\":\"falcon_h1\",\"num_attention_heads\":8,\"num_hidden_layers\":36,"
      "\"num_key_value_heads\":2,\"tie_word_embeddings\":false,\"torch_dtype\":\"bfloat16\","
      "\"vocab_size\":32784}"},
+    {"granite-4.0-h-tiny", "ibm-granite/granite-4.0-h-tiny",
+     "{\"architectures\":[\"GraniteMoeHybridForCausalLM\"],\"hidden_size\":1536,\"intermediate_size\":512,"
+     "\"layer_types\":[\"mamba\",\"mamba\",\"mamba\",\"mamba\",\"mamba\",\"attention\",\"mamba\",\"mamba\","
+     "\"mamba\",\"mamba\",\"mamba\",\"mamba\",\"mamba\",\"mamba\",\"mamba\",\"attention\",\"mamba\","
+     "\"mamba\",\"mamba\",\"mamba\",\"mamba\",\"mamba\",\"mamba\",\"mamba\",\"mamba\",\"attention\","
+     "\"mamba\",\"mamba\",\"mamba\",\"mamba\",\"mamba\",\"mamba\",\"mamba\",\"mamba\",\"mamba\","
+     "\"attention\",\"mamba\",\"mamba\",\"mamba\",\"mamba\"],\"mamba_d_conv\":4,\"mamba_d_head\":64,"
+     "\"mamba_d_state\":128,\"mamba_expand\":2,\"mamba_n_groups\":1,\"mamba_n_heads\":48,"
+     "\"max_position_embeddings\":131072,\"model_type\":\"granitemoehybrid\",\"num_attention_heads\":12,"
+     "\"num_experts_per_tok\":6,\"num_hidden_layers\":40,\"num_key_value_heads\":4,"
+     "\"num_local_experts\":64,\"shared_intermediate_size\":1024,\"tie_word_embeddings\":true,"
+     "\"torch_dtype\":\"bfloat16\",\"vocab_size\":100352}"},
 };
 
 /* Preset i of both tables: this file's, then the 2025-2026 zoo's

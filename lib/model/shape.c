@@ -200,11 +200,14 @@ static int resolve_moe(const struct vramest_model *m, const vx_rules *r, vx_shap
                        (long long)s->experts_per_tok, (long long)s->experts);
     if (f->moe_ffn_from_ffn) {
         s->moe_ffn = is_set(m, VRAMEST_MODEL_MOE_INTERMEDIATE_SIZE) ? a->moe_intermediate_size : s->ffn;
-        if (r->shared != VX_SHX_ONE) return VRAMEST_OK;
+        /* a shared MLP is still to come (Llama 4, Granite 4.0) */
+        if (r->shared == VX_SHX_NONE) return VRAMEST_OK;
     } else if (f->generic && !is_set(m, VRAMEST_MODEL_MOE_INTERMEDIATE_SIZE) && s->ffn) {
-        s->moe_ffn = s->ffn; /* the generic decoder takes intermediate_size for experts without their own */
+        /* the generic decoder takes intermediate_size for experts without their own */
+        s->moe_ffn = s->ffn;
+    } else if (!is_set(m, VRAMEST_MODEL_MOE_INTERMEDIATE_SIZE)) {
+        return missing(fam, VRAMEST_MODEL_MOE_INTERMEDIATE_SIZE);
     } else {
-        if (!is_set(m, VRAMEST_MODEL_MOE_INTERMEDIATE_SIZE)) return missing(fam, VRAMEST_MODEL_MOE_INTERMEDIATE_SIZE);
         s->moe_ffn = a->moe_intermediate_size;
     }
     s->shared_kind = r->shared;

@@ -8,6 +8,8 @@
  * Sources: transformers' models/<family>/{configuration,modular,modeling}_*.py
  * (cited per row, docs/methodology.md "State-space and linear-attention
  * layers"). */
+#include <string.h>
+
 #include "common/json_reader.h"
 #include "model/families/groups.h"
 #include "model/hf_config.h"
@@ -250,4 +252,45 @@ const vx_family vx_fam_falcon_h1 = {
     .rotary = 1, .n_norm = {"input_layernorm", "pre_ff_layernorm"}, .n_final_norm = "final_layernorm",
     .peft_targets = "", .gguf = "falcon-h1", .ssm = VX_SSM_MAMBA2, .ssm_norm_flag = 1, .layer_default = 'H',
     .mlp_default = 'D',
+};
+
+/* ---- Granite 4.0 ---------------------------------------------------------- */
+
+/* layer_types: "mamba" / "attention". With experts, every layer has the
+ * router and experts (of intermediate_size) and the shared MLP as its
+ * shared expert; without (the dense Granite 4.0 models, "num_local_experts":
+ * 0), the shared MLP is the layer's MLP, of shared_intermediate_size. */
+static int granite_hybrid_config(struct vx_cfgmap *m)
+{
+    static const vx_name_letter types[] = {{"mamba", 'M'}, {"attention", 'A'}, {NULL, 0}};
+    char mix[VX_STR_MAX], mlp[VX_STR_MAX];
+    size_t n;
+    int rc = list_of(m, "layer_types", types, mix, &n);
+    if (!rc && !n) rc = list_of(m, "layers_block_type", types, mix, &n);
+    if (rc) return rc;
+    int64_t L = vx_cfgmap_layers(m), experts = 0, shared = 0;
+    if ((rc = vx_cfgmap_int(m, "num_local_experts", &experts)) < 0) return rc;
+    if ((rc = vx_cfgmap_int(m, "shared_intermediate_size", &shared)) < 0) return rc;
+    if (L <= 0 || L >= VX_STR_MAX) return VRAMEST_OK;
+    if (experts <= 0 && shared > 0 && (rc = vx_cfgmap_set_i64(m, VRAMEST_MODEL_INTERMEDIATE_SIZE, shared,
+                                                              "shared_intermediate_size")))
+        return rc;
+    memset(mlp, experts > 0 ? 'E' : 'D', (size_t)L);
+    mlp[L] = '\0';
+    return set_patterns(m, n ? mix : NULL, mlp, "layer_types");
+}
+
+/* GraniteMoeHybridForCausalLM (transformers >= 4.56, models/
+ * granitemoehybrid/modeling_granitemoehybrid.py): Llama-style layers
+ * (input_layernorm, post_attention_layernorm) whose mixer is an attention
+ * (RoPE or none, position_embedding_type) or a Mamba-2 layer (width
+ * mamba_expand x hidden, mamba_n_heads x mamba_d_head), and whose MLP is
+ * GraniteMoe's router + fused experts (input_linear 2i x h, output_linear)
+ * plus the shared MLP (input_linear 2 x shared_intermediate_size), or the
+ * shared MLP alone. muP multipliers change no shape. */
+const vx_family vx_fam_granitemoehybrid = {
+    .id = VX_FAM_GRANITEMOEHYBRID, .name = "granitemoehybrid", .norm = VX_NORM_RMS, .act = VX_ACT_SILU,
+    .gated = 1, .rotary = 1, .ffn_rule = VX_FFN_OPTIONAL, .moe = VX_MOE_ROUTED, .shared = VX_SHX_OWN,
+    .moe_ffn_from_ffn = 1, .n_expert = {"input_linear", "input_linear", "output_linear"}, .peft_targets = "",
+    .gguf = "granitehybrid", .config = granite_hybrid_config, .ssm = VX_SSM_MAMBA2, .moe_optional = 1,
 };
