@@ -18,7 +18,7 @@
 
 Test(hybrid_zoo, every_case_is_exact)
 {
-    cr_assert_eq(zoo_exact_when_read("zoo_hybrid.jsonl"), 10);
+    cr_assert_eq(zoo_exact_when_read("zoo_hybrid.jsonl"), 12);
     zoo_exact("zoo-params-nemotron-3-nano-30b-a3b");
     /* config.json written by Python's json: "time_step_limit": [0.0, Infinity] */
     zoo_exact_in("zoo2.jsonl", "zoo2-params-nemotron-3-super-120b-a12b-fp8");
@@ -70,6 +70,11 @@ Test(hybrid_layout, each_config_list_gives_its_layers)
     cr_assert_str_eq(mix, "MMMMMAMMMMMMMMMAMMMMMMMMMAMMMMMMMMMAMMMM");
     cr_assert_eq(strspn(mlp, "E"), 40);
     vramest_model_free(m);
+    m = preset("lfm2-1.2b"); /* full_attn_idxs [2, 5, 8, 10, 12, 14]; a SwiGLU on every layer */
+    layout_of(m, mix, mlp);
+    cr_assert_str_eq(mix, "MMAMMAMMAMAMAMAM");
+    cr_assert_eq(strspn(mlp, "D"), 16);
+    vramest_model_free(m);
 }
 
 /* ---- caches: attention KV per token, recurrent state per sequence ---- */
@@ -101,6 +106,8 @@ Test(hybrid_cache, transformers_kv_and_state_against_the_hand_formulas)
         {"falcon-h1-0.5b", 36, 2, 64, 36, state_bytes(1792, 4, 2, 24 * 64 * 128, 2)},
         /* Granite 4.0 H Tiny: 4 attention (4 x 128); 36 Mamba-2: 3072 + 2 x 128 channels, 48 x 64 x 128 */
         {"granite-4.0-h-tiny", 4, 4, 128, 36, state_bytes(3328, 4, 2, 48 * 64 * 128, 2)},
+        /* LFM2 1.2B: 6 attention (8 x 64); 10 short convolutions: hidden 2048 x L_cache 3, no scan state */
+        {"lfm2-1.2b", 6, 8, 64, 10, state_bytes(2048, 3, 2, 0, 0)},
     };
     for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
         uint64_t per_token = 2 * c[i].attn_layers * c[i].kv_heads * c[i].head_dim * 2;
@@ -132,6 +139,23 @@ Test(hybrid_cache, llamacpp_keeps_f32_state_cells)
     vramest_result_free(r);
 }
 
+/* llama.cpp's LFM2: the short convolution keeps L_cache - 1 inputs of the
+ * hidden width in F32 per sequence, nothing else. */
+Test(hybrid_cache, llamacpp_lfm2_keeps_the_convolution_inputs)
+{
+    const char *spec = "{\"model\":\"lfm2-1.2b\",\"precision\":\"bf16\",\"device\":\"H100-80GB\","
+                       "\"runtime\":{\"framework\":\"llama.cpp\",\"n_ctx\":%d},"
+                       "\"workload\":{\"mode\":\"infer\",\"batch_size\":3,\"prompt_len\":512,\"gen_len\":1}}";
+    for (int ctx = 4096; ctx <= 16384; ctx *= 4) {
+        char buf[400];
+        snprintf(buf, sizeof buf, spec, ctx);
+        vramest_result *r = estimate(buf);
+        cr_assert_eq(category(r, VRAMEST_CAT_STATE_CACHE), 3ull * 10 * 2048 * 2 * 4, "n_ctx %d", ctx);
+        cr_assert_eq(category(r, VRAMEST_CAT_KV_CACHE), 6ull * ctx * 2 * 8 * 64 * 2, "n_ctx %d", ctx);
+        vramest_result_free(r);
+    }
+}
+
 /* vLLM: K - 1 inputs in the model's dtype; the attention block size is
  * raised until one page holds a layer's state, and the running sequences'
  * state pages (padded to that page) come out of the pool. */
@@ -151,7 +175,7 @@ Test(hybrid_cache, vllm_pages_the_state_from_the_pool)
 Test(hybrid_train, every_family_trains)
 {
     const char *models[] = {"mamba-130m", "nemotron-3-nano-30b-a3b", "qwen3-next-80b-a3b", "jamba-1.5-mini",
-                            "falcon-h1-0.5b", "granite-4.0-h-tiny"};
+                            "falcon-h1-0.5b", "granite-4.0-h-tiny", "lfm2-1.2b"};
     for (size_t i = 0; i < sizeof models / sizeof models[0]; i++) trains(models[i]);
 }
 
@@ -188,6 +212,8 @@ Test(hybrid_names, checkpoint_names_read_as_the_inventory_roles)
         {"model.layers.0.linear_attn.out_proj.weight", VX_ROLE_SSM_OUT, "out_proj"},
         {"model.layers.3.self_attn.out_proj.weight", VX_ROLE_ATTN_O, "out_proj"},
         {"model.layers.1.mixer.experts.up_proj", VX_ROLE_EXPERT_UP, "up_proj"},
+        {"model.layers.0.conv.in_proj.weight", VX_ROLE_SSM_IN, "in_proj"},
+        {"model.layers.0.conv.out_proj.weight", VX_ROLE_SSM_OUT, "out_proj"},
     };
     names_read_as(nr, sizeof nr / sizeof nr[0]);
 }
@@ -269,4 +295,23 @@ Test(hybrid_bad_input, mamba2_heads_that_do_not_tile_the_width)
                        "\"moe_intermediate_size\":64,\"shared_expert_intermediate_size\":64}"),
                  VRAMEST_E_INCOMPLETE_MODEL);
     cr_assert(strstr(vramest_last_error_message(), "linear_num_key_heads"), "%s", vramest_last_error_message());
+}
+
+#define LFM2_KEYS                                                                                                     \
+    "\"model_type\":\"lfm2\",\"hidden_size\":256,\"num_attention_heads\":4,\"num_key_value_heads\":2,"               \
+    "\"vocab_size\":1000,\"intermediate_size\":768"
+
+Test(hybrid_bad_input, lfm2_layer_lists)
+{
+    cr_assert_eq(parse("{" LFM2_KEYS ",\"num_hidden_layers\":4,\"full_attn_idxs\":[1,4]}"), VRAMEST_E_INVALID_MODEL);
+    cr_assert(strstr(vramest_last_error_message(), "full_attn_idxs: layer 4 is not one of the 4"), "%s",
+              vramest_last_error_message());
+    cr_assert_eq(parse("{" LFM2_KEYS ",\"num_hidden_layers\":3,\"layer_types\":[\"conv\",\"full_attention\"]}"),
+                 VRAMEST_E_INVALID_MODEL);
+    cr_assert(strstr(vramest_last_error_message(), "key 'layer_types' has 2 entries for 3 layers"), "%s",
+              vramest_last_error_message());
+    cr_assert_eq(parse("{" LFM2_KEYS ",\"num_hidden_layers\":2,\"block_multiple_of\":0}"), VRAMEST_E_INVALID_MODEL);
+    cr_assert_eq(parse("{" LFM2_KEYS ",\"num_hidden_layers\":2,\"block_auto_adjust_ff_dim\":1}"), VRAMEST_E_TYPE);
+    /* neither list: every layer attention, as Lfm2Config */
+    cr_assert_eq(parse("{" LFM2_KEYS ",\"num_hidden_layers\":2}"), VRAMEST_OK);
 }

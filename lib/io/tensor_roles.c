@@ -153,8 +153,9 @@ static const leaf_role hf_leaves[] = {
     {"dt_proj", VX_ROLE_SSM_DT}, {"fc1_latent_proj", VX_ROLE_MOE_LATENT}, {"fc2_latent_proj", VX_ROLE_MOE_LATENT},
     {NULL, 0},
 };
-/* Modules whose out_proj closes a recurrent mixer, not an attention. */
-static const char *const ssm_ctx[] = {"mixer", "mamba", "linear_attn", NULL};
+/* Modules whose out_proj closes a recurrent mixer, not an attention (LFM2:
+ * conv). */
+static const char *const ssm_ctx[] = {"mixer", "mamba", "linear_attn", "conv", NULL};
 /* The recurrent mixers' per-head vectors (parameters without .weight). */
 static const char *const ssm_params[] = {"A_log", "D", "dt_bias", NULL};
 

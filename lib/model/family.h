@@ -120,6 +120,7 @@ enum {
     VX_SSM_MAMBA1 = 1, /* MambaMixer: in_proj, conv1d, x_proj (dt, B, C), dt_proj, A_log (d_inner x N), D */
     VX_SSM_MAMBA2 = 2, /* Mamba2Mixer: in_proj (z, xBC, dt), conv1d over xBC, per-head dt_bias/A_log/D, gated norm */
     VX_SSM_GDN = 3,    /* gated DeltaNet (Qwen3-Next): in_proj_qkvz + in_proj_ba, conv1d over qkv, gated norm */
+    VX_SSM_SHORTCONV = 4, /* LFM2's gated short convolution: in_proj (B, C, x), conv over B*x, C*conv, out_proj */
 };
 
 /* ---- how the family's Hugging Face class runs (forward facts) ---------- */

@@ -469,6 +469,29 @@ int vx_cfgmap_set_name(struct vx_cfgmap *m, vramest_option k, const char *name, 
     return keyed(rc, key);
 }
 
+int vx_cfgmap_bool(struct vx_cfgmap *m, const char *key, bool *out)
+{
+    const vx_jv *v = vx_jget(m->doc, m->root, key);
+    if (!v || v->type == VX_J_NULL) return 0;
+    if (v->type != VX_J_TRUE && v->type != VX_J_FALSE) return type_error(key, "true or false", v);
+    *out = v->type == VX_J_TRUE;
+    return 1;
+}
+
+int vx_cfgmap_number(struct vx_cfgmap *m, const char *key, double *out)
+{
+    const vx_jv *v = vx_jget(m->doc, m->root, key);
+    if (!v || v->type == VX_J_NULL) return 0;
+    int rc = num_of(key, v, out);
+    return rc ? rc : 1;
+}
+
+bool vx_cfgmap_null(struct vx_cfgmap *m, const char *key)
+{
+    const vx_jv *v = vx_jget(m->doc, m->root, key);
+    return v && v->type == VX_J_NULL;
+}
+
 static int unknown_model_type(const char *name)
 {
     char list[600];

@@ -66,6 +66,13 @@ int vx_hf_layer_lists(struct vx_cfgmap *m) VX_HIDDEN;
 /* Set an enum option by name; a name the option does not know is ignored
  * (an activation we cannot name changes no tensor). */
 int vx_cfgmap_set_name(struct vx_cfgmap *m, vramest_option k, const char *name, const char *key) VX_HIDDEN;
+/* A boolean / a number key: 1 and *out when present, 0 when absent or
+ * null, an error naming the key for another type. */
+int vx_cfgmap_bool(struct vx_cfgmap *m, const char *key, bool *out) VX_HIDDEN;
+int vx_cfgmap_number(struct vx_cfgmap *m, const char *key, double *out) VX_HIDDEN;
+/* Whether the file gives key `key` as null (a null that means something
+ * other than the default, as Lfm2's block_ffn_dim_multiplier). */
+bool vx_cfgmap_null(struct vx_cfgmap *m, const char *key) VX_HIDDEN;
 /* An array of integers (mlp_only_layers): *n of them into out (at most cap;
  * VRAMEST_E_LIMIT beyond); *n = 0 when absent. */
 int vx_cfgmap_ints(struct vx_cfgmap *m, const char *key, int64_t *out, size_t cap, size_t *n) VX_HIDDEN;

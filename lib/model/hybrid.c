@@ -98,6 +98,17 @@ static int resolve_gdn(const struct vramest_model *m, vx_shape *s)
     return VRAMEST_OK;
 }
 
+static int resolve_shortconv(vx_shape *s)
+{
+    /* Lfm2ShortConv: every projection and the convolution over hidden
+     * channels, biased when conv_bias; no recurrent state beside the
+     * convolution's */
+    s->ssm_inner = s->ssm_conv_dim = s->hidden;
+    s->ssm_state = 1;
+    s->ssm_proj_bias = s->ssm_conv_bias;
+    return VRAMEST_OK;
+}
+
 static int resolve_ssm(const struct vramest_model *m, vx_shape *s)
 {
     const vx_arch *a = &m->a;
@@ -107,7 +118,7 @@ static int resolve_ssm(const struct vramest_model *m, vx_shape *s)
     s->ssm_chunk = given_or(m, VRAMEST_MODEL_CHUNK_SIZE, a->chunk_size, f->ssm == VX_SSM_GDN ? 64 : 256);
     s->ssm_conv_bias = (int)a->mamba_conv_bias;
     s->ssm_proj_bias = (int)a->mamba_proj_bias;
-    s->ssm_norm = f->ssm != VX_SSM_MAMBA1 && (f->ssm_norm_flag ? is_set(m, VRAMEST_MODEL_MAMBA_RMS_NORM) &&
+    s->ssm_norm = f->ssm != VX_SSM_MAMBA1 && f->ssm != VX_SSM_SHORTCONV && (f->ssm_norm_flag ? is_set(m, VRAMEST_MODEL_MAMBA_RMS_NORM) &&
                                                                       a->mamba_rms_norm
                                                                 : a->mamba_rms_norm != 0);
     s->ssm_state_dtype = (int)a->ssm_state_dtype;
@@ -117,6 +128,7 @@ static int resolve_ssm(const struct vramest_model *m, vx_shape *s)
     switch (f->ssm) {
     case VX_SSM_MAMBA1: rc = resolve_mamba1(m, s); break;
     case VX_SSM_MAMBA2: rc = resolve_mamba2(m, s); break;
+    case VX_SSM_SHORTCONV: rc = resolve_shortconv(s); break;
     default: rc = resolve_gdn(m, s); s->ssm_conv_bias = 0; break;
     }
     if (rc) return rc;

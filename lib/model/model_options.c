@@ -223,7 +223,7 @@ const vx_option_def vx_model_options[] = {
         "Mamba-2 groups of B and C; default 1"),
     REQ(VRAMEST_MODEL_MAMBA_D_SSM, "mamba_d_ssm", NULL, K26, mamba_d_ssm,
         "Mamba-2 inner width (Falcon-H1); default mamba_expand x hidden_size"),
-    BOOL(VRAMEST_MODEL_MAMBA_CONV_BIAS, "use_conv_bias", "mamba_conv_bias", 1, mamba_conv_bias,
+    BOOL(VRAMEST_MODEL_MAMBA_CONV_BIAS, "use_conv_bias", "mamba_conv_bias,conv_bias", 1, mamba_conv_bias,
          "the Mamba convolution has a bias; default true"),
     BOOL(VRAMEST_MODEL_MAMBA_PROJ_BIAS, "mamba_proj_bias", "use_bias", 0, mamba_proj_bias,
          "biases on the Mamba projections; default false"),

@@ -445,6 +445,12 @@ static const vx_preset presets[] = {
      "\"num_experts_per_tok\":6,\"num_hidden_layers\":40,\"num_key_value_heads\":4,"
      "\"num_local_experts\":64,\"shared_intermediate_size\":1024,\"tie_word_embeddings\":true,"
      "\"torch_dtype\":\"bfloat16\",\"vocab_size\":100352}"},
+    {"lfm2-1.2b", "LiquidAI/LFM2-1.2B",
+     "{\"architectures\":[\"Lfm2ForCausalLM\"],\"block_auto_adjust_ff_dim\":true,\"block_ff_dim\":12288,"
+     "\"block_multiple_of\":256,\"conv_L_cache\":3,\"conv_bias\":false,\"full_attn_idxs\":[2,5,8,10,12,14],"
+     "\"hidden_size\":2048,\"max_position_embeddings\":128000,\"model_type\":\"lfm2\",\"norm_eps\":1e-05,"
+     "\"num_attention_heads\":32,\"num_hidden_layers\":16,\"num_key_value_heads\":8,\"rope_theta\":1000000.0,"
+     "\"tie_embedding\":true,\"torch_dtype\":\"bfloat16\",\"vocab_size\":65536}"},
 };
 
 /* Preset i of both tables: this file's, then the 2025-2026 zoo's

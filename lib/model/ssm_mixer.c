@@ -13,7 +13,9 @@
  *   dv), in_proj_ba (2 nv), conv1d over q, k, v without a bias, dt_bias and
  *   A_log per value head, the gated RMSNorm over a value head, out_proj.
  *   Qwen3.5 splits the input projections (in_proj_qkv + in_proj_z,
- *   in_proj_b + in_proj_a) into the same elements. */
+ *   in_proj_b + in_proj_a) into the same elements;
+ * - LFM2's short convolution (Lfm2ShortConv): in_proj (B, C, x: 3 h), conv
+ *   (h, 1, L_cache), out_proj, all biased with conv_bias. */
 #include "model/inventory.h"
 
 /* A per-layer vector (A_log, D, dt_bias) of `rows` x `cols`. */
@@ -65,6 +67,12 @@ void vx_ib_ssm_mixer(vx_ib *b, const vx_shape *s, int64_t nl)
         vec(b, "A_log", H, 1, nl);
         vx_ib_norm(b, "norm", VX_ROLE_NORM, VX_DEC, VX_NORM_RMS, s->ssm_head_dim, nl);
         vx_ib_lin(b, "out_proj", VX_ROLE_SSM_OUT, VX_DEC, h, d, 0, nl);
+        break;
+    case VX_SSM_SHORTCONV:
+        vx_ib_lin(b, "in_proj", VX_ROLE_SSM_IN, VX_DEC, 3 * h, h, pb, nl);
+        vx_ib_put(b, "conv", VX_ROLE_SSM_CONV, VX_TK_OTHER, VX_DEC, h, s->ssm_conv, nl, 1, 0);
+        if (s->ssm_conv_bias) vx_ib_put(b, "conv", VX_ROLE_SSM_CONV, VX_TK_BIAS, VX_DEC, h, 1, nl, 1, 0);
+        vx_ib_lin(b, "out_proj", VX_ROLE_SSM_OUT, VX_DEC, h, h, pb, nl);
         break;
     default: break;
     }

@@ -169,6 +169,41 @@ static int deltanet(vx_ab *a, int h, const vx_part *P)
     return y;
 }
 
+/* One third of `bcx` (a chunk view whose gradient flows back to it). */
+static int third(vx_ab *a, int bcx, uint64_t elems, int pass)
+{
+    int v = vx_op_view_raw(a, bcx, elems);
+    vx_node_spec ns = {.in = {(int16_t)bcx, -1, -1}, .nin = 1, .out = {(int16_t)v, -1}, .nout = 1,
+                       .pass = (uint8_t)pass, .sv = {-1, -1, -1, -1, -1}};
+    vx_tape_node(a->tp, &ns);
+    return v;
+}
+
+/* LFM2's short convolution (Lfm2ShortConv.cuda_kernels_forward): B, C, x
+ * = chunk(in_proj(h)); B * x; causal_conv1d_fn (saves its input); C * conv;
+ * out_proj. The products save their operands (B, x, C: views that keep
+ * in_proj's output alive). */
+static int shortconv(vx_ab *a, int h, const vx_part *P)
+{
+    const vx_act_cfg *c = a->c;
+    uint64_t N = c->N, d = (uint64_t)c->ssm_inner;
+    int bcx = vx_op_linear(a, h, &P->lin[VX_ROLE_SSM_IN], N);
+    int eb = vx_op_eb(a, bcx);
+    int B = third(a, bcx, N * d, 1), C = third(a, bcx, N * d, 1), x = third(a, bcx, N * d, 0);
+    DROP(bcx);
+    int bx = vx_op_mul(a, B, x, eb);
+    DROP(B), DROP(x);
+    static const int roles[] = {VX_ROLE_SSM_CONV};
+    int sv[5] = {bx, -1, -1, -1, -1};
+    int conv = fused(a, bx, N * d, eb, sv, 0, vx_sat_mul(N * d, (uint64_t)eb), P, roles, 1);
+    DROP(bx);
+    int y = vx_op_mul(a, C, conv, eb);
+    DROP(C), DROP(conv);
+    int o = vx_op_linear(a, y, &P->lin[VX_ROLE_SSM_OUT], N);
+    DROP(y);
+    return o;
+}
+
 int vx_act_mixer(vx_ab *a, int hin_local, const vx_part *P)
 {
     int h = vx_op_sp_gather(a, hin_local);
@@ -176,6 +211,7 @@ int vx_act_mixer(vx_ab *a, int hin_local, const vx_part *P)
     switch (a->c->ssm_kind) {
     case VX_SSM_MAMBA1: y = mamba1(a, h, P); break;
     case VX_SSM_MAMBA2: y = mamba2(a, h, P); break;
+    case VX_SSM_SHORTCONV: y = shortconv(a, h, P); break;
     default: y = deltanet(a, h, P); break;
     }
     DROP(h);

@@ -8,6 +8,7 @@
  *   Mamba-1    conv: conv_dim (= d_inner) x K'   state: d_inner x N
  *   Mamba-2    conv: (d_inner + 2 G N) x K'      state: heads x head_dim x N
  *   DeltaNet   conv: (2 nk dk + nv dv) x K'      state: nv x dk x dv
+ *   LFM2 conv  conv: hidden x K'                 (no other state)
  * K' is what the runtime keeps of the kernel window:
  * - transformers (MambaCache, Mamba2Cache, HybridMambaAttentionDynamicCache,
  *   Qwen3-Next's cache): K, in the model's dtype; the recurrent state in the
@@ -36,6 +37,7 @@ void vx_state_layout(const vx_ctx *x, const vx_shard *sh, vx_kv_layout *kl)
     kl->conv_elems = vx_sat_mul(per_rank(s->ssm_conv_dim, tp), kept);
     switch (s->ssm_kind) {
     case VX_SSM_MAMBA1: kl->rec_elems = vx_sat_mul(per_rank(s->ssm_inner, tp), (uint64_t)s->ssm_state); break;
+    case VX_SSM_SHORTCONV: kl->rec_elems = 0; break; /* the convolution's inputs are its whole state */
     default:
         /* Mamba-2: heads x head_dim x N; DeltaNet: value heads x dv x dk */
         kl->rec_elems = vx_sat_mul(vx_sat_mul(per_rank(s->ssm_heads, tp), (uint64_t)s->ssm_head_dim),
@@ -75,7 +77,9 @@ uint64_t vx_state_bytes(const vx_kv_layout *kl, uint64_t seqs, int torch_round)
     if (kl->state_layers <= 0 || !seqs) return 0;
     uint64_t conv = vx_sat_mul(vx_sat_mul(seqs, kl->conv_elems), kl->conv_bytes);
     uint64_t rec = vx_sat_mul(vx_sat_mul(seqs, kl->rec_elems), kl->rec_bytes);
-    if (torch_round) conv = vx_alloc_round(conv), rec = vx_alloc_round(rec);
+    /* an empty tensor (LFM2 has no scan state) allocates nothing */
+    if (torch_round && conv) conv = vx_alloc_round(conv);
+    if (torch_round && rec) rec = vx_alloc_round(rec);
     return vx_sat_mul((uint64_t)kl->state_layers, vx_sat_add(conv, rec));
 }
 
@@ -90,6 +94,10 @@ uint64_t vx_state_mixer_fwd_bytes(const vx_shape *s, uint64_t tokens, uint64_t A
         /* in_proj (x, z), the conv output, x_proj (dt, B, C), dt_proj's
          * output, B and C made contiguous, the scan output */
         per_tok = 2 * d + d + ((uint64_t)s->ssm_dt_rank + 2 * N) + d + 2 * N + d;
+        break;
+    case VX_SSM_SHORTCONV:
+        /* in_proj (B, C, x), B * x, the conv output, C * conv */
+        per_tok = 3 * d + d + d + d;
         break;
     case VX_SSM_MAMBA2: {
         /* in_proj (z, xBC, dt), the conv output, the scan output and the

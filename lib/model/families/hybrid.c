@@ -269,8 +269,8 @@ static int granite_hybrid_config(struct vx_cfgmap *m)
     if (!rc && !n) rc = list_of(m, "layers_block_type", types, mix, &n);
     if (rc) return rc;
     int64_t L = vx_cfgmap_layers(m), experts = 0, shared = 0;
-    if ((rc = vx_cfgmap_int(m, "num_local_experts", &experts)) < 0) return rc;
-    if ((rc = vx_cfgmap_int(m, "shared_intermediate_size", &shared)) < 0) return rc;
+    if ((rc = opt_int(m, "num_local_experts", &experts)) < 0) return rc;
+    if ((rc = opt_int(m, "shared_intermediate_size", &shared)) < 0) return rc;
     if (L <= 0 || L >= VX_STR_MAX) return VRAMEST_OK;
     if (experts <= 0 && shared > 0 && (rc = vx_cfgmap_set_i64(m, VRAMEST_MODEL_INTERMEDIATE_SIZE, shared,
                                                               "shared_intermediate_size")))
@@ -293,4 +293,83 @@ const vx_family vx_fam_granitemoehybrid = {
     .gated = 1, .rotary = 1, .ffn_rule = VX_FFN_OPTIONAL, .moe = VX_MOE_ROUTED, .shared = VX_SHX_OWN,
     .moe_ffn_from_ffn = 1, .n_expert = {"input_linear", "input_linear", "output_linear"}, .peft_targets = "",
     .gguf = "granitehybrid", .config = granite_hybrid_config, .ssm = VX_SSM_MAMBA2, .moe_optional = 1,
+};
+
+/* ---- LFM2 ------------------------------------------------------------------ */
+
+/* layer_types ("conv" / "full_attention"), else full_attn_idxs, else every
+ * layer attention (Lfm2Config); the MLP width as Lfm2MLP derives it from
+ * block_ff_dim (Lfm2Config prefers it to intermediate_size): with
+ * block_auto_adjust_ff_dim, int(2 x width / 3), then, unless
+ * block_ffn_dim_multiplier is null, times the multiplier, rounded up to
+ * block_multiple_of. conv_bias defaults to false. */
+static int lfm2_config(struct vx_cfgmap *m)
+{
+    static const vx_name_letter types[] = {{"conv", 'M'}, {"full_attention", 'A'}, {NULL, 0}};
+    char mix[VX_STR_MAX];
+    size_t n;
+    int rc = list_of(m, "layer_types", types, mix, &n);
+    if (rc) return rc;
+    int64_t L = vx_cfgmap_layers(m), idx[VX_STR_MAX];
+    size_t nidx = 0;
+    if (!n && L > 0 && L < VX_STR_MAX) {
+        if ((rc = vx_cfgmap_ints(m, "full_attn_idxs", idx, VX_STR_MAX, &nidx))) return rc;
+        memset(mix, 'M', (size_t)L);
+        mix[L] = '\0';
+        for (size_t i = 0; i < nidx; i++) {
+            if (idx[i] < 0 || idx[i] >= L)
+                return vx_fail(VRAMEST_E_INVALID_MODEL, "config.json: full_attn_idxs: layer %lld is not one of the %lld",
+                               (long long)idx[i], (long long)L);
+            mix[idx[i]] = 'A';
+        }
+    }
+    if ((rc = set_patterns(m, n || nidx ? mix : NULL, NULL, "layer_types"))) return rc;
+    /* the short convolution's width, under a key with capitals (option
+     * names are lower case) */
+    int64_t kernel;
+    if ((rc = opt_int(m, "conv_L_cache", &kernel)) < 0) return rc;
+    if (rc == 1 && !vx_cfgmap_given(m, VRAMEST_MODEL_CONV_KERNEL) &&
+        (rc = vx_cfgmap_set_i64(m, VRAMEST_MODEL_CONV_KERNEL, kernel, "conv_L_cache")))
+        return rc;
+    if (!vx_cfgmap_given(m, VRAMEST_MODEL_MAMBA_CONV_BIAS) &&
+        (rc = vx_cfgmap_set_i64(m, VRAMEST_MODEL_MAMBA_CONV_BIAS, 0, "conv_bias")))
+        return rc;
+    int64_t ff = 0, multiple = 256;
+    const char *ff_key = "block_ff_dim";
+    if ((rc = opt_int(m, ff_key, &ff)) < 0) return rc;
+    if (!rc && (rc = opt_int(m, ff_key = "intermediate_size", &ff)) < 0) return rc;
+    if (ff <= 0) return VRAMEST_OK;
+    if (ff > (int64_t)1 << 40)
+        return vx_fail(VRAMEST_E_RANGE, "config.json: key '%s' %lld is out of range", ff_key, (long long)ff);
+    bool adjust = true;
+    if ((rc = vx_cfgmap_bool(m, "block_auto_adjust_ff_dim", &adjust)) < 0) return rc;
+    if (adjust) {
+        double mult = 1.0;
+        if ((rc = vx_cfgmap_number(m, "block_ffn_dim_multiplier", &mult)) < 0) return rc;
+        bool round = !vx_cfgmap_null(m, "block_ffn_dim_multiplier");
+        if ((rc = opt_int(m, "block_multiple_of", &multiple)) < 0) return rc;
+        if (round && (multiple < 1 || multiple > (int64_t)1 << 30 || !(mult > 0) || mult > 1e6))
+            return vx_fail(VRAMEST_E_INVALID_MODEL, "config.json: block_multiple_of %lld / block_ffn_dim_multiplier "
+                           "%g must be positive and reasonable", (long long)multiple, mult);
+        ff = 2 * ff / 3;
+        if (round) {
+            ff = (int64_t)(mult * (double)ff);
+            ff = (ff + multiple - 1) / multiple * multiple;
+        }
+    }
+    return vx_cfgmap_set_i64(m, VRAMEST_MODEL_INTERMEDIATE_SIZE, ff, ff_key);
+}
+
+/* Lfm2ForCausalLM (transformers >= 4.54, models/lfm2/modeling_lfm2.py):
+ * layers of operator_norm, a mixer (Lfm2ShortConv, or attention whose
+ * output projection is out_proj, with per-head q_layernorm / k_layernorm),
+ * ffn_norm and a SwiGLU feed_forward (w1, w3, w2); embedding_norm is the
+ * final norm; tied (tie_embedding). */
+const vx_family vx_fam_lfm2 = {
+    .id = VX_FAM_LFM2, .name = "lfm2", .norm = VX_NORM_RMS, .tied = 1, .act = VX_ACT_SILU, .gated = 1, .rotary = 1,
+    .qk_norm = VX_QKN_HEAD, .n_o = "out_proj", .n_q_norm = "q_layernorm", .n_k_norm = "k_layernorm",
+    .n_gate = "w1", .n_up = "w3", .n_down = "w2", .n_norm = {"operator_norm", "ffn_norm"},
+    .n_final_norm = "embedding_norm", .peft_targets = "", .gguf = "lfm2", .config = lfm2_config,
+    .keys = {{"tie_embedding", VX_CK_BOOL_PAIR, {VRAMEST_MODEL_TIE_WORD_EMBEDDINGS, 0}}},
+    .ssm = VX_SSM_SHORTCONV, .layer_default = 'A', .mlp_default = 'D',
 };
