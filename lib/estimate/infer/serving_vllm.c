@@ -137,12 +137,15 @@ int vx_serving_vllm(vx_ctx *x, const vx_shard *sh)
     /* Recurrent layers (Mamba, gated DeltaNet): vLLM pages their per-sequence
      * state from the same pool, one page per layer and running sequence,
      * and raises the attention block size until an attention page holds one
-     * layer's state (HybridAttentionMambaModelConfig); the state pages are
-     * padded to that size. */
+     * layer's state, in multiples of max(16, block_size) (the FlashAttention
+     * kernel's block multiple; platforms/interface.py
+     * _align_hybrid_block_size, HybridAttentionMambaModelConfig before); the
+     * state pages are padded to that size (MambaSpec.page_size_padded). */
     uint64_t bsize = (uint64_t)cv->block_size, state_page = vx_state_layer_seq_bytes(&kl);
     uint64_t layer_tok = vx_kv_layer_token_bytes(&kl);
     if (kl.state_layers > 0 && layer_tok) {
-        uint64_t need = 16 * vx_ceil_div(state_page, 16 * layer_tok);
+        uint64_t align = vx_max_u64(16, bsize);
+        uint64_t need = vx_sat_mul(align, vx_ceil_div(state_page, vx_sat_mul(align, layer_tok)));
         if (need > bsize) {
             bsize = need;
             vx_result_warn(r, "vLLM raises the attention block size to %llu tokens so that one attention page holds "

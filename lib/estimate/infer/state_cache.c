@@ -17,6 +17,8 @@
  * - vLLM (MambaStateShapeCalculator): K - 1 in the model's dtype; the state
  *   in mamba_ssm_cache_dtype (the config's mamba_ssm_cache_dtype /
  *   mamba_ssm_dtype when given, else the model's);
+ * - SGLang (MambaPool, configs/mamba_utils.py): K - 1 in bf16; the state in
+ *   the config's mamba_ssm_dtype, else fp32;
  * - llama.cpp (llama_memory_recurrent): K - 1 (r_l) and the state (s_l),
  *   both F32 whatever the KV cache type.
  * Tensor parallelism splits the mixer by heads (and the convolution's
@@ -50,6 +52,14 @@ void vx_state_layout(const vx_ctx *x, const vx_shard *sh, vx_kv_layout *kl)
     switch (kl->engine) {
     case VX_ENGINE_LLAMACPP: kl->conv_bytes = kl->rec_bytes = 4; break;
     case VX_ENGINE_VLLM:
+        if (x->rt.engine == VX_ENGINE_SGLANG) {
+            /* SGLang (configs/mamba_utils.py mamba2_state_dtype, 0.5.x):
+             * the convolution in bf16 (SGLANG_MAMBA_CONV_DTYPE), the
+             * temporal state in the config's mamba_ssm_dtype, else fp32 */
+            kl->conv_bytes = 2;
+            kl->rec_bytes = given ? given : 4;
+            break;
+        }
         kl->conv_bytes = model;
         kl->rec_bytes = given ? given : model;
         break;
