@@ -26,6 +26,10 @@ void zoo_exact(const char *id);
 /* Cases read with a count (and each exact). */
 int zoo_exact_when_read(const char *file);
 
+/* The hf_config of case `id` of zoo.jsonl or zoo2.jsonl as JSON text
+ * (malloc'd), with `drop` (a top-level key, may be NULL) removed. */
+char *zoo_config(const char *id, const char *drop);
+
 vramest_model *preset(const char *name);
 /* An estimate of a job spec (must succeed); the caller frees it. */
 vramest_result *estimate(const char *spec);

@@ -7,6 +7,7 @@
  * checkpoint names, and the bad input a layer list can carry. */
 #include <criterion/criterion.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "family_checks.h"
@@ -23,6 +24,12 @@ Test(hybrid_zoo, every_case_is_exact)
     /* config.json written by Python's json: "time_step_limit": [0.0, Infinity] */
     zoo_exact_in("zoo2.jsonl", "zoo2-params-nemotron-3-super-120b-a12b-fp8");
     zoo_exact_in("zoo2.jsonl", "zoo2-params-nemotron-h-56b-base-8k");
+    /* Qwen3.5 / 3.6 as released: the multimodal wrapper, its text_config
+     * read with the qwen3_5(_moe)_text families, the vision tower counted */
+    zoo_exact("zoo-params-qwen3.5-35b-a3b");
+    zoo_exact_in("zoo2.jsonl", "zoo2-params-qwen3.5-27b");
+    zoo_exact_in("zoo2.jsonl", "zoo2-params-qwen3.5-122b-a10b");
+    zoo_exact_in("zoo2.jsonl", "zoo2-params-qwen3.5-397b-a17b");
 }
 
 /* A config's layers as their mixer and MLP letters, read back through the
@@ -169,6 +176,93 @@ Test(hybrid_cache, vllm_pages_the_state_from_the_pool)
     cr_assert_eq(category(r, VRAMEST_CAT_STATE_CACHE), 3 * 36 * block * attn_tok);
     /* 3 sequences of 1024 tokens in blocks of `block` tokens over 12 layers */
     cr_assert_eq(category(r, VRAMEST_CAT_KV_CACHE), 3 * ((1024 + block - 1) / block) * block * 12 * attn_tok);
+    vramest_result_free(r);
+}
+
+/* Whether one of the result's warnings holds `text`. */
+static int warned(const vramest_result *r, const char *text)
+{
+    for (uint32_t i = 0; i < vramest_result_warning_count(r); i++) {
+        const char *w = vramest_result_warning(r, i);
+        if (w && strstr(w, text)) return 1;
+    }
+    return 0;
+}
+
+/* vLLM's raised block size against a public report (vllm-project/vllm
+ * issue #41037, NVIDIA-Nemotron-3-Nano-30B-A3B-FP8, kv_cache_dtype fp8,
+ * --block-size 32): 4192 tokens at TP 1 and 2, 2112 at TP 4, where the KV
+ * heads stop halving (2 heads, at least one per rank) but the state does. */
+Test(hybrid_cache, vllm_block_size_as_a_public_report_gives_it)
+{
+    static const struct {
+        int tp;
+        const char *block;
+    } c[] = {{1, "block size to 4192 tokens"}, {2, "block size to 4192 tokens"}, {4, "block size to 2112 tokens"}};
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        char spec[512];
+        snprintf(spec, sizeof spec,
+                 "{\"model\":\"nemotron-3-nano-30b-a3b\",\"precision\":{\"weights\":\"bf16\",\"kv_cache\":\"fp8\"},"
+                 "\"parallel\":{\"gpus\":%d,\"tp\":%d},\"runtime\":{\"framework\":\"vllm\",\"block_size\":32},"
+                 "\"workload\":{\"mode\":\"infer\",\"batch_size\":1,\"prompt_len\":1000,\"gen_len\":24}}",
+                 c[i].tp, c[i].tp);
+        vramest_result *r = estimate(spec);
+        cr_assert(warned(r, c[i].block), "tp %d: no warning '%s'", c[i].tp, c[i].block);
+        vramest_result_free(r);
+    }
+}
+
+/* Qwen3.5 / 3.6 35B-A3B through its multimodal wrapper: the text_config's
+ * layer_types (30 DeltaNet of 40 layers) and mamba_ssm_dtype float32 reach
+ * the state: 3 x 8192 bf16 + 32 x 128 x 128 fp32 = 2,146,304 B per layer,
+ * an attention block raised to 16 x ceil(2146304 / (16 x 2048)) = 1056
+ * tokens (the figures a public derivation from vLLM's code gives for this
+ * checkpoint). */
+Test(hybrid_cache, qwen3_5_vl_config_states_in_vllm)
+{
+    char *cfg = zoo_config("zoo-params-qwen3.5-35b-a3b", NULL);
+    size_t n = strlen(cfg) + 400;
+    char *spec = malloc(n);
+    cr_assert(spec);
+    snprintf(spec, n,
+             "{\"model\":{\"hf_config\":%s},\"precision\":\"bf16\",\"runtime\":{\"framework\":\"vllm\"},"
+             "\"workload\":{\"mode\":\"infer\",\"batch_size\":2,\"prompt_len\":1000,\"gen_len\":24}}",
+             cfg);
+    vramest_result *r = estimate(spec);
+    uint64_t one = 0, layer = state_bytes(8192, 3, 2, 32 * 128 * 128, 4), tok = 2 * 2 * 256 * 2;
+    cr_assert_eq(layer, 2146304);
+    cr_assert_eq(vramest_result_value(r, VRAMEST_VAL_STATE_PER_SEQ, &one), VRAMEST_OK);
+    cr_assert_eq(one, 30 * layer);
+    cr_assert(warned(r, "block size to 1056 tokens"));
+    /* two sequences' pages, padded to the attention page */
+    cr_assert_eq(category(r, VRAMEST_CAT_STATE_CACHE), 2 * 30 * 1056 * tok);
+    /* 1024 tokens in one block of 1056 over the 10 attention layers */
+    cr_assert_eq(category(r, VRAMEST_CAT_KV_CACHE), 2 * 1056 * 10 * tok);
+    vramest_result_free(r);
+    free(spec);
+    free(cfg);
+}
+
+/* SGLang's state pool: 0.9 / 1.9 of what mem_fraction_static leaves after
+ * the weights, in whole requests' states (bf16 convolution, the config's
+ * fp32 state), the token pool the rest over the attention layers only. */
+Test(hybrid_cache, sglang_splits_the_rest_between_states_and_tokens)
+{
+    const char *spec = "{\"model\":\"nemotron-3-nano-30b-a3b\",\"precision\":\"bf16\",\"device\":\"H100-80GB\","
+                       "\"runtime\":{\"framework\":\"sglang\",\"max_model_len\":16384},"
+                       "\"workload\":{\"mode\":\"infer\",\"batch_size\":4,\"prompt_len\":4096,\"gen_len\":256}}";
+    vramest_result *r = estimate(spec);
+    uint64_t per_req = 23 * state_bytes(6144, 3, 2, 64 * 64 * 128, 4), cell = 6ull * 2 * 2 * 128 * 2, one = 0;
+    cr_assert_eq(vramest_result_value(r, VRAMEST_VAL_STATE_PER_SEQ, &one), VRAMEST_OK);
+    cr_assert_eq(one, per_req);
+    uint64_t state = category(r, VRAMEST_CAT_STATE_CACHE), kv = category(r, VRAMEST_CAT_KV_CACHE), tokens = 0;
+    cr_assert(state > 0 && state % per_req == 0, "state %llu", (unsigned long long)state);
+    cr_assert_eq(vramest_result_value(r, VRAMEST_VAL_MAX_TOKENS, &tokens), VRAMEST_OK);
+    cr_assert_eq(kv, tokens * cell);
+    /* rest = state + kv up to one cell; the state's share 0.9 / 1.9 up to one request */
+    double rest = (double)(state + kv), want = rest * 0.9 / 1.9;
+    cr_assert((double)state <= want && (double)state + (double)per_req > want, "state %llu of %.0f",
+              (unsigned long long)state, rest);
     vramest_result_free(r);
 }
 
