@@ -59,6 +59,29 @@ int zoo_exact_when_read(const char *file)
     return read;
 }
 
+char *zoo_config(const char *id, const char *drop)
+{
+    static const char *const files[] = {"zoo.jsonl", "zoo2.jsonl"};
+    for (size_t f = 0; f < 2; f++) {
+        char *buf = vt_read_data(files[f], NULL);
+        char *save = NULL, *out = NULL;
+        for (char *line = strtok_r(buf, "\n", &save); line && !out; line = strtok_r(NULL, "\n", &save)) {
+            json_object *c = json_tokener_parse(line), *v, *spec, *model, *cfg;
+            if (c && json_object_object_get_ex(c, "id", &v) && !strcmp(json_object_get_string(v), id) &&
+                json_object_object_get_ex(c, "spec", &spec) && json_object_object_get_ex(spec, "model", &model) &&
+                json_object_object_get_ex(model, "hf_config", &cfg)) {
+                if (drop) json_object_object_del(cfg, drop);
+                out = strdup(json_object_to_json_string_ext(cfg, JSON_C_TO_STRING_PLAIN));
+            }
+            json_object_put(c);
+        }
+        free(buf);
+        if (out) return out;
+    }
+    cr_assert_fail("no zoo case %s", id);
+    return NULL;
+}
+
 typedef struct zoo_want {
     const char *id;
     int seen;
@@ -125,7 +148,8 @@ vramest_result *estimate_model(const char *model, const char *rest)
     return r;
 }
 
-uint64_t kv_bytes_of(const char *model, const char *framework, int64_t batch, int64_t tokens)
+/* A category of one prefill of a job spec's model value. */
+static uint64_t prefill_of(const char *model, const char *framework, int64_t batch, int64_t tokens, int cat)
 {
     char rest[256];
     snprintf(rest, sizeof rest,
@@ -133,16 +157,26 @@ uint64_t kv_bytes_of(const char *model, const char *framework, int64_t batch, in
              "\"workload\":{\"mode\":\"infer\",\"batch_size\":%lld,\"prompt_len\":%lld,\"gen_len\":1}",
              framework, (long long)batch, (long long)tokens);
     vramest_result *r = estimate_model(model, rest);
-    uint64_t kv = category(r, VRAMEST_CAT_KV_CACHE);
+    uint64_t v = category(r, cat);
     vramest_result_free(r);
-    return kv;
+    return v;
+}
+
+uint64_t kv_bytes_of(const char *model, const char *framework, int64_t batch, int64_t tokens)
+{
+    return prefill_of(model, framework, batch, tokens, VRAMEST_CAT_KV_CACHE);
+}
+
+uint64_t prefill_category(const char *model, const char *framework, int64_t batch, int64_t tokens, int cat)
+{
+    char quoted[160];
+    snprintf(quoted, sizeof quoted, "\"%s\"", model);
+    return prefill_of(quoted, framework, batch, tokens, cat);
 }
 
 uint64_t kv_bytes(const char *model, const char *framework, int64_t batch, int64_t tokens)
 {
-    char quoted[160];
-    snprintf(quoted, sizeof quoted, "\"%s\"", model);
-    return kv_bytes_of(quoted, framework, batch, tokens);
+    return prefill_category(model, framework, batch, tokens, VRAMEST_CAT_KV_CACHE);
 }
 
 void trains_model(const char *model, const char *what)

@@ -26,6 +26,10 @@ void zoo_exact(const char *id);
 /* Cases read with a count (and each exact). */
 int zoo_exact_when_read(const char *file);
 
+/* The hf_config of case `id` of zoo.jsonl or zoo2.jsonl as JSON text
+ * (malloc'd), with `drop` (a top-level key, may be NULL) removed. */
+char *zoo_config(const char *id, const char *drop);
+
 vramest_model *preset(const char *name);
 /* An estimate of a job spec (must succeed); the caller frees it. */
 vramest_result *estimate(const char *spec);
@@ -33,6 +37,9 @@ uint64_t category(const vramest_result *r, int cat);
 /* KV cache of one prefill of `tokens` tokens x `batch` sequences, nothing
  * generated, bf16, on an H100 under `framework`. */
 uint64_t kv_bytes(const char *model, const char *framework, int64_t batch, int64_t tokens);
+/* A category of that prefill (the recurrent layers' state_cache: the
+ * cache is exactly the prompt's). */
+uint64_t prefill_category(const char *model, const char *framework, int64_t batch, int64_t tokens, int cat);
 /* A LoRA training step (all linear layers) runs and peaks above its weights. */
 void trains(const char *model);
 /* The same three for a job spec's "model" value as written (a quoted

@@ -375,31 +375,6 @@ Test(family_cohere, one_norm_per_layer_parallel_block_scaled_logits)
  * The configs are the zoo's (read by case id: no count or size is copied
  * into this file). */
 
-/* The hf_config of zoo case `id` as JSON text (malloc'd), with `drop`
- * (a top-level key, may be NULL) removed. */
-static char *zoo_config(const char *id, const char *drop)
-{
-    static const char *const files[] = {"zoo.jsonl", "zoo2.jsonl"};
-    for (size_t f = 0; f < 2; f++) {
-        char *buf = vt_read_data(files[f], NULL);
-        char *save = NULL, *out = NULL;
-        for (char *line = strtok_r(buf, "\n", &save); line && !out; line = strtok_r(NULL, "\n", &save)) {
-            json_object *c = json_tokener_parse(line), *v, *spec, *model, *cfg;
-            if (c && json_object_object_get_ex(c, "id", &v) && !strcmp(json_object_get_string(v), id) &&
-                json_object_object_get_ex(c, "spec", &spec) && json_object_object_get_ex(spec, "model", &model) &&
-                json_object_object_get_ex(model, "hf_config", &cfg)) {
-                if (drop) json_object_object_del(cfg, drop);
-                out = strdup(json_object_to_json_string_ext(cfg, JSON_C_TO_STRING_PLAIN));
-            }
-            json_object_put(c);
-        }
-        free(buf);
-        if (out) return out;
-    }
-    cr_assert_fail("no zoo case %s", id);
-    return NULL;
-}
-
 /* A model from a zoo case's config with `edit` (a JSON object of keys)
  * merged over it; returns the parse's error code, *out the model (NULL on
  * error). */

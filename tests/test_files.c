@@ -939,9 +939,9 @@ Test(files, gguf_malformed)
     assert_msg("general.architecture");
     free(k.b.p);
     memset(&k, 0, sizeof k);
-    kv_str(&k, "general.architecture", "mamba");
+    kv_str(&k, "general.architecture", "rwkv6");
     cr_assert_eq(gguf_try(3, &k, t, n, NULL), VRAMEST_E_UNKNOWN_MODEL_TYPE);
-    assert_msg("'mamba'");
+    assert_msg("'rwkv6'");
     free(k.b.p);
     base_kv(&k);
     kv_u32(&k, "general.alignment", 24);

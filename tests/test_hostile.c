@@ -1259,7 +1259,7 @@ static int names_of_unknown_values(void)
     cr_assert_null(vramest_option_value_name(VRAMEST_CFG_OPTIMIZER, INT64_MIN));
     cr_assert_null(vramest_option_value_name(VRAMEST_CFG_BATCH_SIZE, 1));
     cr_assert_null(vramest_category_name((vramest_category)-1));
-    cr_assert_null(vramest_category_name((vramest_category)11));
+    cr_assert_null(vramest_category_name((vramest_category)vramest_category_count()));
     cr_assert_null(vramest_device_name((vramest_device)3));
     cr_assert_null(vramest_value_name((vramest_value)0x7FFFFFFF));
     cr_assert_null(vramest_phase_name((vramest_phase)99));
@@ -1298,7 +1298,7 @@ static int get_dev_negative(const vramest_result *r)
 static int get_cat(const vramest_result *r)
 {
     uint64_t v;
-    return vramest_result_get(r, VRAMEST_DEV_GPU, (vramest_category)11, &v);
+    return vramest_result_get(r, VRAMEST_DEV_GPU, (vramest_category)vramest_category_count(), &v);
 }
 static int get_cat_max(const vramest_result *r)
 {
@@ -1591,7 +1591,7 @@ static const hcase cases[] = {
     GROUP(indexes),
     ROW(r_get_dev, VRAMEST_E_UNKNOWN_CATEGORY, "unknown device 3"),
     ROW(r_get_dev_negative, VRAMEST_E_UNKNOWN_CATEGORY, "unknown device -1"),
-    ROW(r_get_cat, VRAMEST_E_UNKNOWN_CATEGORY, "unknown category 11"),
+    ROW(r_get_cat, VRAMEST_E_UNKNOWN_CATEGORY, "unknown category 12"),
     ROW(r_get_cat_max, VRAMEST_E_UNKNOWN_CATEGORY, "unknown category"),
     ROW(r_prov_cat_negative, VRAMEST_E_UNKNOWN_CATEGORY, "unknown category -2"),
     ROW(r_value_key, VRAMEST_E_UNKNOWN_CATEGORY, "unknown value 24"),

@@ -314,7 +314,7 @@ Test(model_options, handle_checks)
     cr_assert_eq(vramest_model_new(&m), VRAMEST_OK);
     expect_error(vramest_model_set_i64(m, VRAMEST_CFG_BATCH_SIZE, 1), VRAMEST_E_WRONG_HANDLE, "batch_size");
     expect_error(vramest_model_set_i64(m, (vramest_option)1999, 1), VRAMEST_E_UNKNOWN_OPTION, NULL);
-    expect_error(vramest_model_set_str(m, VRAMEST_MODEL_MODEL_TYPE, "mamba"), VRAMEST_E_UNKNOWN_NAME, "llama");
+    expect_error(vramest_model_set_str(m, VRAMEST_MODEL_MODEL_TYPE, "rwkv"), VRAMEST_E_UNKNOWN_NAME, "llama");
     expect_error(vramest_model_set_i64(m, VRAMEST_MODEL_TIE_WORD_EMBEDDINGS, 2), VRAMEST_E_RANGE, NULL);
     vramest_model_free(m);
 }
@@ -453,8 +453,8 @@ Test(model_bad_input, malformed_json)
 Test(model_bad_input, unknown_model_type_lists_the_supported_ones)
 {
     int rc;
-    vramest_model *m = parse_text("{\"model_type\":\"mamba\",\"hidden_size\":768}", &rc);
-    expect_error(rc, VRAMEST_E_UNKNOWN_MODEL_TYPE, "'mamba'");
+    vramest_model *m = parse_text("{\"model_type\":\"rwkv\",\"hidden_size\":768}", &rc);
+    expect_error(rc, VRAMEST_E_UNKNOWN_MODEL_TYPE, "'rwkv'");
     cr_expect(strstr(vramest_last_error_message(), "llama") && strstr(vramest_last_error_message(), "deepseek_v3"));
     vramest_model_free(m);
 }

@@ -17,7 +17,7 @@ typedef struct job {
     const vramest_model *m;
     const vramest_precision *p;
     const vramest_config *c;
-    uint64_t cats[11];
+    uint64_t cats[12];
     uint64_t peak;
     int64_t max_batch;
     int fits;
@@ -27,13 +27,13 @@ typedef struct job {
     char seen_error[128];
 } job;
 
-static int one_round(job *j, uint64_t cats[11], uint64_t *peak, int64_t *max_batch, int *fits)
+static int one_round(job *j, uint64_t cats[12], uint64_t *peak, int64_t *max_batch, int *fits)
 {
     vramest_result *r = NULL;
     int rc = vramest_estimate(j->m, j->p, j->c, &r);
     if (rc) return rc;
     size_t n = 0;
-    rc = vramest_result_get_all(r, VRAMEST_DEV_GPU, cats, 11, &n);
+    rc = vramest_result_get_all(r, VRAMEST_DEV_GPU, cats, 12, &n);
     if (!rc) rc = vramest_result_value(r, VRAMEST_VAL_PEAK_ALLOCATED, peak);
     vramest_result_free(r);
     if (rc) return rc;
@@ -46,7 +46,7 @@ static void *worker(void *arg)
 {
     job *j = arg;
     for (int i = 0; i < ROUNDS; i++) {
-        uint64_t cats[11], peak;
+        uint64_t cats[12], peak;
         int64_t mb;
         int fits;
         j->rc = one_round(j, cats, &peak, &mb, &fits);

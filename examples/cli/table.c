@@ -235,6 +235,10 @@ int print_table(const vramest_result *r, json_object *plan, const out_opts *o)
     uint64_t layers = value_or_zero(r, VRAMEST_VAL_GPU_LAYERS, &ok_layers);
     uint64_t fit = value_or_zero(r, VRAMEST_VAL_GPU_LAYERS_FIT, &ok_fit);
     if (ok_conc) printf("         %llu sequences of max_model_len at once\n", (unsigned long long)conc);
+    int ok_state;
+    uint64_t state = value_or_zero(r, VRAMEST_VAL_STATE_PER_SEQ, &ok_state);
+    if (ok_state && state)
+        printf("\nrecurrent state: %.3f MiB per sequence (state_cache, whatever its length)\n", (double)state / 1048576.0);
     if (ok_layers && ok_fit)
         printf("\nserving: the engine puts %llu layers on the GPU; %llu fit\n", (unsigned long long)layers,
                (unsigned long long)fit);

@@ -299,6 +299,29 @@ typedef enum vramest_option {
     VRAMEST_MODEL_INTERMEDIATE_SIZE_MLP = 1204,   /**< "intermediate_size_mlp" (Llama 4: MLP width of the layers without experts) */
     VRAMEST_MODEL_INTERLEAVE_MOE_LAYER_STEP = 1205, /**< "interleave_moe_layer_step" (Llama 4: every Nth layer has experts; default 1) */
     VRAMEST_MODEL_ATTENTION_CHUNK_SIZE = 1206,    /**< "attention_chunk_size" (Llama 4: chunked attention on RoPE layers; 0 = the family's) */
+    /* state-space and linear-attention layers (1300-1349, issue #16) */
+    VRAMEST_MODEL_LAYER_PATTERN = 1300,           /**< "layer_pattern" (string, one letter per layer: A attention, M Mamba, L linear attention, H attention and Mamba in parallel, N none; config.json's layer_types / hybrid_override_pattern / layers_block_type) @since 1.0 */
+    VRAMEST_MODEL_MLP_PATTERN = 1301,             /**< "mlp_pattern" (string, one letter per layer: D dense MLP, E experts, N none; "" = the family's) @since 1.0 */
+    VRAMEST_MODEL_SSM_STATE_SIZE = 1302,          /**< "ssm_state_size" (state_size, mamba_d_state: N of a Mamba layer) @since 1.0 */
+    VRAMEST_MODEL_CONV_KERNEL = 1303,             /**< "conv_kernel" (mamba_d_conv, d_conv: the causal convolution's width) @since 1.0 */
+    VRAMEST_MODEL_MAMBA_EXPAND = 1304,            /**< "mamba_expand" (expand: the Mamba inner width over hidden_size) @since 1.0 */
+    VRAMEST_MODEL_TIME_STEP_RANK = 1305,          /**< "time_step_rank" (mamba_dt_rank; 0 = ceil(hidden_size / 16)) @since 1.0 */
+    VRAMEST_MODEL_MAMBA_NUM_HEADS = 1306,         /**< "mamba_num_heads" (mamba_n_heads: Mamba-2 heads) @since 1.0 */
+    VRAMEST_MODEL_MAMBA_HEAD_DIM = 1307,          /**< "mamba_head_dim" (mamba_d_head: Mamba-2 head width) @since 1.0 */
+    VRAMEST_MODEL_MAMBA_N_GROUPS = 1308,          /**< "n_groups" (mamba_n_groups, mamba_ngroups: Mamba-2 B/C groups) @since 1.0 */
+    VRAMEST_MODEL_MAMBA_D_SSM = 1309,             /**< "mamba_d_ssm" (the Mamba-2 inner width when it is not expand x hidden_size) @since 1.0 */
+    VRAMEST_MODEL_MAMBA_CONV_BIAS = 1310,         /**< "use_conv_bias" (mamba_conv_bias, bool) @since 1.0 */
+    VRAMEST_MODEL_MAMBA_PROJ_BIAS = 1311,         /**< "mamba_proj_bias" (use_bias: biases on the Mamba projections, bool) @since 1.0 */
+    VRAMEST_MODEL_MAMBA_RMS_NORM = 1312,          /**< "mamba_rms_norm" (bool: the Mamba-2 gated RMSNorm exists) @since 1.0 */
+    VRAMEST_MODEL_SSM_STATE_DTYPE = 1313,         /**< "mamba_ssm_cache_dtype" (mamba_ssm_dtype: dtype of the recurrent state; auto = the cache's) @since 1.0 */
+    VRAMEST_MODEL_LINEAR_NUM_KEY_HEADS = 1314,    /**< "linear_num_key_heads" (gated DeltaNet) @since 1.0 */
+    VRAMEST_MODEL_LINEAR_NUM_VALUE_HEADS = 1315,  /**< "linear_num_value_heads" (gated DeltaNet) @since 1.0 */
+    VRAMEST_MODEL_LINEAR_KEY_HEAD_DIM = 1316,     /**< "linear_key_head_dim" (gated DeltaNet) @since 1.0 */
+    VRAMEST_MODEL_LINEAR_VALUE_HEAD_DIM = 1317,   /**< "linear_value_head_dim" (gated DeltaNet) @since 1.0 */
+    VRAMEST_MODEL_LINEAR_CONV_KERNEL_DIM = 1318,  /**< "linear_conv_kernel_dim" (gated DeltaNet convolution width) @since 1.0 */
+    VRAMEST_MODEL_ATTN_OUTPUT_GATE = 1319,        /**< "attn_output_gate" (bool: q_proj also yields a sigmoid output gate, Qwen3-Next) @since 1.0 */
+    VRAMEST_MODEL_MOE_LATENT_SIZE = 1320,         /**< "moe_latent_size" (experts run in a latent width; 0 = hidden_size) @since 1.0 */
+    VRAMEST_MODEL_CHUNK_SIZE = 1321,              /**< "chunk_size" (mamba_chunk_size: tokens per chunk of the chunked scan) @since 1.0 */
 
     /* ---- precision (2000-2999) ---- */
     VRAMEST_PREC_WEIGHTS = 2000,           /**< "weights" (enum dtype; auto = the checkpoint dtype) */
@@ -1227,6 +1250,7 @@ typedef enum vramest_category {
     VRAMEST_CAT_WORKSPACE = 8,        /**< "workspace": cuBLAS / kernel scratch, optimizer-step temporaries */
     VRAMEST_CAT_FRAMEWORK = 9,        /**< "framework": CUDA context, NCCL buffers (not in reserved) */
     VRAMEST_CAT_ALLOCATOR = 10,       /**< "allocator": reserved minus allocated */
+    VRAMEST_CAT_STATE_CACHE = 11,     /**< "state_cache": per-sequence recurrent and convolution state of Mamba and linear-attention layers (does not grow with tokens) @since 1.0 */
     VRAMEST_CAT_MAX_ = 0x7FFFFFFF
 } vramest_category;
 

@@ -146,8 +146,18 @@ static const leaf_role hf_leaves[] = {
     {"relative_attention_bias", VX_ROLE_REL_BIAS},
     {"project_in", VX_ROLE_EMBED_PROJ}, {"project_out", VX_ROLE_EMBED_PROJ},
     {"classifier", VX_ROLE_CLASSIFIER}, {"score", VX_ROLE_CLASSIFIER}, {"seq_relationship", VX_ROLE_CLASSIFIER},
+    /* recurrent mixers: Mamba, Mamba-2, gated DeltaNet (Qwen3.5 splits its projections) */
+    {"in_proj", VX_ROLE_SSM_IN}, {"in_proj_qkvz", VX_ROLE_SSM_IN}, {"in_proj_qkv", VX_ROLE_SSM_IN},
+    {"in_proj_ba", VX_ROLE_SSM_IN2}, {"in_proj_z", VX_ROLE_SSM_IN2}, {"in_proj_b", VX_ROLE_SSM_IN2},
+    {"in_proj_a", VX_ROLE_SSM_IN2}, {"conv1d", VX_ROLE_SSM_CONV}, {"x_proj", VX_ROLE_SSM_X},
+    {"dt_proj", VX_ROLE_SSM_DT}, {"fc1_latent_proj", VX_ROLE_MOE_LATENT}, {"fc2_latent_proj", VX_ROLE_MOE_LATENT},
     {NULL, 0},
 };
+/* Modules whose out_proj closes a recurrent mixer, not an attention (LFM2:
+ * conv). */
+static const char *const ssm_ctx[] = {"mixer", "mamba", "linear_attn", "conv", NULL};
+/* The recurrent mixers' per-head vectors (parameters without .weight). */
+static const char *const ssm_params[] = {"A_log", "D", "dt_bias", NULL};
 
 typedef struct gguf_leaf {
     const char *gguf;
@@ -213,6 +223,14 @@ static const gguf_leaf gguf_leaves[] = {
     {"cross_attn_o", "o", VX_ROLE_CROSS_O, 0, 0},
     {"cross_attn_norm", "cross_attention_layernorm", VX_ROLE_NORM, 0, 0},
     {"cross_attn_rel_b", "cross_relative_attention_bias", VX_ROLE_REL_BIAS, 0, 0},
+    {"ssm_in", "in_proj", VX_ROLE_SSM_IN, 0, 0},
+    {"ssm_conv1d", "conv1d", VX_ROLE_SSM_CONV, 0, 0},
+    {"ssm_x", "x_proj", VX_ROLE_SSM_X, 0, 0},
+    {"ssm_dt", "dt_proj", VX_ROLE_SSM_DT, 0, 0},
+    {"ssm_a", "A_log", VX_ROLE_SSM_PARAM, 0, 0},
+    {"ssm_d", "D", VX_ROLE_SSM_PARAM, 0, 0},
+    {"ssm_norm", "norm", VX_ROLE_NORM, 0, 0},
+    {"ssm_out", "out_proj", VX_ROLE_SSM_OUT, 0, 0},
     {NULL, NULL, 0, 0, 0},
 };
 
@@ -476,6 +494,8 @@ static void classify_hf(const char *name, const vx_raw_tensor *t, vx_tensor *o, 
                 role = VX_ROLE_FINAL_NORM;
         }
     }
+    if (role == VX_ROLE_ATTN_O && ceq(mod, "out_proj") && cin(parent, ssm_ctx)) role = VX_ROLE_SSM_OUT;
+    if (what == P_OTHER && cin(suffix, ssm_params) && li >= 0) role = VX_ROLE_SSM_PARAM;
     if (in_pooler && role == VX_ROLE_OTHER) role = VX_ROLE_POOLER;
     if (in_cross) role = to_cross(role);
     if (has_experts && (ni->expert >= 0 || what == P_STACKED || what == P_STACKED_BIAS)) {

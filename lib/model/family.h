@@ -59,6 +59,11 @@ typedef struct vx_layer_kind {
     /* DeepSeek sparse attention: the layer's lightning indexer (0: none;
      * GLM-5.2's "shared" layers reuse the previous indexer's top-k) */
     int64_t index_heads, index_head_dim;
+    /* Appended (issue #16): a recurrent mixer runs beside the attention of
+     * this layer (Falcon-H1: attention and Mamba-2 in parallel). The
+     * recurrent mixer's geometry is the model's (vx_shape.ssm_*). */
+    uint8_t ssm_par;
+    uint8_t pad2[7];
 } vx_layer_kind;
 
 #define VX_MAX_KINDS 16
@@ -108,6 +113,15 @@ static inline void vx_layers_tally(const vx_layers *L, int stack, int64_t first,
     t->first[0] = b > a ? a : -1;
     t->last[0] = b > a ? b - 1 : -1;
 }
+
+/* The recurrent mixer of a family's state-space / linear-attention layers. */
+enum {
+    VX_SSM_NONE = 0,
+    VX_SSM_MAMBA1 = 1, /* MambaMixer: in_proj, conv1d, x_proj (dt, B, C), dt_proj, A_log (d_inner x N), D */
+    VX_SSM_MAMBA2 = 2, /* Mamba2Mixer: in_proj (z, xBC, dt), conv1d over xBC, per-head dt_bias/A_log/D, gated norm */
+    VX_SSM_GDN = 3,    /* gated DeltaNet (Qwen3-Next): in_proj_qkvz + in_proj_ba, conv1d over qkv, gated norm */
+    VX_SSM_SHORTCONV = 4, /* LFM2's gated short convolution: in_proj (B, C, x), conv over B*x, C*conv, out_proj */
+};
 
 /* ---- how the family's Hugging Face class runs (forward facts) ---------- */
 
@@ -163,7 +177,8 @@ enum { VX_FFN_REQUIRED = 0, VX_FFN_4H = 1, VX_FFN_FIXED_4H = 2, VX_FFN_OPTIONAL 
 enum { VX_MOE_NONE = 0, VX_MOE_ROUTED = 1 };
 /* shared experts: none; one of its own width behind a sigmoid gate (Qwen2-MoE); n_shared_experts
  * merged into one MLP (DeepSeek); one of the routed experts' width, no gate (Llama 4) */
-enum { VX_SHX_NONE = 0, VX_SHX_GATED_ONE = 1, VX_SHX_MERGED = 2, VX_SHX_ONE = 3 };
+enum { VX_SHX_NONE = 0, VX_SHX_GATED_ONE = 1, VX_SHX_MERGED = 2, VX_SHX_ONE = 3, VX_SHX_OWN = 4 };
+/* OWN: n_shared_experts x shared_expert_intermediate_size as one ungated MLP (Nemotron-H) */
 /* The router's e_score_correction_bias (DeepSeek-V3-style noaux_tc routing): none, a persistent
  * buffer (transformers' DeepseekV3TopkRouter: in the checkpoint and on the GPU, not a parameter),
  * or a parameter (DeepSeek's and vLLM's code). */
@@ -335,6 +350,19 @@ struct vx_family {
                                  layer of the last layer's kind, enorm, hnorm, eh_proj (2h -> h) and
                                  shared_head.norm */
     uint8_t mtp_copies;       /* ... plus its own copies of the embedding and the head (DeepSeek-V3/V3.2) */
+    /* Appended (issue #16): state-space and linear-attention layers
+     * (model/hybrid.c, docs/adding-a-family.md recipe (b)). */
+    uint8_t ssm;              /* VX_SSM_*: the recurrent mixer of its 'M' / 'L' / 'H' layers */
+    uint8_t ssm_only;         /* no attention layer at all (Mamba): no head count required */
+    uint8_t q_gate;           /* q_proj doubled: the attention output is gated (attn_output_gate) */
+    uint8_t layer_default;    /* layer_pattern letter of every layer when the config gives none */
+    uint8_t mlp_default;      /* mlp_pattern letter of every layer when the config gives none ('E' on
+                                 MoE families, 'D' otherwise, 'N' for Mamba's mixer-only blocks) */
+    uint8_t ssm_inner_heads;  /* Mamba-2 width = heads x head_dim (Nemotron-H), else mamba_d_ssm or
+                                 expand x hidden (Mamba2Mixer, Falcon-H1) */
+    uint8_t ssm_norm_flag;    /* the gated RMSNorm exists only with mamba_rms_norm true (Falcon-H1) */
+    uint8_t moe_optional;     /* experts only when the config gives num_local_experts (Nemotron-H) */
+    uint8_t ssm_dt_norms;     /* Mamba-1 mixer with RMSNorms over dt, B and C (Jamba) */
 };
 
 /* The family of a model_type value, NULL if none. */

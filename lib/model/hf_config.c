@@ -128,6 +128,17 @@ static int apply(pstate *p, const vx_option_def *d, size_t slot, const char *key
         /* "sliding_window": false means no window in some configs. */
         if (t == VX_J_FALSE && k == VRAMEST_MODEL_SLIDING_WINDOW)
             return keyed(vx_opt_reset(&p->a, p->bits, H_MODEL, k), key);
+        /* "auto" (Mamba's time_step_rank, Falcon-H1's mamba_d_head): the
+         * value the class derives, which is the option's default. */
+        if (t == VX_J_STR && !strcmp(vx_jstr(p->doc, v), "auto"))
+            return keyed(vx_opt_reset(&p->a, p->bits, H_MODEL, k), key);
+        /* 0 experts: the part is absent (Granite 4.0's dense models,
+         * "num_local_experts": 0, "num_experts_per_tok": 0); any other 0
+         * stays a range error naming the key (a 0-wide shared expert is
+         * the option's own 0). */
+        if (t == VX_J_INT && v->u.i == 0 &&
+            (k == VRAMEST_MODEL_NUM_LOCAL_EXPERTS || k == VRAMEST_MODEL_NUM_EXPERTS_PER_TOK))
+            return keyed(vx_opt_reset(&p->a, p->bits, H_MODEL, k), key);
         if ((rc = int_of(key, v, &i))) return rc;
         return set_i64(p, k, i, key);
     case VRAMEST_TYPE_BOOL:
@@ -196,6 +207,9 @@ static int apply_family_key(pstate *p, const vx_jv *root, const vx_cfg_key *k)
 
 static int family_keys(pstate *p, const vx_jv *root)
 {
+    /* The hooks read the language model's own object (a wrapper's
+     * text_config: Qwen3.5's layer_types). */
+    p->root = root;
     int rc = vx_hf_layer_lists(p);
     const vx_jv *v;
     const vx_family *f = vx_family_of(p->a.model_type);
@@ -252,6 +266,70 @@ int vx_cfgmap_int(struct vx_cfgmap *m, const char *key, int64_t *out)
     *out = -1;
     if (!v || v->type == VX_J_NULL) return VRAMEST_OK;
     return int_of(key, v, out);
+}
+
+int vx_cfgmap_ints(struct vx_cfgmap *m, const char *key, int64_t *out, size_t cap, size_t *n)
+{
+    const vx_jv *v = vx_jget(m->doc, m->root, key);
+    *n = 0;
+    if (!v || v->type == VX_J_NULL) return VRAMEST_OK;
+    if (v->type != VX_J_ARR) return type_error(key, "array of integers", v);
+    if (v->u.c.count > cap)
+        return vx_fail(VRAMEST_E_LIMIT, "config.json: key '%s': %zu entries, at most %zu", key, (size_t)v->u.c.count,
+                       cap);
+    size_t i = 0;
+    for (const vx_jv *e = vx_jfirst(v); e < vx_jend(v); e = vx_jskip(e)) {
+        if (e->type != VX_J_INT) return type_error(key, "array of integers", v);
+        out[i++] = e->u.i;
+    }
+    *n = i;
+    return VRAMEST_OK;
+}
+
+/* The names a family knows, for the message about one it does not. */
+static void letter_names(const vx_name_letter *map, char *known, size_t cap)
+{
+    size_t used = 0;
+    known[0] = '\0';
+    for (const vx_name_letter *q = map; q->name && used + 24 < cap; q++)
+        used += (size_t)snprintf(known + used, cap - used, "%s'%s'", used ? ", " : "", q->name);
+}
+
+int vx_cfgmap_letters(struct vx_cfgmap *m, const char *key, const vx_name_letter *map, char *out, size_t cap,
+                      size_t *n)
+{
+    const vx_jv *v = vx_jget(m->doc, m->root, key);
+    *n = 0;
+    out[0] = '\0';
+    if (!v || v->type == VX_J_NULL) return VRAMEST_OK;
+    if (v->type != VX_J_ARR && v->type != VX_J_STR) return type_error(key, "array of strings or a string", v);
+    const char *text = v->type == VX_J_STR ? vx_jstr(m->doc, v) : NULL;
+    size_t len = text ? v->u.s.len : v->u.c.count;
+    if (len + 1 > cap)
+        return vx_fail(VRAMEST_E_LIMIT, "config.json: key '%s': %zu layers, at most %zu", key, len, cap - 1);
+    const vx_jv *e = text ? NULL : vx_jfirst(v);
+    for (size_t i = 0; i < len; i++) {
+        char one[2] = {text ? text[i] : 0, 0};
+        const char *what = one;
+        if (!text) {
+            if (e->type != VX_J_STR) return type_error(key, "array of strings", v);
+            what = vx_jstr(m->doc, e);
+            e = vx_jskip(e);
+        }
+        const vx_name_letter *k = map;
+        while (k->name && strcmp(k->name, what)) k++;
+        if (!k->name) {
+            char known[200];
+            letter_names(map, known, sizeof known);
+            return vx_fail(VRAMEST_E_INVALID_MODEL,
+                           "config.json: key '%s': entry %zu is '%.40s', not a layer type of this family (%s)", key, i,
+                           what, known);
+        }
+        out[i] = k->letter;
+    }
+    out[len] = '\0';
+    *n = len;
+    return VRAMEST_OK;
 }
 
 static int64_t name_flag(const char *s, size_t n, const char *const *names)
@@ -389,6 +467,29 @@ int vx_cfgmap_set_name(struct vx_cfgmap *m, vramest_option k, const char *name, 
     /* A name we do not know changes no tensor (an activation): keep the family's. */
     if (rc == VRAMEST_E_UNKNOWN_NAME) rc = VRAMEST_OK;
     return keyed(rc, key);
+}
+
+int vx_cfgmap_bool(struct vx_cfgmap *m, const char *key, bool *out)
+{
+    const vx_jv *v = vx_jget(m->doc, m->root, key);
+    if (!v || v->type == VX_J_NULL) return 0;
+    if (v->type != VX_J_TRUE && v->type != VX_J_FALSE) return type_error(key, "true or false", v);
+    *out = v->type == VX_J_TRUE;
+    return 1;
+}
+
+int vx_cfgmap_number(struct vx_cfgmap *m, const char *key, double *out)
+{
+    const vx_jv *v = vx_jget(m->doc, m->root, key);
+    if (!v || v->type == VX_J_NULL) return 0;
+    int rc = num_of(key, v, out);
+    return rc ? rc : 1;
+}
+
+bool vx_cfgmap_null(struct vx_cfgmap *m, const char *key)
+{
+    const vx_jv *v = vx_jget(m->doc, m->root, key);
+    return v && v->type == VX_J_NULL;
 }
 
 static int unknown_model_type(const char *name)

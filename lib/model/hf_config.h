@@ -47,7 +47,8 @@ int vx_cfgmap_set_i64(struct vx_cfgmap *m, vramest_option k, int64_t v, const ch
 int vx_cfgmap_claim_i64(struct vx_cfgmap *m, vramest_option k, int64_t v, const char *key) VX_HIDDEN;
 /* Set a string option from key `key`. */
 int vx_cfgmap_set_str(struct vx_cfgmap *m, vramest_option k, const char *v, const char *key) VX_HIDDEN;
-/* The parsed file and its top-level object, for hooks that read nested
+/* The parsed file and the language model's object (the top level, or a
+ * wrapper's text_config once the family's keys are read), for hooks that read nested
  * objects and lists (DBRX's attn_config / ffn_config, Nemotron-NAS's
  * block_configs): vx_jget(vx_cfgmap_doc(m), vx_cfgmap_root(m), key). */
 const vx_jdoc *vx_cfgmap_doc(const struct vx_cfgmap *m) VX_HIDDEN;
@@ -65,6 +66,27 @@ int vx_hf_layer_lists(struct vx_cfgmap *m) VX_HIDDEN;
 /* Set an enum option by name; a name the option does not know is ignored
  * (an activation we cannot name changes no tensor). */
 int vx_cfgmap_set_name(struct vx_cfgmap *m, vramest_option k, const char *name, const char *key) VX_HIDDEN;
+/* A boolean / a number key: 1 and *out when present, 0 when absent or
+ * null, an error naming the key for another type. */
+int vx_cfgmap_bool(struct vx_cfgmap *m, const char *key, bool *out) VX_HIDDEN;
+int vx_cfgmap_number(struct vx_cfgmap *m, const char *key, double *out) VX_HIDDEN;
+/* Whether the file gives key `key` as null (a null that means something
+ * other than the default, as Lfm2's block_ffn_dim_multiplier). */
+bool vx_cfgmap_null(struct vx_cfgmap *m, const char *key) VX_HIDDEN;
+/* An array of integers (mlp_only_layers): *n of them into out (at most cap;
+ * VRAMEST_E_LIMIT beyond); *n = 0 when absent. */
+int vx_cfgmap_ints(struct vx_cfgmap *m, const char *key, int64_t *out, size_t cap, size_t *n) VX_HIDDEN;
+/* A per-layer list (an array of names, as layer_types, or a string of one
+ * character per layer, as hybrid_override_pattern) mapped to one letter per
+ * layer through `map` (NULL-ended): out holds *n letters and a NUL (cap
+ * includes it). An entry the map lacks is VRAMEST_E_INVALID_MODEL naming the
+ * key, its index and the names the family knows; *n = 0 when absent. */
+typedef struct vx_name_letter {
+    const char *name;
+    char letter;
+} vx_name_letter;
+int vx_cfgmap_letters(struct vx_cfgmap *m, const char *key, const vx_name_letter *map, char *out, size_t cap,
+                      size_t *n) VX_HIDDEN;
 
 /* An integer key: *out its value, -1 when absent or null; VRAMEST_E_TYPE
  * naming the key for another type. */

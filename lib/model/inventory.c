@@ -158,7 +158,8 @@ static void attention(vx_ib *b, const vx_shape *s, const vx_layer_kind *k, int64
         vx_ib_lin(b, NAME(f, n_qkv, "qkv_proj"), VX_ROLE_ATTN_QKV, VX_DEC, (H + 2 * K) * d, h, ab, L);
         vx_ib_lin(b, NAME(f, n_o, "o_proj"), VX_ROLE_ATTN_O, VX_DEC, h, H * d, s->attn_out_bias, L);
     } else {
-        vx_ib_lin(b, NAME(f, n_q, "q_proj"), VX_ROLE_ATTN_Q, VX_DEC, H * d, h, ab, L);
+        /* a gated output (Qwen3-Next) takes its gate from q_proj too */
+        vx_ib_lin(b, NAME(f, n_q, "q_proj"), VX_ROLE_ATTN_Q, VX_DEC, (s->attn_gate ? 2 : 1) * H * d, h, ab, L);
         vx_ib_lin(b, NAME(f, n_k, "k_proj"), VX_ROLE_ATTN_K, VX_DEC, K * d, h, ab, L);
         vx_ib_lin(b, NAME(f, n_v, "v_proj"), VX_ROLE_ATTN_V, VX_DEC, K * d, h, ab, L);
         vx_ib_lin(b, NAME(f, n_o, "o_proj"), VX_ROLE_ATTN_O, VX_DEC, h, H * d, s->attn_out_bias, L);
@@ -218,11 +219,13 @@ static void last_is(vx_ib *b, int trainable, int dtype)
     t->dtype = (int16_t)dtype;
 }
 
-/* Routed experts behind a router, then the shared expert(s). */
+/* Routed experts behind a router, then the shared expert(s). Experts of
+ * a plain MLP (Nemotron-H) have no gate projection; experts that run in a
+ * latent width sit between two projections (Nemotron-3 Super). */
 static void moe_mlp(vx_ib *b, const vx_shape *s, int64_t nl)
 {
     const vx_family *f = s->fam;
-    int64_t h = s->hidden, F = s->moe_ffn, E = s->experts;
+    int64_t h = s->hidden, F = s->moe_ffn, E = s->experts, in = s->moe_latent > 0 ? s->moe_latent : h;
     int eb = f->expert_bias;
     vx_ib_lin(b, NAME(f, n_router, "gate"), VX_ROLE_ROUTER, VX_DEC, E, h, eb, nl);
     /* noaux_tc routing's fp32 correction bias: a buffer of transformers'
@@ -234,17 +237,23 @@ static void moe_mlp(vx_ib *b, const vx_shape *s, int64_t nl)
         vx_ib_put(b, "e_score_correction_bias", VX_ROLE_ROUTER, VX_TK_BIAS, VX_DEC, E, 1, nl, 1, 0);
         last_is(b, ebias == VX_EB_PARAM, VRAMEST_DTYPE_FP32);
     }
+    /* Nemotron-H's experts run in a latent width between two projections */
+    if (s->moe_latent > 0) {
+        vx_ib_lin(b, "fc1_latent_proj", VX_ROLE_MOE_LATENT, VX_DEC, in, h, s->mlp_bias, nl);
+        vx_ib_lin(b, "fc2_latent_proj", VX_ROLE_MOE_LATENT, VX_DEC, h, in, s->mlp_bias, nl);
+    }
     /* A fused gate|up expert tensor (GraniteMoE's input_linear, E x 2F x h)
      * is one name and two groups, so the gate and the up half keep their
-     * roles (the training programs run them as two linears). */
+     * roles (the training programs run them as two linears). Ungated
+     * experts (Nemotron-H) have up and down only. */
     const char *ng = NAME(f, n_expert[0], "gate_proj"), *nu = f->experts_fused ? ng : NAME(f, n_expert[1], "up_proj");
-    vx_ib_lin_n(b, ng, VX_ROLE_EXPERT_GATE, VX_DEC, F, h, eb, nl, E, 1);
-    vx_ib_lin_n(b, nu, VX_ROLE_EXPERT_UP, VX_DEC, F, h, eb, nl, E, 1);
-    vx_ib_lin_n(b, NAME(f, n_expert[2], "down_proj"), VX_ROLE_EXPERT_DOWN, VX_DEC, h, F, eb, nl, E, 1);
+    if (s->gated) vx_ib_lin_n(b, ng, VX_ROLE_EXPERT_GATE, VX_DEC, F, in, eb, nl, E, 1);
+    vx_ib_lin_n(b, nu, VX_ROLE_EXPERT_UP, VX_DEC, F, in, eb, nl, E, 1);
+    vx_ib_lin_n(b, NAME(f, n_expert[2], "down_proj"), VX_ROLE_EXPERT_DOWN, VX_DEC, in, F, eb, nl, E, 1);
     if (!s->shared_experts) return;
     int64_t S = s->shared_ffn;
     if (S > 0) {
-        vx_ib_lin(b, "gate_proj", VX_ROLE_SHARED_GATE, VX_DEC, S, h, 0, nl);
+        if (s->gated) vx_ib_lin(b, "gate_proj", VX_ROLE_SHARED_GATE, VX_DEC, S, h, 0, nl);
         vx_ib_lin(b, "up_proj", VX_ROLE_SHARED_UP, VX_DEC, S, h, 0, nl);
         vx_ib_lin(b, "down_proj", VX_ROLE_SHARED_DOWN, VX_DEC, h, S, 0, nl);
     }
@@ -260,12 +269,17 @@ void vx_ib_decoder(vx_ib *b, const vx_shape *s)
     vx_layers_tally(L, VX_STACK_DEC, 0, s->layers, &t);
     vx_ib_emb(b, NAME(f, n_embed, "embed_tokens"), VX_ROLE_EMBED, s->vocab, h);
     uint32_t done = 0;
+    int64_t recurrent = 0;
     for (int k = 0; k < L->n_kinds; k++) {
+        const vx_layer_kind *kk = &L->kind[k];
         int64_t n = group(L, &t, k, same_attn, &done);
-        if (n) attention(b, s, &L->kind[k], n);
-        if (L->kind[k].mixer != VX_MIX_NONE) with_mixer += t.count[k];
-        if (L->kind[k].mlp != VX_MLPK_NONE) with_mlp += t.count[k];
+        if (n && kk->mixer != VX_MIX_SSM && kk->mixer != VX_MIX_LINEAR) attention(b, s, kk, n);
+        if (kk->mixer == VX_MIX_SSM || kk->mixer == VX_MIX_LINEAR || kk->ssm_par) recurrent += t.count[k];
+        if (kk->mixer != VX_MIX_NONE) with_mixer += t.count[k];
+        if (kk->mlp != VX_MLPK_NONE) with_mlp += t.count[k];
     }
+    /* every recurrent mixer of a model has the same shape: one group */
+    if (recurrent) vx_ib_ssm_mixer(b, s, recurrent);
     done = 0;
     for (int k = 0; k < L->n_kinds; k++) {
         int64_t n = group(L, &t, k, same_index, &done);

@@ -36,6 +36,9 @@ void vx_ib_lin_n(vx_ib *b, const char *name, int role, int part, int64_t out, in
 void vx_ib_norm_n(vx_ib *b, const char *name, int role, int part, int kind, int64_t dim, int64_t nl,
                   int64_t per) VX_HIDDEN;
 void vx_ib_norm(vx_ib *b, const char *name, int role, int part, int kind, int64_t dim, int64_t nl) VX_HIDDEN;
+/* The recurrent mixer (Mamba, Mamba-2, gated DeltaNet) of `nl` layers
+ * (ssm_mixer.c). */
+void vx_ib_ssm_mixer(vx_ib *b, const vx_shape *s, int64_t nl) VX_HIDDEN;
 /* A global embedding table, rows x cols. */
 void vx_ib_emb(vx_ib *b, const char *name, int role, int64_t rows, int64_t cols) VX_HIDDEN;
 /* The generic decoder body the family's row describes (embeddings, every

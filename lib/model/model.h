@@ -58,6 +58,12 @@ typedef struct vx_arch {
     char layer_blocks[VX_STR_MAX];
     int64_t index_n_heads, index_head_dim, index_topk_freq, index_skip_topk_offset;
     int64_t intermediate_size_mlp, interleave_moe_layer_step, attention_chunk_size;
+    /* State-space and linear-attention layers (model/hybrid.c). */
+    char layer_pattern[VX_STR_MAX], mlp_pattern[VX_STR_MAX];
+    int64_t ssm_state_size, conv_kernel, mamba_expand, time_step_rank, mamba_num_heads, mamba_head_dim;
+    int64_t mamba_n_groups, mamba_d_ssm, mamba_conv_bias, mamba_proj_bias, mamba_rms_norm, ssm_state_dtype;
+    int64_t linear_num_key_heads, linear_num_value_heads, linear_key_head_dim, linear_value_head_dim;
+    int64_t linear_conv_kernel_dim, attn_output_gate, moe_latent_size, chunk_size;
 } vx_arch;
 
 /* The resolved architecture: every value effective (defaults applied), and
@@ -113,6 +119,18 @@ typedef struct vx_shape {
     int64_t chunk;           /* with nope_every: the RoPE layers attend within chunks of this many tokens */
     int64_t index_heads, index_dim; /* DSA lightning indexer (0: none) */
     int64_t index_freq, index_offset; /* its layers: i < offset, or (i - offset + 1) % freq == 0 */
+    /* The recurrent mixer of state-space / linear-attention layers
+     * (model/hybrid.c; 0 without one). Mamba: inner = d_inner, state = N,
+     * heads = head_dim = 0 (Mamba-2: heads x head_dim = inner), groups of
+     * B and C. Gated DeltaNet: heads = value heads, head_dim = value head
+     * width, groups = key heads, state = key head width. */
+    int ssm_kind;            /* VX_SSM_* (model/family.h) */
+    int64_t ssm_inner, ssm_state, ssm_heads, ssm_head_dim, ssm_groups, ssm_conv, ssm_dt_rank, ssm_chunk;
+    int64_t ssm_conv_dim;    /* channels of the causal convolution (and of its cached state) */
+    int ssm_conv_bias, ssm_proj_bias, ssm_norm;
+    int ssm_state_dtype;     /* dtype of the recurrent state (AUTO: the cache's) */
+    int attn_gate;           /* q_proj also yields a sigmoid gate on the attention output (x2 rows) */
+    int64_t moe_latent;      /* experts run in this width between two projections (0: hidden) */
 } vx_shape;
 
 /* Tensor roles (design.md §2). Append-only. */
@@ -124,7 +142,14 @@ enum {
     VX_ROLE_MLP_GATE, VX_ROLE_MLP_UP, VX_ROLE_MLP_GATE_UP, VX_ROLE_MLP_DOWN, VX_ROLE_ROUTER,
     VX_ROLE_EXPERT_GATE, VX_ROLE_EXPERT_UP, VX_ROLE_EXPERT_DOWN, VX_ROLE_SHARED_GATE,
     VX_ROLE_SHARED_UP, VX_ROLE_SHARED_DOWN, VX_ROLE_NORM, VX_ROLE_FINAL_NORM, VX_ROLE_LM_HEAD,
-    VX_ROLE_POOLER, VX_ROLE_CLASSIFIER, VX_ROLE_MLM_TRANSFORM, VX_ROLE_COUNT_
+    VX_ROLE_POOLER, VX_ROLE_CLASSIFIER, VX_ROLE_MLM_TRANSFORM,
+    /* The recurrent mixer (Mamba, gated DeltaNet): its input projection(s),
+     * causal convolution, x_proj (Mamba-1: dt, B, C), dt_proj, output
+     * projection, and the per-head vectors (A_log, D, dt_bias). */
+    VX_ROLE_SSM_IN, VX_ROLE_SSM_CONV, VX_ROLE_SSM_X, VX_ROLE_SSM_DT, VX_ROLE_SSM_OUT, VX_ROLE_SSM_PARAM,
+    VX_ROLE_SSM_IN2, /* a second input projection (gated DeltaNet's in_proj_ba / in_proj_z) */
+    VX_ROLE_MOE_LATENT, /* projections into and out of the experts' latent width */
+    VX_ROLE_COUNT_
 };
 /* Tensor kinds: what a precision policy may do with them. */
 enum { VX_TK_MATRIX = 0, VX_TK_BIAS = 1, VX_TK_NORM = 2, VX_TK_EMBED = 3, VX_TK_OTHER = 4 };
@@ -298,6 +323,12 @@ typedef struct vx_block_run {
 /* Parse layer_blocks into up to `cap` runs (*n receives the count);
  * VRAMEST_E_INVALID_MODEL naming what is wrong, VRAMEST_E_LIMIT past cap. */
 int vx_layer_blocks_parse(const char *text, vx_block_run *out, size_t cap, size_t *n) VX_HIDDEN;
+/* Families with a recurrent mixer (row.ssm): its geometry into *s and the
+ * per-layer layout from layer_pattern / mlp_pattern into *L (hybrid.c). */
+int vx_hybrid_resolve(const struct vramest_model *m, vx_shape *s, vx_layers *L) VX_HIDDEN;
+/* VRAMEST_E_INCOMPLETE_MODEL: "model_type 'F' needs 'KEY' (also ...), which
+ * is not set" (shape.c). */
+int vx_shape_missing(int fam, vramest_option k) VX_HIDDEN;
 /* Append one group to a growable inventory. */
 int vx_inv_push(vx_tensor **inv, size_t *n, size_t *cap, const vx_tensor *t) VX_HIDDEN;
 

@@ -390,6 +390,67 @@ static const vx_preset presets[] = {
      "on_heads\":20,\"encoder_ffn_dim\":5120,\"encoder_layers\":32,\"is_encoder_decoder\":true,\"max_sourc"
      "e_positions\":1500,\"max_target_positions\":448,\"model_type\":\"whisper\",\"num_hidden_layers\":32,"
      "\"num_mel_bins\":128,\"torch_dtype\":\"float32\",\"vocab_size\":51866}"},
+    {"mamba-130m", "state-spaces/mamba-130m-hf",
+     "{\"architectures\":[\"MambaForCausalLM\"],\"conv_kernel\":4,\"expand\":2,\"hidden_act\":\"silu\","
+     "\"hidden_size\":768,\"intermediate_size\":1536,\"model_type\":\"mamba\",\"num_hidden_layers\":24,"
+     "\"state_size\":16,\"time_step_rank\":48,\"torch_dtype\":\"float32\",\"use_bias\":false,"
+     "\"use_conv_bias\":true,\"vocab_size\":50280}"},
+    {"nemotron-3-nano-30b-a3b", "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16,nemotron-3-nano",
+     "{\"architectures\":[\"NemotronHForCausalLM\"],\"attention_bias\":false,\"chunk_size\":128,"
+     "\"conv_kernel\":4,\"head_dim\":128,\"hidden_size\":2688,"
+     "\"hybrid_override_pattern\":\"MEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEMEM*EMEMEMEME\","
+     "\"intermediate_size\":1856,\"mamba_head_dim\":64,\"mamba_num_heads\":64,"
+     "\"mamba_ssm_cache_dtype\":\"float32\",\"max_position_embeddings\":262144,\"mlp_bias\":false,"
+     "\"mlp_hidden_act\":\"relu2\",\"model_type\":\"nemotron_h\",\"moe_intermediate_size\":1856,"
+     "\"moe_shared_expert_intermediate_size\":3712,\"n_groups\":8,\"n_routed_experts\":128,"
+     "\"n_shared_experts\":1,\"num_attention_heads\":32,\"num_experts_per_tok\":6,\"num_hidden_layers\":52,"
+     "\"num_key_value_heads\":2,\"ssm_state_size\":128,\"tie_word_embeddings\":false,"
+     "\"torch_dtype\":\"bfloat16\",\"use_bias\":false,\"use_conv_bias\":true,\"vocab_size\":131072}"},
+    {"qwen3-next-80b-a3b", "Qwen/Qwen3-Next-80B-A3B-Instruct,Qwen/Qwen3-Coder-Next,qwen3-coder-next",
+     "{\"architectures\":[\"Qwen3NextForCausalLM\"],\"decoder_sparse_step\":1,"
+     "\"full_attention_interval\":4,\"head_dim\":256,\"hidden_act\":\"silu\",\"hidden_size\":2048,"
+     "\"intermediate_size\":5120,\"linear_conv_kernel_dim\":4,\"linear_key_head_dim\":128,"
+     "\"linear_num_key_heads\":16,\"linear_num_value_heads\":32,\"linear_value_head_dim\":128,"
+     "\"max_position_embeddings\":262144,\"mlp_only_layers\":[],\"model_type\":\"qwen3_next\","
+     "\"moe_intermediate_size\":512,\"num_attention_heads\":16,\"num_experts\":512,"
+     "\"num_experts_per_tok\":10,\"num_hidden_layers\":48,\"num_key_value_heads\":2,"
+     "\"partial_rotary_factor\":0.25,\"shared_expert_intermediate_size\":512,\"tie_word_embeddings\":false,"
+     "\"vocab_size\":151936,\"torch_dtype\":\"bfloat16\"}"},
+    {"jamba-1.5-mini", "ai21labs/AI21-Jamba-1.5-Mini,ai21labs/AI21-Jamba-Mini-1.5",
+     "{\"architectures\":[\"JambaForCausalLM\"],\"attn_layer_offset\":4,\"attn_layer_period\":8,"
+     "\"expert_layer_offset\":1,\"expert_layer_period\":2,\"hidden_act\":\"silu\",\"hidden_size\":4096,"
+     "\"intermediate_size\":14336,\"mamba_conv_bias\":true,\"mamba_d_conv\":4,\"mamba_d_state\":16,"
+     "\"mamba_dt_rank\":256,\"mamba_expand\":2,\"mamba_proj_bias\":false,"
+     "\"max_position_embeddings\":262144,\"model_type\":\"jamba\",\"num_attention_heads\":32,"
+     "\"num_experts\":16,\"num_experts_per_tok\":2,\"num_hidden_layers\":32,\"num_key_value_heads\":8,"
+     "\"tie_word_embeddings\":false,\"torch_dtype\":\"bfloat16\",\"vocab_size\":65536}"},
+    {"falcon-h1-0.5b", "tiiuae/Falcon-H1-0.5B-Base,tiiuae/Falcon-H1-0.5B-Instruct",
+     "{\"architectures\":[\"FalconH1ForCausalLM\"],\"attention_bias\":false,\"head_dim\":64,"
+     "\"hidden_act\":\"silu\",\"hidden_size\":1024,\"intermediate_size\":2048,\"mamba_chunk_size\":128,"
+     "\"mamba_conv_bias\":true,\"mamba_d_conv\":4,\"mamba_d_head\":64,\"mamba_d_ssm\":1536,"
+     "\"mamba_d_state\":128,\"mamba_expand\":2,\"mamba_n_groups\":1,\"mamba_n_heads\":24,"
+     "\"mamba_proj_bias\":false,\"mamba_rms_norm\":false,\"max_position_embeddings\":16384,"
+     "\"mlp_bias\":false,\"model_type\":\"falcon_h1\",\"num_attention_heads\":8,\"num_hidden_layers\":36,"
+     "\"num_key_value_heads\":2,\"tie_word_embeddings\":false,\"torch_dtype\":\"bfloat16\","
+     "\"vocab_size\":32784}"},
+    {"granite-4.0-h-tiny", "ibm-granite/granite-4.0-h-tiny",
+     "{\"architectures\":[\"GraniteMoeHybridForCausalLM\"],\"hidden_size\":1536,\"intermediate_size\":512,"
+     "\"layer_types\":[\"mamba\",\"mamba\",\"mamba\",\"mamba\",\"mamba\",\"attention\",\"mamba\",\"mamba\","
+     "\"mamba\",\"mamba\",\"mamba\",\"mamba\",\"mamba\",\"mamba\",\"mamba\",\"attention\",\"mamba\","
+     "\"mamba\",\"mamba\",\"mamba\",\"mamba\",\"mamba\",\"mamba\",\"mamba\",\"mamba\",\"attention\","
+     "\"mamba\",\"mamba\",\"mamba\",\"mamba\",\"mamba\",\"mamba\",\"mamba\",\"mamba\",\"mamba\","
+     "\"attention\",\"mamba\",\"mamba\",\"mamba\",\"mamba\"],\"mamba_d_conv\":4,\"mamba_d_head\":64,"
+     "\"mamba_d_state\":128,\"mamba_expand\":2,\"mamba_n_groups\":1,\"mamba_n_heads\":48,"
+     "\"max_position_embeddings\":131072,\"model_type\":\"granitemoehybrid\",\"num_attention_heads\":12,"
+     "\"num_experts_per_tok\":6,\"num_hidden_layers\":40,\"num_key_value_heads\":4,"
+     "\"num_local_experts\":64,\"shared_intermediate_size\":1024,\"tie_word_embeddings\":true,"
+     "\"torch_dtype\":\"bfloat16\",\"vocab_size\":100352}"},
+    {"lfm2-1.2b", "LiquidAI/LFM2-1.2B",
+     "{\"architectures\":[\"Lfm2ForCausalLM\"],\"block_auto_adjust_ff_dim\":true,\"block_ff_dim\":12288,"
+     "\"block_multiple_of\":256,\"conv_L_cache\":3,\"conv_bias\":false,\"full_attn_idxs\":[2,5,8,10,12,14],"
+     "\"hidden_size\":2048,\"max_position_embeddings\":128000,\"model_type\":\"lfm2\",\"norm_eps\":1e-05,"
+     "\"num_attention_heads\":32,\"num_hidden_layers\":16,\"num_key_value_heads\":8,\"rope_theta\":1000000.0,"
+     "\"tie_embedding\":true,\"torch_dtype\":\"bfloat16\",\"vocab_size\":65536}"},
 };
 
 /* Preset i of both tables: this file's, then the 2025-2026 zoo's

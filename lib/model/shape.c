@@ -189,6 +189,8 @@ static int resolve_moe(const struct vramest_model *m, const vx_rules *r, vx_shap
     const vx_family *f = s->fam;
     int fam = s->family;
     if (r->moe == VX_MOE_NONE) return VRAMEST_OK;
+    /* Experts only where a layer pattern puts them (Nemotron-H 56B has none). */
+    if (f->moe_optional && !is_set(m, VRAMEST_MODEL_NUM_LOCAL_EXPERTS)) return VRAMEST_OK;
     if (!is_set(m, VRAMEST_MODEL_NUM_LOCAL_EXPERTS)) return missing(fam, VRAMEST_MODEL_NUM_LOCAL_EXPERTS);
     if (!is_set(m, VRAMEST_MODEL_NUM_EXPERTS_PER_TOK)) return missing(fam, VRAMEST_MODEL_NUM_EXPERTS_PER_TOK);
     s->experts = a->num_local_experts;
@@ -198,11 +200,14 @@ static int resolve_moe(const struct vramest_model *m, const vx_rules *r, vx_shap
                        (long long)s->experts_per_tok, (long long)s->experts);
     if (f->moe_ffn_from_ffn) {
         s->moe_ffn = is_set(m, VRAMEST_MODEL_MOE_INTERMEDIATE_SIZE) ? a->moe_intermediate_size : s->ffn;
-        if (r->shared != VX_SHX_ONE) return VRAMEST_OK;
+        /* a shared MLP is still to come (Llama 4, Granite 4.0) */
+        if (r->shared == VX_SHX_NONE) return VRAMEST_OK;
     } else if (f->generic && !is_set(m, VRAMEST_MODEL_MOE_INTERMEDIATE_SIZE) && s->ffn) {
-        s->moe_ffn = s->ffn; /* the generic decoder takes intermediate_size for experts without their own */
+        /* the generic decoder takes intermediate_size for experts without their own */
+        s->moe_ffn = s->ffn;
+    } else if (!is_set(m, VRAMEST_MODEL_MOE_INTERMEDIATE_SIZE)) {
+        return missing(fam, VRAMEST_MODEL_MOE_INTERMEDIATE_SIZE);
     } else {
-        if (!is_set(m, VRAMEST_MODEL_MOE_INTERMEDIATE_SIZE)) return missing(fam, VRAMEST_MODEL_MOE_INTERMEDIATE_SIZE);
         s->moe_ffn = a->moe_intermediate_size;
     }
     s->shared_kind = r->shared;
@@ -217,6 +222,13 @@ static int resolve_moe(const struct vramest_model *m, const vx_rules *r, vx_shap
          * shared_expert is Llama4TextMLP(config): intermediate_size). */
         s->shared_experts = 1;
         s->shared_ffn = s->moe_ffn;
+    } else if (r->shared == VX_SHX_OWN) {
+        /* n_shared_experts (default 1) of their own width as one MLP, no gate. */
+        if (!is_set(m, VRAMEST_MODEL_SHARED_EXPERT_INTERMEDIATE_SIZE))
+            return missing(fam, VRAMEST_MODEL_SHARED_EXPERT_INTERMEDIATE_SIZE);
+        s->shared_experts = 1;
+        s->shared_ffn = (is_set(m, VRAMEST_MODEL_N_SHARED_EXPERTS) ? a->n_shared_experts : 1) *
+                        a->shared_expert_intermediate_size;
     } else if (r->shared == VX_SHX_MERGED) {
         /* n_shared_experts merged into one MLP of width
          * moe_intermediate_size * n_shared_experts (DeepSeek). */
@@ -417,7 +429,8 @@ static int resolve(const struct vramest_model *m, vx_shape *s)
     if (!s->hidden) return missing(fam, VRAMEST_MODEL_HIDDEN_SIZE);
     if (!a->num_hidden_layers) return missing(fam, VRAMEST_MODEL_NUM_HIDDEN_LAYERS);
     if (!s->vocab) return missing(fam, VRAMEST_MODEL_VOCAB_SIZE);
-    int rc = resolve_heads(m, &r, s);
+    /* A model without attention layers (Mamba) has no heads to resolve. */
+    int rc = f->ssm_only ? VRAMEST_OK : resolve_heads(m, &r, s);
     if (rc) return rc;
     if (s->learned_pos && !s->max_pos) return missing(fam, VRAMEST_MODEL_MAX_POSITION_EMBEDDINGS);
     if ((rc = resolve_ffn(m, &r, s))) return rc;
@@ -445,5 +458,10 @@ int vx_shape_resolve(const struct vramest_model *m, vx_shape *s, vx_layers *L)
 {
     memset(s, 0, sizeof *s);
     int rc = resolve(m, s);
-    return rc ? rc : vx_layers_resolve(s, &m->a, L);
+    return rc ? rc : vx_hybrid_resolve(m, s, L);
+}
+
+int vx_shape_missing(int fam, vramest_option k)
+{
+    return missing(fam, k);
 }

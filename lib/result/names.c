@@ -4,7 +4,7 @@
 
 const char *const vx_category_names[VX_NCAT] = {
     "weights", "master_weights", "gradients", "optimizer_states", "activations", "kv_cache",
-    "logits", "adapter", "workspace", "framework", "allocator",
+    "logits", "adapter", "workspace", "framework", "allocator", "state_cache",
 };
 const char *const vx_device_names[VX_NDEV] = {"gpu", "host", "nvme"};
 const char *const vx_value_names[VX_NVAL] = {

@@ -6,7 +6,7 @@
 
 /* How many of each the public enums have (vramest.h). */
 #define VX_NDEV 3
-#define VX_NCAT 11
+#define VX_NCAT 12
 #define VX_NVAL 24
 #define VX_NPHASE 6
 #define VX_NPROV 6

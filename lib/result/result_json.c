@@ -234,6 +234,11 @@ static void write_plan(vx_jw *w, const struct vramest_result *r, const vx_fix *f
         sfirst = false;
     }
     if (!sfirst) vx_jw_put(w, "}", 1);
+    /* A model with recurrent layers: one sequence's state (not per token). */
+    if (r->val_ok[VRAMEST_VAL_STATE_PER_SEQ] && r->val[VRAMEST_VAL_STATE_PER_SEQ]) {
+        vx_jw_key(w, vx_value_names[VRAMEST_VAL_STATE_PER_SEQ], &f);
+        vx_jw_u64(w, r->val[VRAMEST_VAL_STATE_PER_SEQ]);
+    }
 
     if (r->rl.on) vx_result_rl_json(w, r, &f);
 

@@ -23,6 +23,7 @@
 #include "runtime/config.h"
 #include "estimate/graph/actops.h"
 #include "estimate/graph/block.h"
+#include "estimate/graph/mixers.h"
 
 #define NEW(e, eb, rg) vx_op_new(a, (e), (eb), (rg))
 #define DROP(x) vx_op_drop(a, (x))
@@ -190,6 +191,18 @@ static int attention(vx_ab *a, int hin_local, const vx_part *P, int cross, int k
         k = vx_op_linear(a, kv_src, lin_of(P, cross ? VX_ROLE_CROSS_K : VX_ROLE_ATTN_K), Nk);
         v = vx_op_linear(a, kv_src, lin_of(P, cross ? VX_ROLE_CROSS_V : VX_ROLE_ATTN_V), Nk);
     }
+    int gate = -1;
+    if (c->attn_gate && !cross) {
+        /* Qwen3-Next: q_proj yields the queries and an output gate (chunk) */
+        int qg = q;
+        q = vx_op_view_raw(a, qg, N * H * d);
+        gate = vx_op_view_raw(a, qg, N * H * d);
+        vx_node_spec s1 = {.in = {(int16_t)qg, -1, -1}, .nin = 1, .out = {(int16_t)q, -1}, .nout = 1, .pass = 1};
+        vx_node_spec s2 = {.in = {(int16_t)qg, -1, -1}, .nin = 1, .out = {(int16_t)gate, -1}, .nout = 1};
+        vx_tape_node(a->tp, &s1);
+        vx_tape_node(a->tp, &s2);
+        DROP(qg);
+    }
     DROP(hin);
     int qeb = vx_op_eb(a, q);
     if (st.prescale) {
@@ -341,6 +354,16 @@ static int attention(vx_ab *a, int hin_local, const vx_part *P, int cross, int k
     if (own_v == 1 || !own_v) DROP(vv);
     if (own_k == 2) DROP(k);
     if (own_v == 2) DROP(v);
+    if (gate >= 0) {
+        /* attn_output * sigmoid(gate): the sigmoid saves its output, the
+         * product both operands */
+        int sg = vx_op_unary_out(a, gate, vx_op_eb(a, gate));
+        DROP(gate);
+        int gm = vx_op_mul(a, merged, sg, vx_op_eb(a, merged));
+        DROP(merged);
+        DROP(sg);
+        merged = gm;
+    }
     int o = vx_op_linear(a, merged, lin_of(P, cross ? VX_ROLE_CROSS_O : VX_ROLE_ATTN_O), N);
     DROP(merged);
     o = vx_op_sp_scatter(a, o);
@@ -511,6 +534,22 @@ static int residual(vx_ab *a, int x, int y)
     return vx_op_add(a, x, y, eb);
 }
 
+/* The layer's token mixer: attention, a recurrent mixer (mixers.c), or
+ * both on the same input with their outputs summed (Falcon-H1: the Mamba-2
+ * mixer runs first, its output waits for the attention's). */
+static int token_mixer(vx_ab *a, int in, const vx_part *P, int cosv, int sinv)
+{
+    const vx_act_cfg *c = a->c;
+    if (c->mixer == VX_MIX_SSM || c->mixer == VX_MIX_LINEAR) return vx_act_mixer(a, in, P);
+    if (!c->ssm_par) return attention(a, in, P, 0, in, cosv, sinv);
+    int m = vx_act_mixer(a, in, P);
+    int at = attention(a, in, P, 0, in, cosv, sinv);
+    int y = residual(a, m, at);
+    DROP(m);
+    DROP(at);
+    return y;
+}
+
 /* One layer: X -> Y. */
 static int layer(vx_ab *a, int X, const vx_part *P, int cross)
 {
@@ -533,7 +572,7 @@ static int layer(vx_ab *a, int X, const vx_part *P, int cross)
         int in = r[o->a];
         switch (o->op) {
         case VX_BOP_NORM: r[o->dst] = norm(a, in, P); break;
-        case VX_BOP_ATTN: r[o->dst] = attention(a, in, P, 0, in, cosv, sinv); break;
+        case VX_BOP_ATTN: r[o->dst] = token_mixer(a, in, P, cosv, sinv); break;
         case VX_BOP_XATTN: r[o->dst] = attention(a, in, P, 1, enc, -1, -1); break;
         case VX_BOP_MLP: r[o->dst] = mlp(a, in, P); break;
         case VX_BOP_ADD: r[o->dst] = residual(a, in, r[o->b]); break;

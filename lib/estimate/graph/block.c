@@ -73,6 +73,16 @@ const vx_bop *vx_block_ops_of(int place, int cross, int no_mixer, int no_mlp)
     return vx_block_ops(place, cross);
 }
 
+void vx_block_held_of(int place, int cross, int no_mixer, int no_mlp, int *attn_held, int *mlp_held)
+{
+    if (place == VX_PLACE_PRE && !cross && no_mixer != no_mlp) {
+        /* the normed input only (the residual is the block's input) */
+        *attn_held = !no_mixer, *mlp_held = !no_mlp;
+        return;
+    }
+    vx_block_held(place, cross, attn_held, mlp_held);
+}
+
 void vx_block_held(int place, int cross, int *attn_held, int *mlp_held)
 {
     unsigned p = place >= 0 && place < (int)VX_ARRAY_LEN(held_of) ? (unsigned)place : VX_PLACE_PRE;

@@ -42,5 +42,9 @@ const vx_bop *vx_block_ops_of(int place, int cross, int no_mixer, int no_mlp) VX
  * (place, cross) from a table the walk is checked against. */
 void vx_block_walk(const vx_bop *ops, int *attn_held, int *mlp_held) VX_HIDDEN;
 void vx_block_held(int place, int cross, int *attn_held, int *mlp_held) VX_HIDDEN;
+/* The same for a layer kind without its token mixer or its MLP (a pre-norm
+ * block of one sublayer, vx_block_ops_of: Mamba, Nemotron-H, NAS no-op
+ * blocks); with both, vx_block_held. */
+void vx_block_held_of(int place, int cross, int no_mixer, int no_mlp, int *attn_held, int *mlp_held) VX_HIDDEN;
 
 #endif

@@ -63,6 +63,13 @@ typedef struct vx_act_cfg {
      * the part's linears are another kind's (Nemotron-NAS): the dense
      * MLP's linears are resized to it. */
     int64_t kind_ffn;
+    /* Appended (issue #16): the layer kind's token mixer, and the recurrent
+     * mixer's geometry on this rank (mixers.c). */
+    int mixer;             /* VX_MIX_* of the layer kind */
+    int ssm_par;           /* a recurrent mixer runs beside the attention (Falcon-H1) */
+    int attn_gate;         /* q_proj also yields a sigmoid gate on the attention output */
+    int ssm_kind;          /* VX_SSM_* */
+    int64_t ssm_inner, ssm_state, ssm_heads, ssm_head_dim, ssm_groups, ssm_conv_dim, ssm_dt_rank, ssm_chunk;
 } vx_act_cfg;
 
 /* Results of running one program (a layer class, the embeddings, the head). */

@@ -196,9 +196,22 @@ void vx_fwd_infer_terms(const vx_ctx *x, const vx_shard *sh, const vx_fwd_args *
          * while its attention and its MLP run: the normed input, the
          * residual, a parallel block's attention output. */
         int ha, hm;
-        vx_block_held(s->placement, kk->cross, &ha, &hm);
-        if (kk->mixer == VX_MIX_ATTN || kk->mixer == VX_MIX_MLA)
-            attn = vx_max_u64(attn, vx_sat_add(vx_sat_mul((uint64_t)ha, NhA), attn_term(x, sh, &f, kk)));
+        vx_block_held_of(s->placement, kk->cross, kk->mixer == VX_MIX_NONE || kk->mixer == VX_MIX_PROJ,
+                         kk->mlp == VX_MLPK_NONE || kk->mlp == VX_MLPK_PROJ, &ha, &hm);
+        uint64_t held = vx_sat_mul((uint64_t)ha, NhA);
+        /* A recurrent mixer's projections, convolution and scan output
+         * (state_cache.c); beside an attention (Falcon-H1) its output waits
+         * for the attention's. */
+        uint64_t rec = kk->mixer == VX_MIX_SSM || kk->mixer == VX_MIX_LINEAR || kk->ssm_par
+                           ? vx_state_mixer_fwd_bytes(s, N, A, tp)
+                           : 0;
+        if (kk->mixer == VX_MIX_ATTN || kk->mixer == VX_MIX_MLA) {
+            uint64_t at = attn_term(x, sh, &f, kk);
+            if (kk->ssm_par) at = vx_max_u64(rec, vx_sat_add(at, NhA));
+            attn = vx_max_u64(attn, vx_sat_add(held, at));
+        } else if (rec) {
+            attn = vx_max_u64(attn, vx_sat_add(held, rec));
+        }
         if (kk->mlp != VX_MLPK_NONE) mlp = vx_max_u64(mlp, vx_sat_add(vx_sat_mul((uint64_t)hm, NhA), mlp_term(s, &f, kk)));
     }
     out->attn = attn;

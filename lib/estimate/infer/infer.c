@@ -59,6 +59,7 @@ static uint64_t prefill_cache(const vx_ctx *x, const vx_shard *sh, const vx_kv_l
 
 typedef struct phase_mem {
     uint64_t cache, act, logits; /* at the phase's peak */
+    uint64_t state;              /* recurrent layers' per-sequence state */
     uint64_t logits_low;         /* logits with transformers >= 4.45 (logits_to_keep = 1, no upcast) */
     uint64_t total;
 } phase_mem;
@@ -78,7 +79,7 @@ static void stage_peak(const vx_fwd_terms *f, phase_mem *pm)
 
 static uint64_t phase_total(const phase_mem *pm)
 {
-    return vx_sat_add(vx_sat_add(pm->cache, pm->act), pm->logits);
+    return vx_sat_add(vx_sat_add(vx_sat_add(pm->cache, pm->state), pm->act), pm->logits);
 }
 
 /* LoRA weights attached for inference: PeftModel keeps lora_A (r x in) and
@@ -268,6 +269,11 @@ static int hf_generate(vx_ctx *x, const vx_shard *sh)
                     vx_sat_add(vx_kv_cache_bytes(&kl, seqs, S, 0, 1), vx_kv_layer_tensor_bytes(&kl, seqs, S - 1));
         }
     }
+    /* A decoder's recurrent layers hold their state from the first forward
+     * that returns a cache (the hybrid caches are allocated before
+     * prefill), the same bytes at every length. */
+    uint64_t state = use_cache && !s->encoder_only && !s->enc_dec ? vx_state_bytes(&kl, seqs, 1) : 0;
+    pre.state = state, dec.state = has_dec ? state : 0;
     pre.total = phase_total(&pre);
     /* A multimodal prompt runs the vision tower first, before any cache:
      * when its forward holds more than the prefill, it is the phase's peak. */
@@ -294,6 +300,10 @@ static int hf_generate(vx_ctx *x, const vx_shard *sh)
         vx_result_add(r, VRAMEST_DEV_GPU, VRAMEST_CAT_KV_CACHE, pk->cache, vx_min_u64(exact, pk->cache), pk->cache,
                       VRAMEST_PROV_FORMULA);
     }
+    if (pk->state)
+        vx_result_add(r, VRAMEST_DEV_GPU, VRAMEST_CAT_STATE_CACHE, pk->state, vx_state_bytes(&kl, seqs, 0), pk->state,
+                      VRAMEST_PROV_FORMULA);
+    vx_state_result(r, vx_state_bytes(&kl, 1, 0));
     if (pk->act)
         vx_result_add(r, VRAMEST_DEV_GPU, VRAMEST_CAT_ACTIVATIONS, pk->act, pk->act - pk->act / 4,
                       vx_sat_add(pk->act, pk->act / 4), VRAMEST_PROV_FORMULA);

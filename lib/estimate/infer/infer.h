@@ -40,6 +40,13 @@ typedef struct vx_kv_layout {
     uint64_t xk_elems, xv_elems;   /* cross-attention elements per encoder token per decoder layer */
     int n_grp;                     /* the layers by what they cache: the bytes are summed over these */
     vx_kv_group grp[VX_KV_GROUPS];
+    /* Per-sequence state of the recurrent layers (Mamba, gated DeltaNet) on
+     * this rank: it replaces a per-token cache on those layers and does not
+     * grow with tokens (kv_cache.c, "State caches" in methodology.md). */
+    int64_t state_layers;          /* layers with a recurrent mixer */
+    uint64_t conv_elems;           /* causal-convolution state per layer and sequence */
+    uint64_t rec_elems;            /* recurrent (SSM / delta-rule) state per layer and sequence */
+    uint32_t conv_bytes, rec_bytes; /* bytes per element of each */
 } vx_kv_layout;
 
 /* Resolve the layout of this rank and validate the KV dtype against the
@@ -58,6 +65,21 @@ uint64_t vx_kv_token_bytes(const vx_kv_layout *kl) VX_HIDDEN;
 /* Bytes of one token in one uncapped layer (the per-layer split of a
  * llama.cpp partial offload). */
 uint64_t vx_kv_layer_token_bytes(const vx_kv_layout *kl) VX_HIDDEN;
+/* Bytes of the recurrent state of `seqs` sequences over the layout's
+ * state layers (`torch_round`: each per-layer tensor rounded as the caching
+ * allocator does); one layer's state per sequence; the whole state of one
+ * sequence. */
+uint64_t vx_state_bytes(const vx_kv_layout *kl, uint64_t seqs, int torch_round) VX_HIDDEN;
+/* The result's per-sequence state value (VRAMEST_VAL_STATE_PER_SEQ): the
+ * largest `one` (one sequence's state, vx_state_bytes(kl, 1, 0)) given. */
+void vx_state_result(struct vramest_result *r, uint64_t one) VX_HIDDEN;
+/* Fill the layout's state fields (state_layers counted) for its engine. */
+void vx_state_layout(const vx_ctx *x, const vx_shard *sh, vx_kv_layout *kl) VX_HIDDEN;
+uint64_t vx_state_layer_seq_bytes(const vx_kv_layout *kl) VX_HIDDEN;
+/* Transient bytes of one recurrent mixer's forward over `tokens` tokens
+ * (no autograd): its projections, convolution output and scan output alive
+ * together, on this rank (tp splits the mixer by heads). */
+uint64_t vx_state_mixer_fwd_bytes(const vx_shape *s, uint64_t tokens, uint64_t A, uint64_t tp) VX_HIDDEN;
 /* Bytes of `elems` elements of one cache tensor at the layout's dtype
  * (blocks rounded up; a llama.cpp row is whole blocks). */
 uint64_t vx_kv_elems_bytes(const vx_kv_layout *kl, uint64_t elems) VX_HIDDEN;
@@ -121,6 +143,8 @@ typedef struct vx_ggml_mem {
     uint64_t w_gpu, w_host, kv_gpu, kv_host, c_gpu, c_host, outbuf, scratch, scratch_high;
     uint64_t gpu_layers; /* layers on the GPUs, the output layer counted */
     uint64_t w_matrix;   /* of w_gpu, the repeating layers' matrices (what split_mode row splits) */
+    uint64_t rec_gpu, rec_host; /* recurrent layers' state cells (state_cache.c) */
+    uint64_t state_seq;  /* one sequence's state over the layers */
     uint64_t gpu_total;
 } vx_ggml_mem;
 int vx_ggml_context(const vx_ctx *x, const vx_shard *sh, const vx_ggml_job *job, vx_ggml_mem *out) VX_HIDDEN;

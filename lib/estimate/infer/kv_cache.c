@@ -33,7 +33,9 @@
  * - dtypes: plain element sizes; GGUF block types (q8_0, q4_0, ...) by
  *   blocks; transformers' QuantizedCache (int8/int4) adds one scale and one
  *   zero point per group of 64 in the compute dtype and keeps a residual of
- *   up to 128 recent tokens unquantized. */
+ *   up to 128 recent tokens unquantized.
+ * - Recurrent layers (Mamba, gated DeltaNet) keep no per-token cache: their
+ *   per-sequence state is sized in state_cache.c. */
 #include <stddef.h>
 #include <string.h>
 
@@ -130,6 +132,7 @@ int vx_kv_layout_resolve(const vx_ctx *x, const vx_shard *sh, vx_kv_layout *out)
 {
     const vx_shape *s = x->pol.s;
     memset(out, 0, offsetof(vx_kv_layout, grp)); /* groups are written as they are found */
+    out->state_layers = 0, out->conv_elems = out->rec_elems = 0, out->conv_bytes = out->rec_bytes = 0;
     out->engine = x->rt.kv_engine;
     int d = x->pol.rp.kv_dtype;
     /* llama.cpp's default cache type is f16 whatever the weights are. */
@@ -163,6 +166,7 @@ int vx_kv_layout_resolve(const vx_ctx *x, const vx_shard *sh, vx_kv_layout *out)
     for (int k = 0; k < L->n_kinds; k++) {
         if (!t.count[k]) continue;
         const vx_layer_kind *kk = &L->kind[k];
+        if (kk->mixer == VX_MIX_SSM || kk->mixer == VX_MIX_LINEAR || kk->ssm_par) out->state_layers += t.count[k];
         if (kk->mixer != VX_MIX_ATTN && kk->mixer != VX_MIX_MLA) continue;
         vx_kv_group g = {.layers = t.count[k]};
         uint64_t ds_mla = 0;
@@ -219,6 +223,7 @@ int vx_kv_layout_resolve(const vx_ctx *x, const vx_shard *sh, vx_kv_layout *out)
         }
         if (g.k_elems + g.v_elems > out->k_elems + out->v_elems) out->k_elems = g.k_elems, out->v_elems = g.v_elems;
     }
+    if (out->state_layers) vx_state_layout(x, sh, out);
     if (s->enc_dec) out->xk_elems = out->xv_elems = (uint64_t)(kvh0 * s->head_dim);
     /* transformers' generate() builds a HybridCache for these families:
      * allocated before prefill at its final size. */

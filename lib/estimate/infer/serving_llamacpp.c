@@ -17,6 +17,9 @@
  *   KV cells = n_ctx padded to 256 with flash attention, 32 without;
  *   SWA layers (Gemma 2/3) min(cells, pad(window x n_seq + n_ubatch));
  *   each layer's K/V lives on that layer's device (offload_kqv default);
+ *   recurrent layers (Mamba, gated DeltaNet): n_seq_max state cells of
+ *   (d_conv - 1) x conv channels + the scan state, F32 (llama-memory-
+ *   recurrent.cpp), on the layer's device;
  *   output buffer (host) = n_vocab x n_seq x 4 B;
  *   compute buffers: the graph allocator's worst case over one ubatch,
  *   buffers reused across layers, so the largest stage counts. */
@@ -135,9 +138,17 @@ int vx_ggml_context(const vx_ctx *x, const vx_shard *sh, const vx_ggml_job *job,
     uint64_t swa_cells = cells;
     if (kl.window_layers > 0)
         swa_cells = vx_min_u64(cells, pad_to(vx_sat_add(vx_sat_mul((uint64_t)kl.window, n_seq), n_ub), fa ? 256 : 32));
-    uint64_t n_swa = (uint64_t)kl.window_layers, n_full = L - n_swa;
-    uint64_t swa_all = gpu_rep * n_swa / (L ? L : 1), full_all = gpu_rep - swa_all;
-    uint64_t swa_gpu = dev_rep * n_swa / (L ? L : 1), full_gpu = dev_rep - swa_gpu;
+    /* Only attention layers have KV cells; recurrent ones (Mamba, gated
+     * DeltaNet) keep n_seq_max state cells (llama_memory_recurrent), F32,
+     * on their layer's device. */
+    uint64_t n_attn = kl.state_layers > 0 ? (uint64_t)kl.layers : L;
+    uint64_t n_swa = (uint64_t)kl.window_layers, n_full = n_attn - n_swa, LL = L ? L : 1;
+    uint64_t swa_all = gpu_rep * n_swa / LL, full_all = gpu_rep * n_attn / LL - swa_all;
+    uint64_t swa_gpu = dev_rep * n_swa / LL, full_gpu = dev_rep * n_attn / LL - swa_gpu;
+    uint64_t n_rec = (uint64_t)(kl.state_layers > 0 ? kl.state_layers : 0);
+    uint64_t rec_layer = n_rec ? vx_state_bytes(&kl, n_seq, 0) / n_rec : 0;
+    uint64_t rec_gpu = vx_sat_mul(rec_layer, dev_rep * n_rec / LL);
+    uint64_t rec_host = vx_sat_mul(rec_layer, n_rec - gpu_rep * n_rec / LL);
     uint64_t kv_full_layer =
         vx_kv_elems_bytes(&kl, vx_sat_mul(cells, kl.k_elems)) + vx_kv_elems_bytes(&kl, vx_sat_mul(cells, kl.v_elems));
     uint64_t kv_swa_layer = vx_kv_elems_bytes(&kl, vx_sat_mul(swa_cells, kl.k_elems)) +
@@ -156,6 +167,8 @@ int vx_ggml_context(const vx_ctx *x, const vx_shard *sh, const vx_ggml_job *job,
     uint64_t attn = vx_sat_add(mask, vx_sat_mul(4, hid));
     if (!fa) attn = vx_sat_add(attn, vx_sat_mul(vx_sat_mul(heads, cells), vx_sat_mul(n_ub, 4)));
     uint64_t mlp = vx_sat_mul(vx_sat_mul(n_ub, 4), vx_sat_add(vx_sat_mul(2, ffn), vx_sat_mul(2, h)));
+    /* a recurrent mixer's graph over the ubatch, in f32 */
+    mlp = vx_max_u64(mlp, vx_sat_add(vx_sat_mul(2, hid), vx_state_mixer_fwd_bytes(s, n_ub, 4, 1)));
     uint64_t out = vx_sat_add(vx_sat_mul(vx_sat_mul(n_ub, V), 4), vx_sat_mul(2, hid));
     uint64_t body = vx_max_u64(attn, mlp);
     uint64_t c_gpu = 0, c_host = vx_sat_add(hid, mask); /* inputs: embeddings (get_rows on the host), KQ mask */
@@ -184,8 +197,9 @@ int vx_ggml_context(const vx_ctx *x, const vx_shard *sh, const vx_ggml_job *job,
 
     *o = (vx_ggml_mem){.w_gpu = w_gpu, .w_host = w_host, .kv_gpu = kv_gpu, .kv_host = kv_host, .c_gpu = c_gpu,
                        .c_host = c_host, .outbuf = outbuf, .scratch = scratch, .scratch_high = scratch_high,
-                       .gpu_layers = gpu_rep + (out_gpu ? 1 : 0), .w_matrix = w_matrix};
-    o->gpu_total = vx_sat_add(vx_sat_add(w_gpu, kv_gpu), vx_sat_add(c_gpu, scratch));
+                       .gpu_layers = gpu_rep + (out_gpu ? 1 : 0), .w_matrix = w_matrix, .rec_gpu = rec_gpu,
+                       .rec_host = rec_host, .state_seq = vx_state_bytes(&kl, 1, 0)};
+    o->gpu_total = vx_sat_add(vx_sat_add(vx_sat_add(w_gpu, kv_gpu), rec_gpu), vx_sat_add(c_gpu, scratch));
     return VRAMEST_OK;
 }
 
@@ -201,6 +215,13 @@ void vx_ggml_write(vx_ctx *x, const vx_ggml_mem *m)
         vx_result_add(r, VRAMEST_DEV_GPU, VRAMEST_CAT_KV_CACHE, kv_gpu, kv_gpu, kv_gpu, VRAMEST_PROV_EXACT_ARCH);
     if (kv_host)
         vx_result_add(r, VRAMEST_DEV_HOST, VRAMEST_CAT_KV_CACHE, kv_host, kv_host, kv_host, VRAMEST_PROV_EXACT_ARCH);
+    if (m->rec_gpu)
+        vx_result_add(r, VRAMEST_DEV_GPU, VRAMEST_CAT_STATE_CACHE, m->rec_gpu, m->rec_gpu, m->rec_gpu,
+                      VRAMEST_PROV_EXACT_ARCH);
+    if (m->rec_host)
+        vx_result_add(r, VRAMEST_DEV_HOST, VRAMEST_CAT_STATE_CACHE, m->rec_host, m->rec_host, m->rec_host,
+                      VRAMEST_PROV_EXACT_ARCH);
+    vx_state_result(r, m->state_seq);
     if (c_gpu)
         vx_result_add(r, VRAMEST_DEV_GPU, VRAMEST_CAT_ACTIVATIONS, c_gpu, c_gpu - c_gpu / 4,
                       vx_sat_add(c_gpu, c_gpu / 4), VRAMEST_PROV_FORMULA);
@@ -214,7 +235,7 @@ void vx_ggml_write(vx_ctx *x, const vx_ggml_mem *m)
 
     r->val[VRAMEST_VAL_PEAK_PHASE] = VRAMEST_PHASE_PREFILL;
     vx_result_point(r, VRAMEST_PHASE_PREFILL, "context created",
-                    vx_sat_add(vx_sat_add(w_gpu, kv_gpu), vx_sat_add(c_gpu, scratch)));
+                    vx_sat_add(vx_sat_add(vx_sat_add(w_gpu, kv_gpu), m->rec_gpu), vx_sat_add(c_gpu, scratch)));
     r->val[VRAMEST_VAL_GPU_LAYERS] = m->gpu_layers;
     r->val_ok[VRAMEST_VAL_GPU_LAYERS] = 1;
 }
@@ -278,7 +299,8 @@ int vx_ggml_split(const vx_ctx *x, const vx_shard *sh, vx_ggml_job *job, const d
             uint64_t part = (uint64_t)((double)m->w_matrix * share[d] / sum);
             if (part > worst.gpu_total) {
                 worst = (vx_ggml_mem){.w_gpu = part, .w_host = m->w_host, .kv_host = m->kv_host, .c_host = m->c_host,
-                                      .outbuf = m->outbuf, .gpu_layers = m->gpu_layers, .gpu_total = part};
+                                      .outbuf = m->outbuf, .gpu_layers = m->gpu_layers, .gpu_total = part,
+                                      .rec_host = m->rec_host, .state_seq = m->state_seq};
             }
         }
         *m = worst;

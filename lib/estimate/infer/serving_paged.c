@@ -74,7 +74,9 @@ uint64_t vx_paged_layer_peak(const vx_ctx *x, const vx_shard *sh, uint64_t T, ui
         uint64_t moe = vx_sat_add(vx_sat_add(c13, c2), vx_sat_add(out, router));
         mlp = s->dense_layers > 0 ? vx_max_u64(mlp, moe) : moe;
     }
-    return vx_max_u64(attn, vx_sat_add(two_h, mlp));
+    uint64_t peak = vx_max_u64(attn, vx_sat_add(two_h, mlp));
+    /* a recurrent mixer's projections, convolution and scan over T tokens */
+    return vx_max_u64(peak, vx_sat_add(two_h, vx_state_mixer_fwd_bytes(s, T, A, tp)));
 }
 
 uint64_t vx_paged_sampler(const vx_ctx *x, uint64_t rows, uint64_t T, uint64_t elem_bytes, uint64_t A)

@@ -14,7 +14,15 @@
  * activations of a chunked-prefill chunk at run time. SGLang refuses to
  * start when `rest` is not positive ("Not enough memory. Please try to
  * increase --mem-fraction-static"); a pool shorter than context_length does
- * not stop it, it caps each request (max_req_input_len). */
+ * not stop it, it caps each request (max_req_input_len).
+ *
+ * Hybrid models (Mamba, gated DeltaNet; SGLang 0.5.x, model_runner_kv_cache_
+ * mixin.py handle_max_mamba_cache): with the radix cache on (the default)
+ * the state pool takes mamba_full_memory_ratio / (1 + ratio) = 0.9 / 1.9 of
+ * `rest` in whole per-request states (every recurrent layer of the rank,
+ * state_cache.c), the token pool the remainder over the attention layers
+ * only; max_running_requests is capped at slots / 3
+ * (MAMBA_CACHE_SIZE_MAX_RUNNING_REQUESTS_RATIO). */
 #include "estimate/cache/progcache.h"
 #include "estimate/infer/infer.h"
 
@@ -70,7 +78,7 @@ int vx_serving_sglang(vx_ctx *x, const vx_shard *sh)
     uint64_t w = vx_paged_weights(x, sh);
     uint64_t ctx = vx_cuda_context_bytes(x);
     uint64_t nccl = vx_nccl_bytes(x, sh);
-    uint64_t tokens = 0, rest = 0;
+    uint64_t tokens = 0, rest = 0, per_req = vx_state_bytes(&kl, 1, 0), slots = 0;
     if (dev) {
         uint64_t init = dev > vx_sat_add(ctx, nccl) ? dev - ctx - nccl : 0;
         uint64_t keep = (uint64_t)((double)init * frac);
@@ -81,9 +89,14 @@ int vx_serving_sglang(vx_ctx *x, const vx_shard *sh)
                              "SGLang would not start: not enough memory for the KV cache (the weights take more "
                              "than mem_fraction_static %.3f of the free memory): increase --mem-fraction-static",
                              frac);
+        if (per_req) {
+            slots = (uint64_t)((double)rest * (0.9 / 1.9)) / per_req;
+            rest -= slots * per_req;
+        }
         tokens = rest / cell;
     } else {
         tokens = vx_sat_mul(vx_max_u64(vx_infer_prompt_len(cv) + (uint64_t)cv->gen_len, 1), (uint64_t)cv->batch_size);
+        slots = per_req ? vx_sat_mul((uint64_t)cv->batch_size, 3) : 0;
         vx_result_warn(r, "framework sglang without a device: the token pool is sized to the workload, not to "
                           "mem_fraction_static x device memory");
     }
@@ -99,6 +112,15 @@ int vx_serving_sglang(vx_ctx *x, const vx_shard *sh)
     uint64_t reqs = cv->max_num_seqs > 0
                         ? (uint64_t)cv->max_num_seqs
                         : vx_min_u64(vx_max_u64(ctx_len ? tokens * 512 / ctx_len : 0, 2048), 4096);
+    if (per_req) {
+        reqs = vx_min_u64(reqs, slots / 3);
+        if (dev && !reqs)
+            vx_result_refuse(r,
+                             "SGLang would not serve: its state pool holds %llu request states of %.1f MiB, fewer "
+                             "than the 3 one running request needs: increase --mem-fraction-static",
+                             (unsigned long long)slots, (double)per_req / VX_MIB);
+    }
+    uint64_t state = vx_sat_mul(slots, per_req);
     uint64_t req_table = vx_sat_mul(vx_sat_mul(reqs + 1, ctx_len + 4), 4);
 
     /* Run time: a prefill chunk through one layer, or the logits of a
@@ -118,6 +140,8 @@ int vx_serving_sglang(vx_ctx *x, const vx_shard *sh)
     if (kv)
         vx_result_add(r, VRAMEST_DEV_GPU, VRAMEST_CAT_KV_CACHE, kv, kv - kv / 10, vx_sat_add(kv, kv / 10),
                       dev ? VRAMEST_PROV_FORMULA : VRAMEST_PROV_EXACT_ARCH);
+    if (state) vx_result_add(r, VRAMEST_DEV_GPU, VRAMEST_CAT_STATE_CACHE, state, state, state, VRAMEST_PROV_FORMULA);
+    vx_state_result(r, per_req);
     vx_result_add(r, VRAMEST_DEV_GPU, layer >= sampler ? VRAMEST_CAT_ACTIVATIONS : VRAMEST_CAT_LOGITS, act, act / 2,
                   vx_sat_mul(act, 2), VRAMEST_PROV_FORMULA);
     vx_result_add(r, VRAMEST_DEV_GPU, VRAMEST_CAT_WORKSPACE, vx_sat_add(cublas, req_table),
@@ -137,6 +161,6 @@ int vx_serving_sglang(vx_ctx *x, const vx_shard *sh)
     for (size_t i = 0; i < VX_ARRAY_LEN(vals); i++) r->val_ok[vals[i]] = 1;
     r->val[VRAMEST_VAL_PEAK_PHASE] = VRAMEST_PHASE_DECODE;
     vx_result_point(r, VRAMEST_PHASE_LOAD, "weights", w);
-    vx_result_point(r, VRAMEST_PHASE_PREFILL, "token pool", vx_sat_add(w, kv));
+    vx_result_point(r, VRAMEST_PHASE_PREFILL, "token pool", vx_sat_add(vx_sat_add(w, kv), state));
     return VRAMEST_OK;
 }

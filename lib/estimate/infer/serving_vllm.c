@@ -18,9 +18,14 @@
  * pool is allocated, so their memory sits outside the budget:
  * device_total = budget + graph memory.
  *
+ * Recurrent layers' states (Mamba, gated DeltaNet) are pages of the same
+ * pool (state_cache.c): the running sequences' state pages come out of it
+ * before the KV blocks.
+ *
  * vLLM refuses to start when no memory is left for blocks, or when the pool
- * cannot hold one max_model_len sequence: the verdict is then "does not
- * fit" with the engine's reason (vx_result_refuse). */
+ * cannot hold one max_model_len sequence (its KV and, for a hybrid, its
+ * state pages): the verdict is then "does not fit" with the engine's reason
+ * (vx_result_refuse). */
 #include "estimate/cache/progcache.h"
 #include "estimate/infer/infer.h"
 
@@ -175,14 +180,38 @@ int vx_serving_vllm(vx_ctx *x, const vx_shard *sh)
         graphs = vx_paged_graphs(x, sh, graph_count(S), bmax, A);
     }
 
-    uint64_t block_bytes = vx_sat_mul((uint64_t)cv->block_size, vx_kv_token_bytes(&kl));
-    if (!block_bytes) return vx_fail(VRAMEST_E_INVALID_MODEL, "framework vllm: the model has no KV cache to page");
+    /* Recurrent layers (Mamba, gated DeltaNet): vLLM pages their per-sequence
+     * state from the same pool, one page per layer and running sequence,
+     * and raises the attention block size until an attention page holds one
+     * layer's state, in multiples of max(16, block_size) (the FlashAttention
+     * kernel's block multiple; platforms/interface.py
+     * _align_hybrid_block_size, HybridAttentionMambaModelConfig before); the
+     * state pages are padded to that size (MambaSpec.page_size_padded). */
+    uint64_t bsize = (uint64_t)cv->block_size, state_page = vx_state_layer_seq_bytes(&kl);
+    uint64_t layer_tok = vx_kv_layer_token_bytes(&kl);
+    if (kl.state_layers > 0 && layer_tok) {
+        uint64_t align = vx_max_u64(16, bsize);
+        uint64_t need = vx_sat_mul(align, vx_ceil_div(state_page, vx_sat_mul(align, layer_tok)));
+        if (need > bsize) {
+            bsize = need;
+            vx_result_warn(r, "vLLM raises the attention block size to %llu tokens so that one attention page holds "
+                              "one recurrent layer's state (%llu bytes)",
+                           (unsigned long long)bsize, (unsigned long long)state_page);
+        }
+        state_page = vx_sat_mul(bsize, layer_tok);
+    }
+    uint64_t seq_state = vx_sat_mul((uint64_t)(kl.state_layers > 0 ? kl.state_layers : 0), state_page);
+    uint64_t running = vx_min_u64(S, vx_sat_mul((uint64_t)cv->batch_size, (uint64_t)(cv->beams > 0 ? cv->beams : 1)));
+    uint64_t state_need = vx_sat_mul(running, seq_state);
+    uint64_t block_bytes = vx_sat_mul(bsize, vx_kv_token_bytes(&kl));
+    if (!block_bytes && !seq_state)
+        return vx_fail(VRAMEST_E_INVALID_MODEL, "framework vllm: the model has no KV cache to page");
     uint64_t used = vx_sat_add(vx_sat_add(w, act), vx_sat_add(cublas, vx_sat_add(ctx, nccl)));
     used = vx_sat_add(used, lora);
     /* From 0.21 the profiler estimates the graphs and keeps them inside the
      * budget; before, they are captured after the pool, on top of it. */
     if (x->rt.graphs_in_budget) used = vx_sat_add(used, graphs);
-    uint64_t pool = 0, blocks = 0;
+    uint64_t pool = 0, blocks = 0, state = 0;
     /* One sequence of max_model_len, windows capped (what V1's check needs). */
     uint64_t one_seq = vx_kv_cache_bytes(&kl, 1, max_len, 0, 0);
     one_seq = vx_round_up(one_seq, block_bytes);
@@ -196,27 +225,34 @@ int vx_serving_vllm(vx_ctx *x, const vx_shard *sh)
                              "vLLM would not start: no available memory for the cache blocks (weights, "
                              "activations and non-torch memory exceed gpu_memory_utilization %.2f x device memory)",
                              util);
-        blocks = pool / block_bytes;
+        state = vx_min_u64(pool, state_need);
+        blocks = block_bytes ? (pool - state) / block_bytes : 0;
     } else {
         /* No device: a pool that holds the workload. */
-        uint64_t per_seq = vx_ceil_div(vx_max_u64(P + G, 1), (uint64_t)cv->block_size);
-        blocks = vx_sat_mul(per_seq, vx_sat_mul((uint64_t)cv->batch_size, (uint64_t)(cv->beams > 0 ? cv->beams : 1)));
-        pool = vx_sat_mul(blocks, block_bytes);
+        uint64_t per_seq = vx_ceil_div(vx_max_u64(P + G, 1), bsize);
+        blocks = block_bytes ? vx_sat_mul(per_seq, vx_sat_mul((uint64_t)cv->batch_size,
+                                                              (uint64_t)(cv->beams > 0 ? cv->beams : 1)))
+                             : 0;
+        state = state_need;
+        pool = vx_sat_add(vx_sat_mul(blocks, block_bytes), state);
         vx_result_warn(r, "framework vllm without a device: the KV pool is sized to the workload, not to "
                           "gpu_memory_utilization x device memory");
     }
-    uint64_t tokens = vx_sat_mul(blocks, (uint64_t)cv->block_size);
+    uint64_t tokens = vx_sat_mul(blocks, bsize);
     uint64_t kv = vx_sat_mul(blocks, block_bytes);
-    /* The engine's start-up check: one max_model_len request must fit. */
-    if (dev && pool && kv < one_seq) {
-        uint64_t fit_len = one_seq ? (uint64_t)((double)max_len * (double)kv / (double)one_seq) : 0;
+    /* The engine's start-up check: one max_model_len request must fit, its
+     * state pages included (check_enough_kv_cache_memory). */
+    uint64_t kv1 = pool > seq_state ? pool - seq_state : 0;
+    if (block_bytes) kv1 = kv1 / block_bytes * block_bytes;
+    if (dev && pool && (pool < seq_state || kv1 < one_seq)) {
+        uint64_t fit_len = one_seq ? (uint64_t)((double)max_len * (double)kv1 / (double)one_seq) : 0;
         if (x->rt.vllm_v1)
             vx_result_refuse(r,
                              "vLLM would not start: max_model_len %llu needs %.2f GiB of KV cache, more than the "
                              "%.2f GiB available (the estimated maximum model length is %llu): raise "
                              "gpu_memory_utilization or lower max_model_len",
-                             (unsigned long long)max_len, (double)one_seq / VX_GIB, (double)kv / VX_GIB,
-                             (unsigned long long)fit_len);
+                             (unsigned long long)max_len, (double)vx_sat_add(one_seq, seq_state) / VX_GIB,
+                             (double)vx_sat_add(kv1, seq_state) / VX_GIB, (unsigned long long)fit_len);
         else
             vx_result_refuse(r,
                              "vLLM would not start: the model's max seq len (%llu) is larger than the maximum "
@@ -225,7 +261,7 @@ int vx_serving_vllm(vx_ctx *x, const vx_shard *sh)
     }
     uint64_t want = vx_sat_mul(vx_sat_mul((uint64_t)cv->batch_size, (uint64_t)(cv->beams > 0 ? cv->beams : 1)),
                                vx_min_u64(P + G, max_len));
-    if (dev && kv >= one_seq && blocks && want > tokens)
+    if (dev && kv1 >= one_seq && pool >= seq_state && blocks && want > tokens)
         vx_result_warn(r, "the workload's %llu tokens exceed the pool's %llu: vLLM queues or preempts sequences",
                        (unsigned long long)want, (unsigned long long)tokens);
 
@@ -234,6 +270,9 @@ int vx_serving_vllm(vx_ctx *x, const vx_shard *sh)
     if (kv)
         vx_result_add(r, VRAMEST_DEV_GPU, VRAMEST_CAT_KV_CACHE, kv, kv - kv / 10, vx_sat_add(kv, kv / 10),
                       dev ? VRAMEST_PROV_FORMULA : VRAMEST_PROV_EXACT_ARCH);
+    if (state)
+        vx_result_add(r, VRAMEST_DEV_GPU, VRAMEST_CAT_STATE_CACHE, state, state, state, VRAMEST_PROV_FORMULA);
+    vx_state_result(r, vx_state_bytes(&kl, 1, 0));
     if (layer >= sampler)
         vx_result_add(r, VRAMEST_DEV_GPU, VRAMEST_CAT_ACTIVATIONS, act, act / 2, vx_sat_mul(act, 2),
                       VRAMEST_PROV_FORMULA);
@@ -252,12 +291,15 @@ int vx_serving_vllm(vx_ctx *x, const vx_shard *sh)
     uint64_t slack = act / 2 + (x->rt.graphs_in_budget ? graphs / 2 : 0) + ctx / 2;
     r->val_low[VRAMEST_VAL_KV_POOL_BYTES] = pool > slack ? pool - slack : 0;
     r->val_high[VRAMEST_VAL_KV_POOL_BYTES] = vx_sat_add(pool, act / 2);
-    r->val_low[VRAMEST_VAL_KV_BLOCKS] = r->val_low[VRAMEST_VAL_KV_POOL_BYTES] / block_bytes;
-    r->val_high[VRAMEST_VAL_KV_BLOCKS] = r->val_high[VRAMEST_VAL_KV_POOL_BYTES] / block_bytes;
-    r->val_low[VRAMEST_VAL_MAX_TOKENS] = r->val_low[VRAMEST_VAL_KV_BLOCKS] * (uint64_t)cv->block_size;
-    r->val_high[VRAMEST_VAL_MAX_TOKENS] = r->val_high[VRAMEST_VAL_KV_BLOCKS] * (uint64_t)cv->block_size;
+    uint64_t lo = r->val_low[VRAMEST_VAL_KV_POOL_BYTES], hi = r->val_high[VRAMEST_VAL_KV_POOL_BYTES];
+    r->val_low[VRAMEST_VAL_KV_BLOCKS] = block_bytes ? (lo > state ? lo - state : 0) / block_bytes : 0;
+    r->val_high[VRAMEST_VAL_KV_BLOCKS] = block_bytes ? (hi > state ? hi - state : 0) / block_bytes : 0;
+    r->val_low[VRAMEST_VAL_MAX_TOKENS] = r->val_low[VRAMEST_VAL_KV_BLOCKS] * bsize;
+    r->val_high[VRAMEST_VAL_MAX_TOKENS] = r->val_high[VRAMEST_VAL_KV_BLOCKS] * bsize;
     r->val_ok[VRAMEST_VAL_KV_POOL_BYTES] = r->val_ok[VRAMEST_VAL_KV_BLOCKS] = r->val_ok[VRAMEST_VAL_MAX_TOKENS] = 1;
-    r->val[VRAMEST_VAL_MAX_CONCURRENCY] = one_seq ? kv / one_seq : 0;
+    /* a hybrid's sequence takes its state pages beside its KV blocks */
+    uint64_t per_req = vx_sat_add(one_seq, seq_state);
+    r->val[VRAMEST_VAL_MAX_CONCURRENCY] = !per_req ? 0 : seq_state ? pool / per_req : kv / one_seq;
     r->val[VRAMEST_VAL_CUDA_GRAPH_BYTES] = graphs;
     r->val[VRAMEST_VAL_NON_TORCH_BYTES] = vx_sat_add(ctx, nccl);
     r->val_ok[VRAMEST_VAL_MAX_CONCURRENCY] = r->val_ok[VRAMEST_VAL_CUDA_GRAPH_BYTES] = 1;

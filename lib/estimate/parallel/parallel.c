@@ -704,11 +704,20 @@ uint64_t vx_shard_tensor_elems(const vx_shard *sh, const vx_ctx *x, const vx_ten
         case VX_ROLE_MLP_UP:
         case VX_ROLE_MLP_GATE_UP:
         case VX_ROLE_SHARED_GATE:
-        case VX_ROLE_SHARED_UP: rows = vx_ceil_div(rows, tp); break; /* column parallel */
+        case VX_ROLE_SHARED_UP:
+        /* recurrent mixers split by heads: their projections, convolution
+         * channels and per-head vectors (vLLM, Megatron) */
+        case VX_ROLE_SSM_IN:
+        case VX_ROLE_SSM_IN2:
+        case VX_ROLE_SSM_CONV:
+        case VX_ROLE_SSM_DT:
+        case VX_ROLE_SSM_PARAM: rows = vx_ceil_div(rows, tp); break; /* column parallel */
+        case VX_ROLE_SSM_X:
         case VX_ROLE_ATTN_O:
         case VX_ROLE_CROSS_O:
         case VX_ROLE_MLP_DOWN:
         case VX_ROLE_SHARED_DOWN:
+        case VX_ROLE_SSM_OUT:
             /* Row parallel: the input dimension splits; the bias is added
              * after the all-reduce, whole, on every rank. */
             if (!bias) cols = vx_ceil_div(cols, tp);

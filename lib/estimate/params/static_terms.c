@@ -28,7 +28,8 @@ static int column_parallel(int role)
     case VX_ROLE_ATTN_Q: case VX_ROLE_ATTN_K: case VX_ROLE_ATTN_V: case VX_ROLE_ATTN_QKV:
     case VX_ROLE_CROSS_Q: case VX_ROLE_CROSS_K: case VX_ROLE_CROSS_V: case VX_ROLE_ATTN_Q_B:
     case VX_ROLE_ATTN_KV_B: case VX_ROLE_MLP_GATE: case VX_ROLE_MLP_UP: case VX_ROLE_MLP_GATE_UP:
-    case VX_ROLE_SHARED_GATE: case VX_ROLE_SHARED_UP: case VX_ROLE_EXPERT_GATE: case VX_ROLE_EXPERT_UP: return 1;
+    case VX_ROLE_SHARED_GATE: case VX_ROLE_SHARED_UP: case VX_ROLE_EXPERT_GATE: case VX_ROLE_EXPERT_UP:
+    case VX_ROLE_SSM_IN: case VX_ROLE_SSM_IN2: return 1;
     default: return 0;
     }
 }
@@ -37,7 +38,7 @@ static int row_parallel(int role)
 {
     switch (role) {
     case VX_ROLE_ATTN_O: case VX_ROLE_CROSS_O: case VX_ROLE_MLP_DOWN: case VX_ROLE_SHARED_DOWN:
-    case VX_ROLE_EXPERT_DOWN: return 1;
+    case VX_ROLE_EXPERT_DOWN: case VX_ROLE_SSM_OUT: return 1;
     default: return 0;
     }
 }

@@ -92,6 +92,17 @@ void vx_train_cfg(const vx_ctx *x, const vx_shard *sh, const vx_train_model *tm,
     /* transformers < 4.48 called repeat_kv before SDPA; later ones pass
      * enable_gqa (torch >= 2.5) when there is no mask. */
     c->repeat_kv = c->attn != VX_KERN_FLASH2 && x->rt.repeat_kv;
+    c->attn_gate = s->attn_gate;
+    if (s->ssm_kind != VX_SSM_NONE) {
+        /* the recurrent mixer splits by heads (its inner width with them) */
+        c->ssm_kind = s->ssm_kind;
+        c->ssm_inner = (int64_t)vx_ceil_div((uint64_t)s->ssm_inner, (uint64_t)tp);
+        c->ssm_conv_dim = (int64_t)vx_ceil_div((uint64_t)s->ssm_conv_dim, (uint64_t)tp);
+        c->ssm_heads = s->ssm_heads > 0 ? (int64_t)vx_ceil_div((uint64_t)s->ssm_heads, (uint64_t)tp) : 0;
+        c->ssm_groups = s->ssm_groups > 0 ? (int64_t)vx_ceil_div((uint64_t)s->ssm_groups, (uint64_t)tp) : 0;
+        c->ssm_state = s->ssm_state, c->ssm_head_dim = s->ssm_head_dim;
+        c->ssm_dt_rank = s->ssm_dt_rank, c->ssm_chunk = s->ssm_chunk;
+    }
 }
 
 /* Where the stacks of a step go. */
@@ -167,6 +178,8 @@ static void kind_cfg(const vx_act_cfg *c, const vx_shape *s, const vx_layer_kind
 {
     *out = *c;
     out->moe = k->mlp == VX_MLPK_MOE && s->experts > 0;
+    out->mixer = k->mixer;
+    out->ssm_par = k->ssm_par;
     out->rot = k->rope ? s->rotary_dim : 0;
     if (k->ffn != s->ffn && k->ffn > 0) out->ffn = out->kind_ffn = k->ffn / c->tp > 0 ? k->ffn / c->tp : k->ffn;
     if (k->heads != s->heads && s->heads > 0) out->a = (k->heads * c->a + s->heads - 1) / s->heads;
