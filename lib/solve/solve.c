@@ -59,6 +59,16 @@ static const vramest_option solvable[] = {
     VRAMEST_CFG_ROLLOUT_BATCH_SIZE, VRAMEST_CFG_NUM_GENERATIONS, VRAMEST_CFG_MICRO_BATCH_SIZE,
 };
 
+/* The key has the same device_total at its lowest and highest values: a
+ * search would answer the bound (or "nothing fits") for a question the mode
+ * does not ask. */
+static int no_effect(const vx_option_def *d, const struct vramest_config *cfg)
+{
+    const char *mode = NULL;
+    if (vx_opt_get_str(&cfg->v, VRAMEST_HANDLE_CONFIG, VRAMEST_CFG_MODE, &mode) || !mode) mode = "?";
+    return vx_fail(VRAMEST_E_UNSUPPORTED, "%s does not change memory in mode %s: nothing to solve", d->name, mode);
+}
+
 int vx_solve_max(const struct vramest_model *m, const struct vramest_precision *p, const struct vramest_config *cfg,
                  vramest_option key, int criterion, int64_t *out_value, uint64_t *out_bytes)
 {
@@ -82,6 +92,15 @@ int vx_solve_max(const struct vramest_model *m, const struct vramest_precision *
     if ((rc = vx_opt_set_i64(&c.v, c.set_bits, VRAMEST_HANDLE_CONFIG, key, lo))) return rc;
     if ((rc = vx_fit_by(m, p, &c, criterion, &r, &fits))) return rc;
     if (!fits) {
+        /* A key that does not change memory in this mode is the first thing
+         * to say, not "no value fits" (gen_len of a training job). */
+        uint64_t at_lo = r.val[VRAMEST_VAL_DEVICE_TOTAL];
+        struct vramest_config probe = c;
+        struct vramest_result pr;
+        int pf = 0;
+        if (hi_bound > lo && !vx_opt_set_i64(&probe.v, probe.set_bits, VRAMEST_HANDLE_CONFIG, key, hi_bound) &&
+            !vx_fit_by(m, p, &probe, criterion, &pr, &pf) && pr.val[VRAMEST_VAL_DEVICE_TOTAL] == at_lo)
+            return no_effect(d, cfg);
         char need[32], have[32];
         vx_format_bytes(criterion == VX_FIT_BAND ? r.val_high[VRAMEST_VAL_DEVICE_TOTAL] : r.val[VRAMEST_VAL_DEVICE_TOTAL],
                         need, sizeof need);
@@ -97,8 +116,7 @@ int vx_solve_max(const struct vramest_model *m, const struct vramest_precision *
         int64_t next = hi > hi_bound / 2 ? hi_bound : hi * 2;
         if (next == hi) { /* the bound itself fits */
             if (r.val[VRAMEST_VAL_DEVICE_TOTAL] == first_bytes)
-                return vx_fail(VRAMEST_E_UNSUPPORTED, "%s does not change memory in mode %s: nothing to solve",
-                               d->name, cfg->v.mode == VX_MODE_LOAD ? "load" : cfg->v.mode == VX_MODE_TRAIN ? "train" : "infer");
+                return no_effect(d, cfg);
             *out_value = hi;
             if (out_bytes) *out_bytes = lo_bytes;
             return VRAMEST_OK;

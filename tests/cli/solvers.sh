@@ -76,6 +76,13 @@ for node in 8 4; do
 done
 run --model llama-3.1-70b --precision bf16 --set mode=infer --device H100 --min gpus --json
 expect_json settings.parallel.tp 2 "70B inference: tp within a node when it fits"
+# A key the mode does not use is refused as such, whether or not the job
+# fits: gen_len of a training step (8B full fine-tune does not fit one H100).
+for model in gpt2 llama-3.1-8b; do
+    run --model $model --set mode=train --device H100 --max gen_len
+    expect_rc 2 "--max gen_len in mode train ($model)"
+    expect_err "gen_len does not change memory in mode train" "--max gen_len in mode train ($model)"
+done
 run "${MIN[@]}" --min batch_size
 expect_rc 2 "--min batch_size"
 expect_err "--min gpus" "--min batch_size points at --min gpus"
