@@ -656,3 +656,63 @@ Test(rl, models_of_their_own_against_hand_arithmetic)
     cr_assert(BF16_WEIGHTS(b[VX_RLP_SCORING][VRAMEST_CAT_WEIGHTS] - a[VX_RLP_SCORING][VRAMEST_CAT_WEIGHTS]),
               "and on the GPU for its own pass");
 }
+
+/* On GPUs of their own (OpenRLHF's default placement), a model takes
+ * nothing of the trainer's GPUs; each of its own GPUs holds the CUDA
+ * context, its weights and its pass, which on the trainer's GPUs were the
+ * scoring phase's difference; a model too large for its GPUs is refused. */
+Test(rl, models_on_gpus_of_their_own)
+{
+    uint64_t none[VX_RLP_N][VX_NCAT], copy[VX_RLP_N][VX_NCAT], own[VX_RLP_N][VX_NCAT], h;
+    phases_of("", ",\"rl\":{\"reference\":\"none\"}", none, &h);
+    phases_of("", ",\"rl\":{\"reference\":\"copy\"}", copy, &h);
+    phases_of("", ",\"rl\":{\"reference\":\"copy\",\"reference_gpus\":1}", own, &h);
+    cr_assert(!memcmp(none, own, sizeof own), "the trainer's phases are those without a reference");
+    fx f;
+    trl_job(&f, "", ",\"rl\":{\"reference\":\"copy\",\"reference_gpus\":1}");
+    cr_assert_eq(f.rc, VRAMEST_OK);
+    uint64_t ctx = f.r->rl.total[0] - total_of(f.r->rl.cat[0]);
+    uint64_t want = ctx + total_of(copy[VX_RLP_SCORING]) - total_of(none[VX_RLP_SCORING]);
+    /* its weights as a forward loads them, the copy's as the trainer does
+     * (buffers apart: within 1 MiB) */
+    uint64_t got = f.r->rl.own_total[0], gap = got > want ? got - want : want - got;
+    cr_assert_lt(gap, 1ull << 20, "its GPU: context + weights + its pass (%llu, want %llu)", (unsigned long long)got,
+                 (unsigned long long)want);
+    cr_assert(!f.r->refused);
+    drop(&f);
+
+    uint64_t grpo[VX_RLP_N][VX_NCAT], ppo[VX_RLP_N][VX_NCAT];
+    phases_of("", "", grpo, &h);
+    phases_of(",\"algorithm\":\"ppo\"", ",\"rl\":{\"critic\":\"copy\",\"critic_gpus\":2}", ppo, &h);
+    cr_assert(!memcmp(grpo, ppo, sizeof ppo), "PPO with its critic elsewhere is GRPO on the trainer's GPUs");
+    trl_job(&f, ",\"algorithm\":\"ppo\"", ",\"rl\":{\"critic\":\"copy\",\"critic_gpus\":2}");
+    cr_assert_gt(f.r->rl.own_total[2], 2ull * 494032768, "the critic's own GPUs hold its step");
+    drop(&f);
+
+    trl_job(&f, "", ",\"rl\":{\"reward\":{\"model\":\"qwen2.5-72b\"},\"reward_gpus\":1}");
+    cr_assert_eq(f.rc, VRAMEST_OK, "%s", vramest_last_error_message());
+    cr_assert(f.r->refused, "a 72B reward model does not fit one A100-80GB of its own");
+    cr_assert(strstr(f.r->refusal, "the reward model needs"), "%s", f.r->refusal);
+    drop(&f);
+    /* OpenRLHF: the reference copy on placement groups of its own, as many
+     * GPUs as the actor's, unless every model shares them (or -1 says so) */
+    static const char ORLHF[] = "{\"model\":\"qwen2-0.5b\",\"precision\":\"bf16\",\"device\":\"A100-80GB\","
+                                "\"runtime\":{\"framework\":\"openrlhf\"},\"workload\":{\"mode\":\"rl\","
+                                "\"batch_size\":8,\"prompt_len\":256,\"gen_len\":256},\"parallel\":{\"gpus\":2}%s}";
+    static const char *const orl_rl[] = {"", ",\"rl\":{\"placement\":\"shared\"}", ",\"rl\":{\"reference_gpus\":-1}"};
+    char spec[1024];
+    for (int i = 0; i < 3; i++) {
+        snprintf(spec, sizeof spec, ORLHF, orl_rl[i]);
+        load(&f, spec);
+        cr_assert_eq(f.rc, VRAMEST_OK, "%s: %s", spec, vramest_last_error_message());
+        cr_assert_eq(f.r->rl.reference, VX_REF_COPY);
+        cr_assert_eq(f.r->rl.own_total[0] > 0, i == 0, "%s: reference on GPUs of its own only by default", spec);
+        drop(&f);
+    }
+    expect_error("{\"model\":\"qwen2-0.5b\",\"runtime\":{\"framework\":\"trl\"},\"workload\":{\"mode\":\"rl\"},"
+                 "\"rl\":{\"reward_gpus\":2}}",
+                 VRAMEST_E_CONFLICT, "without a reward model");
+    expect_error("{\"model\":\"qwen2-0.5b\",\"runtime\":{\"framework\":\"trl\"},\"workload\":{\"mode\":\"rl\","
+                 "\"algorithm\":\"dpo\"},\"rl\":{\"reference_gpus\":2}}",
+                 VRAMEST_E_CONFLICT, "inside the policy's step");
+}

@@ -462,6 +462,9 @@ typedef enum vramest_option {
     VRAMEST_CFG_ROLLOUT_SLEEP_MODE = 3428,     /**< "rollout_sleep_mode" (spec rl.rollout.sleep_mode; enum: auto, off, on) @since 1.0 */
     VRAMEST_CFG_ROLLOUT_FREE_CACHE_ENGINE = 3429, /**< "rollout_free_cache_engine" (spec rl.rollout.free_cache_engine; enum: auto, off, on) @since 1.0 */
     VRAMEST_CFG_RL_REWARD_OFFLOAD = 3430,      /**< "reward_offload" (spec rl.reward_offload; enum: none, cpu) @since 1.0 */
+    VRAMEST_CFG_RL_REFERENCE_GPUS = 3431,      /**< "reference_gpus" (spec rl.reference_gpus; -1 on the trainer's GPUs, 0 the stack's default) @since 1.0 */
+    VRAMEST_CFG_RL_REWARD_GPUS = 3432,         /**< "reward_gpus" (spec rl.reward_gpus; -1 on the trainer's GPUs, 0 the stack's default) @since 1.0 */
+    VRAMEST_CFG_RL_CRITIC_GPUS = 3433,         /**< "critic_gpus" (spec rl.critic_gpus; -1 on the trainer's GPUs, 0 the stack's default) @since 1.0 */
 
     VRAMEST_OPTION_MAX_ = 0x7FFFFFFF
 } vramest_option;

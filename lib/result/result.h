@@ -58,6 +58,7 @@ typedef struct vx_rl_phases {
     int reference;                 /* VX_REF_* as resolved */
     int reward, critic;            /* 0 none (or a rule), 1 a copy of the policy (critic), 2 a model of its own */
     int reference_model;           /* the reference is a model of its own */
+    uint64_t own_total[3];         /* reference, reward, critic on GPUs of their own: per such GPU, else 0 */
     uint64_t cat[VX_RLP_N][VX_NCAT];
     uint64_t total[VX_RLP_N];      /* each phase's device total on a trainer GPU, the CUDA context included */
     uint64_t engine_total;         /* separate placement: per engine GPU, else 0 */

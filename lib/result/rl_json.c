@@ -62,7 +62,10 @@ void vx_result_rl_json(vx_jw *w, const struct vramest_result *r, int *first)
         vx_jw_printf(w, "%.3f", p->max_util);
     else
         vx_jw_puts(w, "null");
-    vx_jw_printf(w, ",\"engine_budget\":%llu,\"kv_pool_bytes\":%llu,\"engine_gpu_total\":%llu,\"host_offload\":%llu}",
+    vx_jw_printf(w, ",\"engine_budget\":%llu,\"kv_pool_bytes\":%llu,\"engine_gpu_total\":%llu,\"host_offload\":%llu",
                  (unsigned long long)p->engine_budget, (unsigned long long)p->kv_pool,
                  (unsigned long long)p->engine_total, (unsigned long long)p->host_offload);
+    vx_jw_printf(w, ",\"reference_gpu_total\":%llu,\"reward_gpu_total\":%llu,\"critic_gpu_total\":%llu}",
+                 (unsigned long long)p->own_total[0], (unsigned long long)p->own_total[1],
+                 (unsigned long long)p->own_total[2]);
 }

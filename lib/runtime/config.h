@@ -93,6 +93,7 @@ typedef struct vx_config_values {
     int64_t images, image_tokens;
     /* rl, appended (issue #23): a reward model of its own on the host between its passes */
     int64_t rl_reward_offload;
+    int64_t rl_reference_gpus, rl_reward_gpus, rl_critic_gpus; /* GPUs of its own (0: the trainer's) */
 } vx_config_values;
 
 struct vramest_config {

@@ -340,5 +340,14 @@ const vx_option_def vx_config_options[] = {
     ENUM(VRAMEST_CFG_RL_REWARD_OFFLOAD, "reward_offload", "rl", refoff_e, VX_OFFLOAD_NONE, rl_reward_offload, true,
          "a reward model of its own (rl.reward {\"model\": ...}) kept on the host between its forward passes: none, "
          "cpu (OpenRLHF --ref_reward_offload)"),
+    I64(VRAMEST_CFG_RL_REFERENCE_GPUS, "reference_gpus", "rl", -1, 65536, 0, rl_reference_gpus, true,
+        "the reference on GPUs of its own, how many (OpenRLHF --ref.num_gpus_per_node x nodes); -1 on the trainer's "
+        "GPUs; 0 the stack's (OpenRLHF: as many as the trainer's unless placement shared, else the trainer's)"),
+    I64(VRAMEST_CFG_RL_REWARD_GPUS, "reward_gpus", "rl", -1, 65536, 0, rl_reward_gpus, true,
+        "a reward model of its own on GPUs of its own, how many (OpenRLHF --reward.num_gpus_per_node x nodes); -1 "
+        "and 0 as reference_gpus"),
+    I64(VRAMEST_CFG_RL_CRITIC_GPUS, "critic_gpus", "rl", -1, 65536, 0, rl_critic_gpus, true,
+        "PPO's critic on GPUs of its own, how many (OpenRLHF --critic.num_gpus_per_node x nodes); -1 and 0 as "
+        "reference_gpus"),
 };
 const size_t vx_config_option_count = VX_ARRAY_LEN(vx_config_options);

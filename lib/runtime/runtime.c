@@ -166,7 +166,7 @@ static const row rows[VX_FW_COUNT_] = {
     [VX_FW_OPENRLHF] = {.rt = {.framework = VX_FW_OPENRLHF, .opt_fused = 1, .ddp = VX_DDP_DEEPSPEED, .mixed_master = 1,
                                .rl_stack = 1, .rl_reference = VX_REF_COPY, .rl_engine = VX_ROLLOUT_VLLM,
                                .rl_placement = VX_PLACE_SEPARATE, .rl_util_permille = 950, .rl_old_logps = 1,
-                               .rl_engine_process = 1},
+                               .rl_engine_process = 1, .rl_own_gpus = 1},
                         .ver = {.name = "OpenRLHF", .forms = VX_VS_RELEASE, .form = VX_VS_RELEASE,
                                 .oldest = VX_VER(0, 5, 0), .newest = VX_VER(0, 11, 0), .current = VX_VER(0, 11, 0),
                                 .since = "2026-08"},

@@ -166,6 +166,8 @@ typedef struct vx_runtime {
     int rl_old_logps;        /* the policy's log-probs are recomputed in the scoring phase: 1 always (verl
                                 compute_log_prob), 2 with a vLLM engine (TRL's importance-sampling
                                 correction, on by default; without vLLM only for num_iterations > 1) */
+    int rl_own_gpus;         /* the reference, reward model and critic run on GPUs of their own, as many as the
+                                trainer's, unless every model shares them (OpenRLHF's placement groups) */
     int rl_seqs_unpassed;    /* rl.rollout.max_num_seqs never reaches the engine, which runs at vLLM's own
                                 default (verl before 0.6: vllm_rollout_spmd.py built LLM() without it until
                                 verl-project/verl#2960) */

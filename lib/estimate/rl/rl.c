@@ -92,6 +92,19 @@ static uint64_t placed_like_policy(uint64_t whole, uint64_t step_w, uint64_t pol
     return (uint64_t)((double)whole * ((double)step_w / (double)policy_w));
 }
 
+/* A model on GPUs of its own (OpenRLHF's default for the reference, the
+ * reward model and the critic: --ref_num_gpus_per_node ...): per such GPU
+ * its CUDA context, its weights (`whole`, sharded over those GPUs under
+ * ZeRO-3 / FSDP as the policy's job sets them) and its pass's work. */
+static uint64_t on_own_gpus(const vx_ctx *x, const rl_part *pass, uint64_t whole, int64_t gpus, const int *cats,
+                            size_t n)
+{
+    int shard = x->cv->zero_stage == 3 || x->cv->fsdp != VX_FSDP_NONE;
+    uint64_t t = vx_sat_add(vx_cuda_context_bytes(x), shard ? vx_ceil_div(whole, (uint64_t)gpus) : whole);
+    for (size_t i = 0; i < n; i++) t = vx_sat_add(t, pass->gpu[cats[i]]);
+    return t;
+}
+
 /* The larger of two passes' work (WORK_CATS) into `dst`: passes of the
  * scoring phase run one after another. */
 static void larger_work(uint64_t *dst, const uint64_t *src, const int *cats, size_t n)
@@ -244,7 +257,7 @@ int vx_estimate_rl(vx_ctx *x)
      * phases as the actor's do. */
     rl_part K;
     memset(&K, 0, sizeof K);
-    uint64_t keep_c[VX_NCAT] = {0};
+    uint64_t keep_c[VX_NCAT] = {0}, own_critic = 0;
     if (j.critic) {
         vx_values_copy(&v, cv, &vx_config_layout);
         v.mode = VX_MODE_TRAIN;
@@ -255,11 +268,17 @@ int vx_estimate_rl(vx_ctx *x)
         v.num_labels = 1;
         v.loss = VX_LOSS_CE;
         if (x->rt.rl_offload_between) v.offload_params = v.offload_optimizer = VX_OFFLOAD_NONE;
+        if (j.critic_gpus) v.gpus = j.critic_gpus, v.dp = 0; /* its own data-parallel group */
         if ((rc = run_part_of(x, j.critic_m ? j.critic_m : x->pol.m, j.critic_m ? j.critic_pv : x->pol.pv, &v, &sub,
                               &K)))
             return rc;
         add_part(keep_c, K.gpu, STATE_CATS, VX_ARRAY_LEN(STATE_CATS));
         offload_between(x, cv, keep_c, host);
+        if (j.critic_gpus) {
+            /* its step on its own GPUs, nothing of it on the trainer's */
+            own_critic = vx_sat_add(K.total, vx_cuda_context_bytes(x));
+            memset(keep_c, 0, sizeof keep_c);
+        }
     }
     /* rollout: generate() in the trainer, or the vLLM engine (none for
      * the preference family). */
@@ -357,7 +376,17 @@ int vx_estimate_rl(vx_ctx *x)
      * same dtype and sharding) or a model of its own, sharded as the policy
      * is; on the GPU throughout, or only while it scores when offloaded.
      * A reward model of its own likewise (rl.reward_offload). */
-    uint64_t ref_w = j.reference != VX_REF_COPY ? 0
+    /* On GPUs of their own, a reference and a reward model take nothing of
+     * the trainer's: their weights and passes are there. */
+    uint64_t own_ref = 0, own_rw = 0;
+    if (j.ref_gpus)
+        own_ref = on_own_gpus(x, j.ref_m ? &R : &F, (j.ref_m ? R.gpu : F.gpu)[VRAMEST_CAT_WEIGHTS],
+                              j.ref_gpus, WORK_CATS, VX_ARRAY_LEN(WORK_CATS));
+    if (j.reward_gpus)
+        own_rw = on_own_gpus(x, &W, W.gpu[VRAMEST_CAT_WEIGHTS], j.reward_gpus, WORK_CATS, VX_ARRAY_LEN(WORK_CATS));
+    if (own_ref) memset(&R, 0, sizeof R);
+    if (own_rw) memset(&W, 0, sizeof W);
+    uint64_t ref_w = j.reference != VX_REF_COPY || own_ref ? 0
                      : j.ref_m ? placed_like_policy(R.gpu[VRAMEST_CAT_WEIGHTS], T.gpu[VRAMEST_CAT_WEIGHTS],
                                                     F.gpu[VRAMEST_CAT_WEIGHTS])
                                : T.gpu[VRAMEST_CAT_WEIGHTS];
@@ -371,7 +400,7 @@ int vx_estimate_rl(vx_ctx *x)
     uint64_t resident_w = vx_sat_add(ref_resident ? ref_w : 0, rw_resident ? rw_w : 0);
     /* the scoring passes run one after another: the largest one's work
      * (the policy's own pass only where it runs) */
-    if (!old_logps && (j.reference == VX_REF_NONE || j.ref_m))
+    if (!old_logps && (j.reference == VX_REF_NONE || j.ref_m || own_ref))
         for (size_t i = 0; i < VX_ARRAY_LEN(WORK_CATS); i++) F.gpu[WORK_CATS[i]] = 0;
     larger_work(F.gpu, R.gpu, WORK_CATS, VX_ARRAY_LEN(WORK_CATS));
     larger_work(F.gpu, W.gpu, WORK_CATS, VX_ARRAY_LEN(WORK_CATS));
@@ -379,6 +408,9 @@ int vx_estimate_rl(vx_ctx *x)
     /* The phases. */
     vx_rl_phases *p = &r->rl;
     memset(p, 0, sizeof *p);
+    p->own_total[0] = own_ref;
+    p->own_total[1] = own_rw;
+    p->own_total[2] = own_critic;
     for (int k = 0; k < VX_RLP_N; k++) {
         add_part(p->cat[k], keep, STATE_CATS, VX_ARRAY_LEN(STATE_CATS));
         add_part(p->cat[k], keep_c, STATE_CATS, VX_ARRAY_LEN(STATE_CATS));
@@ -440,7 +472,7 @@ int vx_estimate_rl(vx_ctx *x)
     /* The critic's update runs before or after the actor's, not with it
      * (verl update_critic, OpenRLHF's critic actor): the training phase is
      * the larger of the two steps, each beside the other's resident states. */
-    if (j.critic) {
+    if (j.critic && !own_critic) {
         uint64_t ct[VX_NCAT] = {0}, ta = 0, tc = 0;
         add_part(ct, keep, STATE_CATS, VX_ARRAY_LEN(STATE_CATS));
         ct[VRAMEST_CAT_WEIGHTS] = vx_sat_add(ct[VRAMEST_CAT_WEIGHTS], resident_w);
@@ -477,6 +509,15 @@ int vx_estimate_rl(vx_ctx *x)
     /* the vLLM pool as allocated, whole blocks (generate()'s cache is no pool) */
     p->kv_pool = j.engine == VX_ROLLOUT_VLLM ? E.gpu[VRAMEST_CAT_KV_CACHE] : 0;
     p->max_util = max_utilization(r, p, &j);
+    /* The GPUs of their own must hold what is placed there, as the
+     * trainer's do: the job does not run otherwise. */
+    static const char *const own_names[] = {"the reference", "the reward model", "the critic"};
+    uint64_t dev = r->device_bytes;
+    double usable = (double)dev - r->cfg.headroom_gib * (double)VX_GIB - r->cfg.headroom_fraction * (double)dev;
+    for (int k = 0; k < 3 && dev; k++)
+        if ((double)p->own_total[k] > usable && !r->refused)
+            vx_result_refuse(r, "%s needs %.2f GiB on each of its own GPUs, more than their %.2f GiB", own_names[k],
+                             (double)p->own_total[k] / (double)VX_GIB, usable / (double)VX_GIB);
 
     /* The headline is the peak phase's breakdown (the CUDA context comes
      * with the runtime terms, once). */

@@ -21,6 +21,7 @@ static uint64_t trainer_dp(const vx_config_values *cv)
 }
 
 static int resolve_reference(vx_ctx *x, rl_job *j, int stack_default);
+static int resolve_reference_kind(vx_ctx *x, rl_job *j, int stack_default);
 
 /* The preference family trains on given chosen / rejected completions: no
  * rollout, each example two sequences through the policy (TRL DPOTrainer
@@ -55,6 +56,23 @@ static int resolve_preference(vx_ctx *x, rl_job *j)
 }
 
 static int resolve_reference(vx_ctx *x, rl_job *j, int stack_default)
+{
+    int rc = resolve_reference_kind(x, j, stack_default);
+    if (rc || x->cv->rl_reference_gpus <= 0) return rc;
+    /* GPUs of its own hold a second model: there is one only as a copy or
+     * a model of its own, and the preference trainers run it inside the
+     * policy's step. */
+    if (j->reference != VX_REF_COPY)
+        return vx_fail(VRAMEST_E_CONFLICT, "rl.reference_gpus with reference %s: no model of its own to place",
+                       vramest_option_value_name(VRAMEST_CFG_RL_REFERENCE, j->reference));
+    if (j->pref)
+        return vx_fail(VRAMEST_E_CONFLICT, "rl.reference_gpus with algorithm %s: TRL runs the reference inside the "
+                                           "policy's step, on its GPUs",
+                       vramest_option_value_name(VRAMEST_CFG_ALGORITHM, x->cv->algorithm));
+    return VRAMEST_OK;
+}
+
+static int resolve_reference_kind(vx_ctx *x, rl_job *j, int stack_default)
 {
     const vx_config_values *cv = x->cv;
     j->reference = cv->rl_reference != VX_REF_AUTO ? (int)cv->rl_reference : stack_default;
@@ -114,9 +132,33 @@ static int resolve_own_models(vx_ctx *x, rl_job *j)
         return vx_fail(VRAMEST_E_CONFLICT, "algorithm %s learns from given preferences: it scores nothing with a "
                                            "reward model",
                        vramest_option_value_name(VRAMEST_CFG_ALGORITHM, cv->algorithm));
+    if (cv->rl_reward_gpus > 0 && !j->reward_m)
+        return vx_fail(VRAMEST_E_CONFLICT, "rl.reward_gpus without a reward model of its own");
     if (!j->reward_m && cv->rl_reward_offload != VX_OFFLOAD_NONE)
         return vx_fail(VRAMEST_E_CONFLICT, "rl.reward_offload without a reward model of its own");
     return VRAMEST_OK;
+}
+
+/* Where the frozen and value models run: -1 on the trainer's GPUs, N on N
+ * GPUs of their own, 0 the stack's default. OpenRLHF gives the reference,
+ * the reward model and the critic placement groups of their own, as many
+ * GPUs as the actor's by default (--ref.num_gpus_per_node 8 as
+ * --actor.num_gpus_per_node 8), unless --train.colocate_all (placement
+ * shared) or --train.colocate_actor_ref / colocate_critic_reward
+ * (OpenRLHF/OpenRLHF@3c3be623 openrlhf/cli/train_ppo_ray.py). */
+static int64_t own_gpus(const vx_ctx *x, const rl_job *j, int64_t set, int present)
+{
+    if (!present || set < 0) return 0;
+    if (set > 0) return set;
+    return x->rt.rl_own_gpus && !j->shared ? x->cv->gpus : 0;
+}
+
+static void resolve_own_gpus(const vx_ctx *x, rl_job *j)
+{
+    const vx_config_values *cv = x->cv;
+    j->ref_gpus = own_gpus(x, j, cv->rl_reference_gpus, j->reference == VX_REF_COPY);
+    j->reward_gpus = own_gpus(x, j, cv->rl_reward_gpus, j->reward_m != NULL);
+    j->critic_gpus = own_gpus(x, j, cv->rl_critic_gpus, j->critic);
 }
 
 int vx_rl_resolve_job(vx_ctx *x, rl_job *j)
@@ -140,6 +182,8 @@ int vx_rl_resolve_job(vx_ctx *x, rl_job *j)
     int rc;
     if ((rc = resolve_own_models(x, j))) return rc;
     j->critic = cv->rl_critic == VX_CRITIC_COPY || j->critic_m;
+    if (cv->rl_critic_gpus > 0 && !j->critic)
+        return vx_fail(VRAMEST_E_CONFLICT, "rl.critic_gpus without a critic (algorithm ppo)");
 
     if (j->pref) return resolve_preference(x, j);
     j->engine = cv->rollout_engine != VX_ROLLOUT_AUTO ? (int)cv->rollout_engine : rt->rl_engine;
@@ -224,5 +268,6 @@ int vx_rl_resolve_job(vx_ctx *x, rl_job *j)
                                          : (uint64_t)cv->batch_size;
     if (j->mb > j->seqs) j->mb = j->seqs;
     if (!j->mb) j->mb = 1;
+    resolve_own_gpus(x, j);
     return VRAMEST_OK;
 }

@@ -22,6 +22,7 @@ typedef struct rl_job {
      * each with its precision (the job's when its own is NULL). */
     const struct vramest_model *ref_m, *reward_m, *critic_m;
     const vx_precision_values *ref_pv, *reward_pv, *critic_pv;
+    int64_t ref_gpus, reward_gpus, critic_gpus; /* GPUs of their own, resolved (0: on the trainer's) */
 } rl_job;
 
 /* Fill `j` from x->cv and x->rt (VRAMEST_E_CONFLICT / _UNSUPPORTED with the
