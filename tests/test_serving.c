@@ -361,3 +361,36 @@ Test(llama_cpp, a_context_that_does_not_fit_is_the_engines_failure)
     cr_assert(ngl > 20 && ngl < 81, "n_gpu_layers %lld", (long long)ngl);
     done(&j);
 }
+
+/* llama.cpp's quantizer before ggml-org/llama.cpp#19770 (merged 2026-03-10,
+ * about b8265) gave a fused attn_qkv its own Q4_K_M rule (Q5_K in every
+ * layer); from then on it takes attn_v's (Q6_K in the use_more_bits layers,
+ * Q4_K in the rest). A Phi-3-mini Q4_K_M file of the old rule, as loaded in
+ * ggml-org/llama.cpp#11003's log (2024-12): f32 65, q4_K 81, q5_K 32, q6_K
+ * 17 tensors. On the GPU (token_embd stays on the host): output 32064 x 3072
+ * Q6_K 80,801,280 + 32 qkv 9216 x 3072 Q5_K 622,854,144 + 32 attn_output
+ * Q4_K 169,869,312 + 32 ffn_up 16384 x 3072 Q4_K 905,969,664 + ffn_down 16
+ * Q6_K 330,301,440 + 16 Q4_K 226,492,416 + 65 norms 798,720 =
+ * 2,337,086,976 B. Today's rule: the qkv's 16 Q6_K + 16 Q4_K layers weigh
+ * 3,538,944 B more than 32 Q5_K ones. */
+Test(llama_cpp, the_quant_mix_is_the_builds_and_a_gguf_header_wins)
+{
+    static const char fmt[] = "{\"model\":\"phi-3-mini\",\"precision\":{\"weights\":\"q4_k_m\"},"
+                              "\"workload\":{\"mode\":\"infer\"},\"runtime\":{\"framework\":\"llama.cpp\","
+                              "\"framework_version\":\"%s\",\"n_ctx\":4096}}";
+    static const struct {
+        const char *version;
+        uint64_t weights;
+    } want[] = {{"b4343", 2337086976ull}, {"b8264", 2337086976ull}, {"2026-03-01", 2337086976ull},
+                {"b8265", 2340625920ull}, {"", 2340625920ull}};
+    char spec[512];
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        job j;
+        snprintf(spec, sizeof spec, fmt, want[i].version);
+        cr_assert_eq(run(&j, spec), VRAMEST_OK, "%s", vramest_last_error_message());
+        uint64_t w = 0;
+        cr_assert_eq(vramest_result_get(j.r, VRAMEST_DEV_GPU, VRAMEST_CAT_WEIGHTS, &w), VRAMEST_OK);
+        cr_expect_eq(w, want[i].weights, "build '%s': %llu", want[i].version, (unsigned long long)w);
+        done(&j);
+    }
+}

@@ -152,6 +152,7 @@ typedef struct mix {
     int ft, deflt;
     int64_t n_gqa, n_expert;
     bool falcon, is70b, tied;
+    bool qkv_own; /* builds before the tensor categories (vx_resolved_precision.gguf_qkv_own_rule) */
 } mix;
 
 static bool ft_in(int ft, const int *l, size_t n)
@@ -164,12 +165,15 @@ static bool ft_in(int ft, const int *l, size_t n)
 
 /* llama_tensor_get_type_impl, read at ggml-org/llama.cpp@007dbbf3, without an
  * importance matrix (the rules that need one are the quantizer's refusal or
- * a no-op). `i` is the tensor's index among its kind (layer), `n` their count. */
+ * a no-op). `i` is the tensor's index among its kind (layer), `n` their count.
+ * Builds before ggml-org/llama.cpp#19770 matched tensor names instead
+ * (llama_tensor_get_type, read in ollama/ollama@ef00199f's vendored
+ * a5bb8ba4): attn_qkv had a rule of its own, attn_kv_b none. */
 static int mix_type(const mix *c, int cat, int64_t i, int64_t n, int64_t nx, bool is3d)
 {
     const int ft = c->ft;
     int t = c->deflt;
-    bool attn_v = cat == C_ATTN_V || cat == C_ATTN_QKV || cat == C_ATTN_KV_B;
+    bool attn_v = cat == C_ATTN_V || (!c->qkv_own && (cat == C_ATTN_QKV || cat == C_ATTN_KV_B));
     if (cat == C_OUTPUT || (c->tied && cat == C_TOKEN_EMBD)) {
         if (ft == FT_MXFP4_MOE || c->falcon || nx % blck(t))
             t = T_Q8_0;
@@ -277,6 +281,13 @@ static int mix_type(const mix *c, int cat, int64_t i, int64_t n, int64_t nx, boo
                 t = T_Q5_K;
         } else if (ft == FT_Q3_K_L)
             t = T_Q4_K;
+    } else if (cat == C_ATTN_QKV) { /* qkv_own: every layer alike */
+        if (FT_IN(ft, FT_Q3_K_M, FT_Q3_K_L, FT_IQ3_M))
+            t = T_Q4_K;
+        else if (ft == FT_Q4_K_M)
+            t = T_Q5_K;
+        else if (ft == FT_Q5_K_M)
+            t = T_Q6_K;
     } else if (cat == C_FFN_GATE || cat == C_FFN_UP) {
         if (ft == FT_IQ3_XS && i >= n / 8 && i < 7 * n / 8) t = T_IQ3_XXS;
     }
@@ -374,7 +385,7 @@ size_t vx_gguf_pieces(const vx_policy *pol, const vx_tensor *t, int w, uint64_t 
         counts[0] = vx_sat_mul(layers, copies_per_layer);
         nt = 1;
     } else {
-        mix c = {.ft = ft, .deflt = ftype_default(ft)};
+        mix c = {.ft = ft, .deflt = ftype_default(ft), .qkv_own = pol->rp.gguf_qkv_own_rule != 0};
         c.n_gqa = s->kv_heads > 0 ? s->heads / s->kv_heads : 1;
         c.n_expert = s->experts;
         c.falcon = (s->fam->gguf_flags & VX_GGF_FALCON_MIX) != 0;

@@ -41,6 +41,8 @@ typedef struct vx_resolved_precision {
     int quant_method;  /* VX_QM_* resolved */
     int64_t group_size;
     int double_quant;
+    int gguf_qkv_own_rule; /* a GGUF file type's mix as llama.cpp's quantizer built it before its tensor
+                              categories (the runtime's gguf_qkv_own_rule; gguf_mix.c) */
 } vx_resolved_precision;
 
 /* What a job runs when its precision says nothing about training (issue

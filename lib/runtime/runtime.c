@@ -289,6 +289,10 @@ static const rule rules[] = {
     /* DeepSeek MLA cached as per-head K (nope + rope) and V until the
      * latent cache (ggml-org/llama.cpp#12801, b5097, 2025-04). */
     {VX_FW_LLAMA_CPP, VX_RTC_FRAMEWORK, 0, 5096, FIELD(mla_uncompressed), 1},
+    /* The quantizer's tensor categories (ggml-org/llama.cpp#19770, commit
+     * 1dab5f5a, merged 2026-03-10 between b8227 of 03-07 and b8317 of 03-13):
+     * attn_qkv and attn_kv_b take attn_v's rule from then on. */
+    {VX_FW_LLAMA_CPP, VX_RTC_FRAMEWORK, 0, 8264, FIELD(gguf_qkv_own_rule), 1},
     /* Ollama's runner vendored such builds through its 0.6 releases
      * (llama/vendoring pins; the latent cache came with the vendor update
      * of 0.6.6, 2025-04 — approximate, docs/methodology.md "Ollama"). */
@@ -323,7 +327,9 @@ void vx_runtime_resolve(int framework, const vx_runtime_versions *v, vx_runtime 
  * linear between builds whose dates are known, and before the first at its
  * slope. Anchors: b4823 on 2025-03-05 (ggml-ci run quoted in
  * validation/visible.jsonl), b6370 about 2025-09-02 (ggml-org/llama.cpp#15746
- * merged), b10488 in 2026-08 (the table's current build). The rules that
+ * merged), b8227 on 2026-03-07 and b8317 on 2026-03-13 (the release bot's
+ * microsoft/winget-pkgs#346201 and #348341), b10488 in 2026-08 (the table's
+ * current build). The rules that
  * read builds sit months apart, so a few days' error moves no answer. */
 static int days_of(int v)
 {
@@ -333,7 +339,11 @@ static int days_of(int v)
 
 static int llama_build_of_date(int v)
 {
-    static const int anchor[][2] = {{VX_VER(2025, 3, 5), 4823}, {VX_VER(2025, 9, 2), 6370}, {VX_VER(2026, 8, 15), 10488}};
+    static const int anchor[][2] = {{VX_VER(2025, 3, 5), 4823},
+                                    {VX_VER(2025, 9, 2), 6370},
+                                    {VX_VER(2026, 3, 7), 8227},
+                                    {VX_VER(2026, 3, 13), 8317},
+                                    {VX_VER(2026, 8, 15), 10488}};
     size_t n = VX_ARRAY_LEN(anchor), i = 1;
     while (i < n - 1 && v > anchor[i][0]) i++;
     double d0 = days_of(anchor[i - 1][0]), d1 = days_of(anchor[i][0]), t = days_of(v);

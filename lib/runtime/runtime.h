@@ -187,6 +187,9 @@ typedef struct vx_runtime {
                                 (vLLM >= 0.21); before, graphs are captured after the pool, on top */
     int fa_default;          /* llama.cpp: flash attention when the job does not say (-fa auto, on CUDA) */
     int mla_uncompressed;    /* llama.cpp: MLA cached as full K and V per head (before the latent cache) */
+    int gguf_qkv_own_rule;   /* llama.cpp's quantizer before ggml-org/llama.cpp#19770 (b8265): a fused
+                                attn_qkv has its own file-type rule (Q4_K_M -> Q5_K, ...) instead of
+                                attn_v's, and attn_kv_b keeps the file type's default */
 } vx_runtime;
 
 /* Resolve the runtime of `framework` at the versions `v` (NULL = all

@@ -49,7 +49,11 @@ int vx_ctx_init(vx_ctx *x, const struct vramest_model *m, const vx_precision_val
     x->pol.head = cv->head;
     x->pol.num_labels = cv->num_labels;
     x->pol.ggml_only = x->rt.engine == VX_ENGINE_LLAMACPP || x->rt.engine == VX_ENGINE_OLLAMA;
-    return vx_precision_resolve(pv, &m->shape, (int)cv->mode, &x->pol.rp);
+    int rc = vx_precision_resolve(pv, &m->shape, (int)cv->mode, &x->pol.rp);
+    /* The quantizer of the build that made a hypothetical GGUF file (the
+     * weights caches key on rp, so it goes there). */
+    x->pol.rp.gguf_qkv_own_rule = x->rt.gguf_qkv_own_rule;
+    return rc;
 }
 
 uint64_t vx_alloc_round(uint64_t bytes)
