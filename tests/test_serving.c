@@ -394,3 +394,39 @@ Test(llama_cpp, the_quant_mix_is_the_builds_and_a_gguf_header_wins)
         done(&j);
     }
 }
+
+/* Prefix caching shares full blocks of the one pool between requests: vLLM
+ * V1's BlockPool (vllm/v1/core/block_pool.py at 002f3491) keeps the cached
+ * blocks' hashes in host dictionaries over the same num_gpu_blocks, and the
+ * pool is sized before any of it (gpu_worker.py determine_available_memory);
+ * SGLang's radix tree (python/sglang/srt/mem_cache/radix_cache.py) indexes
+ * the token pool that profile_max_num_token sized without it. Neither moves
+ * a byte of the estimate, whichever way it is set. */
+Test(serving, prefix_caching_and_the_radix_cache_move_no_memory)
+{
+    static const char *const vllm[] = {"", ",\"enable_prefix_caching\":\"on\"", ",\"enable_prefix_caching\":\"off\""};
+    static const char *const sgl[] = {"", ",\"disable_radix_cache\":true", ",\"disable_radix_cache\":false"};
+    static const char *const fw[] = {"vllm", "sglang"};
+    const char *const *sets[] = {vllm, sgl};
+    char spec[512];
+    for (int e = 0; e < 2; e++) {
+        uint64_t first[3] = {0};
+        for (int i = 0; i < 3; i++) {
+            job j;
+            snprintf(spec, sizeof spec,
+                     "{" L31_8B "\"workload\":{\"mode\":\"infer\"},\"runtime\":{\"framework\":\"%s\","
+                     "\"max_model_len\":8192%s}}",
+                     fw[e], sets[e][i]);
+            cr_assert_eq(run(&j, spec), VRAMEST_OK, "%s", vramest_last_error_message());
+            uint64_t now[3] = {value(&j, VRAMEST_VAL_KV_POOL_BYTES), value(&j, VRAMEST_VAL_MAX_TOKENS),
+                               value(&j, VRAMEST_VAL_DEVICE_TOTAL)};
+            cr_assert_gt(now[1], 8192, "%s: %s", fw[e], j.json);
+            for (int k = 0; k < 3; k++) {
+                if (!i) first[k] = now[k];
+                cr_expect_eq(now[k], first[k], "%s %s: figure %d %llu != %llu", fw[e], sets[e][i], k,
+                             (unsigned long long)now[k], (unsigned long long)first[k]);
+            }
+            done(&j);
+        }
+    }
+}

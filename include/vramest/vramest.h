@@ -438,6 +438,8 @@ typedef enum vramest_option {
     VRAMEST_CFG_NUM_PARALLEL = 3362,           /**< "num_parallel" (Ollama; 0 = 1) @since 1.0 */
     VRAMEST_CFG_SPLIT_MODE = 3363,             /**< "split_mode" (enum: layer, row, none; llama.cpp over gpus) @since 1.0 */
     VRAMEST_CFG_TENSOR_SPLIT = 3364,           /**< "tensor_split" (string: each GPU's share, "3,1"; "" = equal; a count other than gpus is ::VRAMEST_E_CONFLICT) @since 1.0 */
+    VRAMEST_CFG_ENABLE_PREFIX_CACHING = 3365,  /**< "enable_prefix_caching" (enum: auto, off, on; vLLM; moves no memory: cached blocks are the pool's own) @since 1.0 */
+    VRAMEST_CFG_DISABLE_RADIX_CACHE = 3366,    /**< "disable_radix_cache" (bool; SGLang; moves no memory: the radix tree indexes the token pool) @since 1.0 */
 
     /* ---- config: post-training with RL (3400-3499; workload.mode "rl", the spec's "rl" object) ---- */
     VRAMEST_CFG_ALGORITHM = 3400,              /**< "algorithm" (workload; enum: grpo, ppo, dpo, kto, orpo, simpo) @since 1.0 */

@@ -94,6 +94,8 @@ typedef struct vx_config_values {
     /* rl, appended (issue #23): a reward model of its own on the host between its passes */
     int64_t rl_reward_offload;
     int64_t rl_reference_gpus, rl_reward_gpus, rl_critic_gpus; /* GPUs of its own (0: the trainer's) */
+    /* runtime, appended (issue #18): the serving engines' prefix caches */
+    int64_t enable_prefix_caching, disable_radix_cache;
 } vx_config_values;
 
 struct vramest_config {

@@ -267,6 +267,14 @@ const vx_option_def vx_config_options[] = {
          "matrices split by tensor_split, the rest on the first GPU) or none (the first GPU only)"),
     STR(VRAMEST_CFG_TENSOR_SPLIT, "tensor_split", "runtime", "", tensor_split, true,
         "llama.cpp --tensor-split: each GPU's share, one number per GPU (\"3,1\" or a JSON list; \"\" = equal)"),
+    ENUM(VRAMEST_CFG_ENABLE_PREFIX_CACHING, "enable_prefix_caching", "runtime", tri_e, VX_TRI_AUTO,
+         enable_prefix_caching, true,
+         "vLLM --enable-prefix-caching: auto (the version's default: on from V1, 0.8; off before), off, on. Cached "
+         "blocks are blocks of the same pool, indexed on the host: the pool, its blocks and the concurrency at "
+         "max_model_len do not change"),
+    BOOL(VRAMEST_CFG_DISABLE_RADIX_CACHE, "disable_radix_cache", "runtime", 0, disable_radix_cache, true,
+         "SGLang --disable-radix-cache: the radix tree (on by default) indexes the token pool on the host; the pool "
+         "does not change"),
     STR(VRAMEST_CFG_TORCH_VERSION, "torch_version", "runtime", "", torch_version, true,
         "PyTorch release the job runs, e.g. \"2.4\" or \"1.13\" (\"\" = 2.13, the newest seen by 2026-08; known "
         "1.8 to 2.13, newer ones use the rules of 2.13)"),
