@@ -430,3 +430,119 @@ Test(serving, prefix_caching_and_the_radix_cache_move_no_memory)
         }
     }
 }
+
+/* Speculative decoding. A draft model of its own (vLLM V1 registers the
+ * drafter's attention layers in the one KV cache config; SGLang sizes its
+ * token pool over target + draft cells): Llama-3.1-8B with Llama-3.2-1B,
+ * K+V bf16 per token (32 x 8 x 128 + 16 x 8 x 64) x 2 x 2 = 163,840 B, so a
+ * 16-token block is 2,621,440 B; the draft's weights are its own estimate's
+ * and leave the pool one for one. */
+#define SPEC_FMT                                                                                                      \
+    "{\"model\":\"%s\",\"precision\":\"bf16\",\"device\":{\"memory_gib\":79.1},\"workload\":{\"mode\":\"infer\"},"    \
+    "\"runtime\":{\"framework\":\"%s\",\"max_model_len\":8192%s}}"
+
+static void spec_run(job *j, const char *model, const char *fw, const char *extra)
+{
+    char spec[1024];
+    snprintf(spec, sizeof spec, SPEC_FMT, model, fw, extra);
+    cr_assert_eq(run(j, spec), VRAMEST_OK, "%s: %s", vramest_last_error_message(), spec);
+}
+
+static uint64_t weights_of(const job *j)
+{
+    uint64_t w = 0;
+    cr_assert_eq(vramest_result_get(j->r, VRAMEST_DEV_GPU, VRAMEST_CAT_WEIGHTS, &w), VRAMEST_OK);
+    return w;
+}
+
+Test(speculative, a_draft_models_weights_and_kv_share_the_pool)
+{
+    static const char draft[] = ",\"speculative_method\":\"draft_model\",\"num_speculative_tokens\":4,"
+                                "\"draft_model\":{\"model\":\"llama-3.2-1b\"}";
+    job plain, spec, small;
+    spec_run(&small, "llama-3.2-1b", "vllm", "");
+    spec_run(&plain, "llama-3.1-8b", "vllm", "");
+    spec_run(&spec, "llama-3.1-8b", "vllm", draft);
+    uint64_t dw = weights_of(&spec) - weights_of(&plain);
+    cr_expect_eq(dw, weights_of(&small), "draft weights %llu", (unsigned long long)dw);
+    uint64_t pool = value(&spec, VRAMEST_VAL_KV_POOL_BYTES);
+    cr_expect_eq(pool, value(&plain, VRAMEST_VAL_KV_POOL_BYTES) - dw);
+    cr_expect_eq(value(&spec, VRAMEST_VAL_KV_BLOCKS), pool / 2621440u);
+    cr_expect_eq(value(&plain, VRAMEST_VAL_KV_BLOCKS), value(&plain, VRAMEST_VAL_KV_POOL_BYTES) / 2097152u);
+    /* 8192 + 4 lookahead tokens: 513 blocks a sequence */
+    cr_expect_eq(value(&spec, VRAMEST_VAL_MAX_CONCURRENCY), value(&spec, VRAMEST_VAL_KV_BLOCKS) / 513);
+    done(&small);
+    done(&plain);
+    done(&spec);
+
+    /* SGLang: tokens = rest / (131,072 + 32,768) */
+    spec_run(&plain, "llama-3.1-8b", "sglang", "");
+    spec_run(&spec, "llama-3.1-8b", "sglang", draft);
+    dw = weights_of(&spec) - weights_of(&plain);
+    uint64_t rest = value(&plain, VRAMEST_VAL_MAX_TOKENS) * 131072u; /* within one cell of the rest */
+    cr_expect_leq(value(&spec, VRAMEST_VAL_MAX_TOKENS), (rest + 131072u - dw) / 163840u);
+    cr_expect_geq(value(&spec, VRAMEST_VAL_MAX_TOKENS) + 1, (rest - dw) / 163840u);
+    done(&plain);
+    done(&spec);
+}
+
+/* DeepSeek-V2-Lite with one MTP layer (num_nextn_predict_layers 1), bf16:
+ * one more MoE layer - q 3072 x 2048, kv_a 576 x 2048 + its norm 512, kv_b
+ * 4096 x 512, o 2048 x 2048, 64 experts x 3 x 1408 x 2048, shared 3 x 2816 x
+ * 2048, router 64 x 2048, two norms 2 x 2048: 584,847,872 parameters - and
+ * eh_proj 2048 x 4096 + enorm + hnorm (8,392,704): 1,186,481,152 B. Its
+ * latent cache (512 + 64) x 2 B joins the 27 layers' in every block: 16 x
+ * 28 x 1152 = 516,096 B. */
+Test(speculative, mtp_layers_are_one_more_layer_of_weights_and_cache)
+{
+    static const char *const method[] = {"none", "mtp"};
+    uint64_t w[2], pool[2], blocks[2];
+    char spec[1024];
+    for (int i = 0; i < 2; i++) {
+        job j;
+        char extra[64];
+        snprintf(extra, sizeof extra, ",\"speculative_method\":\"%s\"", method[i]);
+        snprintf(spec, sizeof spec, SPEC_FMT, "deepseek-v2-lite", "vllm", extra);
+        memset(&j, 0, sizeof j);
+        cr_assert_eq(vramest_spec_parse(spec, strlen(spec), &j.m, &j.p, &j.c), VRAMEST_OK);
+        /* without MTP layers, mtp is refused with its reason */
+        cr_assert_eq(vramest_estimate(j.m, j.p, j.c, &j.r), i ? VRAMEST_E_CONFLICT : VRAMEST_OK);
+        if (i) cr_assert(strstr(vramest_last_error_message(), "num_nextn_predict_layers"));
+        vramest_result_free(j.r);
+        cr_assert_eq(vramest_model_set_i64(j.m, VRAMEST_MODEL_NUM_NEXTN_PREDICT_LAYERS, 1), VRAMEST_OK);
+        cr_assert_eq(vramest_estimate(j.m, j.p, j.c, &j.r), VRAMEST_OK, "%s", vramest_last_error_message());
+        w[i] = weights_of(&j);
+        pool[i] = value(&j, VRAMEST_VAL_KV_POOL_BYTES);
+        blocks[i] = value(&j, VRAMEST_VAL_KV_BLOCKS);
+        done(&j);
+    }
+    cr_expect_eq(w[1] - w[0], 1186481152ull);
+    cr_expect_eq(pool[0] - pool[1], 1186481152ull);
+    cr_expect_eq(blocks[0], pool[0] / (16u * 27 * 1152));
+    cr_expect_eq(blocks[1], pool[1] / 516096u);
+}
+
+/* Bad input: the draft's tokenizer must be the target's (the engine checks
+ * the draft's token ids against it), and a draft method needs the draft. */
+Test(speculative, a_draft_of_another_vocabulary_or_none_is_an_error)
+{
+    char spec[1024];
+    job j;
+    snprintf(spec, sizeof spec, SPEC_FMT, "llama-3.1-8b", "vllm",
+             ",\"speculative_method\":\"draft_model\",\"draft_model\":{\"model\":\"qwen2-0.5b\"}");
+    cr_assert_eq(run(&j, spec), VRAMEST_E_CONFLICT);
+    cr_assert(strstr(vramest_last_error_message(), "vocabulary (151936 tokens) is not the served model's (128256)"),
+              "%s", vramest_last_error_message());
+    done(&j);
+    snprintf(spec, sizeof spec, SPEC_FMT, "llama-3.1-8b", "sglang", ",\"speculative_method\":\"eagle\"");
+    cr_assert_eq(run(&j, spec), VRAMEST_E_INVALID_ARG);
+    cr_assert(strstr(vramest_last_error_message(), "runtime.draft_model"), "%s", vramest_last_error_message());
+    done(&j);
+    /* ngram proposes on the host: the same figures as none */
+    job a, b;
+    spec_run(&a, "llama-3.1-8b", "vllm", "");
+    spec_run(&b, "llama-3.1-8b", "vllm", ",\"speculative_method\":\"ngram\",\"num_speculative_tokens\":3");
+    cr_expect_eq(value(&a, VRAMEST_VAL_KV_POOL_BYTES), value(&b, VRAMEST_VAL_KV_POOL_BYTES));
+    done(&a);
+    done(&b);
+}

@@ -440,6 +440,8 @@ typedef enum vramest_option {
     VRAMEST_CFG_TENSOR_SPLIT = 3364,           /**< "tensor_split" (string: each GPU's share, "3,1"; "" = equal; a count other than gpus is ::VRAMEST_E_CONFLICT) @since 1.0 */
     VRAMEST_CFG_ENABLE_PREFIX_CACHING = 3365,  /**< "enable_prefix_caching" (enum: auto, off, on; vLLM; moves no memory: cached blocks are the pool's own) @since 1.0 */
     VRAMEST_CFG_DISABLE_RADIX_CACHE = 3366,    /**< "disable_radix_cache" (bool; SGLang; moves no memory: the radix tree indexes the token pool) @since 1.0 */
+    VRAMEST_CFG_SPECULATIVE_METHOD = 3367,     /**< "speculative_method" (enum: none, draft_model, eagle, eagle3, mtp, ngram; vLLM, SGLang; the draft is the config's ::VRAMEST_ROLE_DRAFT model) @since 1.0 */
+    VRAMEST_CFG_NUM_SPECULATIVE_TOKENS = 3368, /**< "num_speculative_tokens" (vLLM, SGLang: draft tokens per step; lookahead slots of each sequence) @since 1.0 */
 
     /* ---- config: post-training with RL (3400-3499; workload.mode "rl", the spec's "rl" object) ---- */
     VRAMEST_CFG_ALGORITHM = 3400,              /**< "algorithm" (workload; enum: grpo, ppo, dpo, kto, orpo, simpo) @since 1.0 */

@@ -96,6 +96,7 @@ typedef struct vx_config_values {
     int64_t rl_reference_gpus, rl_reward_gpus, rl_critic_gpus; /* GPUs of its own (0: the trainer's) */
     /* runtime, appended (issue #18): the serving engines' prefix caches */
     int64_t enable_prefix_caching, disable_radix_cache;
+    int64_t speculative_method, num_speculative_tokens;
 } vx_config_values;
 
 struct vramest_config {

@@ -53,6 +53,9 @@ static const vx_enum_name rengine_e[] = {{VX_ROLLOUT_AUTO, "auto"}, {VX_ROLLOUT_
                                          {VX_ROLLOUT_VLLM, "vllm"}, {VX_ROLLOUT_NONE, "none"}, {0, NULL}};
 static const vx_enum_name tri_e[] = {{VX_TRI_AUTO, "auto"}, {VX_TRI_OFF, "off"}, {VX_TRI_ON, "on"}, {0, NULL}};
 static const vx_enum_name split_e[] = {{VX_SPLIT_LAYER, "layer"}, {VX_SPLIT_ROW, "row"}, {VX_SPLIT_NONE, "none"}, {0, NULL}};
+static const vx_enum_name spec_e[] = {{VX_SPEC_NONE, "none"},     {VX_SPEC_DRAFT, "draft_model"}, {VX_SPEC_EAGLE, "eagle"},
+                                      {VX_SPEC_EAGLE3, "eagle3"}, {VX_SPEC_MTP, "mtp"},           {VX_SPEC_NGRAM, "ngram"},
+                                      {0, NULL}};
 static const vx_enum_name sampler_e[] = {{0, "native"}, {1, "flashinfer"}, {0, NULL}};
 #define F(field) offsetof(vx_config_values, field)
 #define ROW(key, name, alias, type, grp, mn, mx, def, enums, defs, field, modelled, desc)                          \
@@ -275,6 +278,13 @@ const vx_option_def vx_config_options[] = {
     BOOL(VRAMEST_CFG_DISABLE_RADIX_CACHE, "disable_radix_cache", "runtime", 0, disable_radix_cache, true,
          "SGLang --disable-radix-cache: the radix tree (on by default) indexes the token pool on the host; the pool "
          "does not change"),
+    ENUM(VRAMEST_CFG_SPECULATIVE_METHOD, "speculative_method", "runtime", spec_e, VX_SPEC_NONE, speculative_method,
+         true,
+         "vLLM / SGLang speculative decoding: none, draft_model (the spec's runtime.draft_model), eagle / eagle3 (a "
+         "draft head given as runtime.draft_model, sharing the embedding), mtp (the model's own "
+         "num_nextn_predict_layers layers) or ngram (nothing on the GPU); the draft's weights and its K/V in the pool"),
+    I64(VRAMEST_CFG_NUM_SPECULATIVE_TOKENS, "num_speculative_tokens", "runtime", 0, 64, 0, num_speculative_tokens,
+        true, "vLLM / SGLang: draft tokens proposed per step; each running sequence keeps that many lookahead KV slots"),
     STR(VRAMEST_CFG_TORCH_VERSION, "torch_version", "runtime", "", torch_version, true,
         "PyTorch release the job runs, e.g. \"2.4\" or \"1.13\" (\"\" = 2.13, the newest seen by 2026-08; known "
         "1.8 to 2.13, newer ones use the rules of 2.13)"),

@@ -32,6 +32,8 @@ enum { VX_CRITIC_NONE = 0, VX_CRITIC_COPY = 1 };
 enum { VX_PLACE_AUTO = 0, VX_PLACE_SAME_PROCESS = 1, VX_PLACE_COLOCATED = 2, VX_PLACE_SEPARATE = 3, VX_PLACE_SHARED = 4 };
 enum { VX_ROLLOUT_AUTO = 0, VX_ROLLOUT_TRANSFORMERS = 1, VX_ROLLOUT_VLLM = 2, VX_ROLLOUT_NONE = 3 };
 enum { VX_TRI_AUTO = 0, VX_TRI_OFF = 1, VX_TRI_ON = 2 };
+/* Values of runtime.speculative_method (issue #18). Append-only. */
+enum { VX_SPEC_NONE = 0, VX_SPEC_DRAFT = 1, VX_SPEC_EAGLE = 2, VX_SPEC_EAGLE3 = 3, VX_SPEC_MTP = 4, VX_SPEC_NGRAM = 5 };
 enum { VX_LOSS_CE = 0, VX_LOSS_CHUNKED = 1, VX_LOSS_FUSED_LINEAR = 2, VX_LOSS_SUM = 3, VX_LOSS_COUNT_ };
 /* Who reduces the gradients of plain data parallelism (no ZeRO/FSDP). */
 enum { VX_DDP_TORCH = 0, VX_DDP_DEEPSPEED = 1, VX_DDP_MEGATRON = 2 };

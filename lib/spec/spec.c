@@ -645,7 +645,12 @@ int vx_spec_settings(const vx_jdoc *doc, vramest_precision **out_prec, vramest_c
     for (size_t i = 0; i < VX_ARRAY_LEN(cfg_objects); i++) {
         if (!(v = vx_jget(doc, root, cfg_objects[i]))) continue;
         if ((rc = expect_object(v, cfg_objects[i]))) goto out;
-        if ((rc = apply_options(&h, doc, v, cfg_objects[i], cfg_objects[i], NULL, NULL, NULL))) goto out;
+        /* runtime.draft_model: the draft of speculative decoding, a model of its own (issue #18) */
+        const char *own = strcmp(cfg_objects[i], "runtime") == 0 ? "draft_model" : NULL;
+        if ((rc = apply_options(&h, doc, v, cfg_objects[i], cfg_objects[i], own, NULL, NULL))) goto out;
+        const vx_jv *dv = own ? vx_jget(doc, v, own) : NULL;
+        if (dv && (rc = expect_object(dv, "runtime.draft_model"))) goto out;
+        if (dv && (rc = read_role_model(&h, doc, "runtime.draft_model", VRAMEST_ROLE_DRAFT, dv))) goto out;
     }
     if ((v = vx_jget(doc, root, "device")) && (rc = read_device(&h, doc, v))) goto out;
     if ((v = vx_jget(doc, root, "rl")) && (rc = read_rl(&h, doc, v))) goto out;

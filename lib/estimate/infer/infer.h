@@ -176,6 +176,18 @@ uint64_t vx_paged_sampler(const vx_ctx *x, uint64_t rows, uint64_t T, uint64_t e
 uint64_t vx_paged_graphs(const vx_ctx *x, const vx_shard *sh, uint64_t n_graphs, uint64_t max_bs, uint64_t A) VX_HIDDEN;
 int vx_paged_big_gpu(const vx_ctx *x, uint64_t dev, uint64_t min_bytes, const char *except) VX_HIDDEN;
 
+/* Speculative decoding in the paged engines (serving_spec.c): what the
+ * draft (a model of its own, an EAGLE head, or the served model's MTP
+ * layers) adds on this rank. Engines add `weights` to theirs, `kv_token` to
+ * the KV bytes of every token of the pool, and take the larger of their own
+ * layer peak and `layer_peak` (its forward over the profile's T tokens). */
+typedef struct vx_spec_terms {
+    int method; /* VX_SPEC_* */
+    uint64_t weights, kv_token, layer_peak;
+} vx_spec_terms;
+int vx_spec_resolve(vx_ctx *x, const vx_shard *sh, uint64_t T, uint64_t A, const char *engine,
+                    vx_spec_terms *out) VX_HIDDEN;
+
 /* The logical batch: n_batch, or the engine's default (0). */
 uint64_t vx_ggml_n_batch(const vx_ctx *x) VX_HIDDEN;
 

@@ -74,8 +74,15 @@ int vx_serving_sglang(vx_ctx *x, const vx_shard *sh)
     if (cv->enable_dp_attention && sh->tp > 1 && !kl.mla_latent && sh->kv_heads_rank > 0)
         cell = vx_sat_mul(cell / (uint64_t)sh->kv_heads_rank, (uint64_t)(s->kv_heads > 0 ? s->kv_heads : s->heads));
     if (!cell) return vx_fail(VRAMEST_E_INVALID_MODEL, "framework sglang: the model has no KV cache to pool");
+    /* Speculative decoding: the draft worker's weights, and its KV pool of
+     * as many tokens as the target's, sized together (the pool
+     * configurator's tokens x (target + draft cell) <= rest). */
+    vx_spec_terms sp;
+    rc = vx_spec_resolve(x, sh, chunk, A, "SGLang", &sp);
+    if (rc) return rc;
+    cell = vx_sat_add(cell, sp.kv_token);
 
-    uint64_t w = vx_paged_weights(x, sh);
+    uint64_t w = vx_sat_add(vx_paged_weights(x, sh), sp.weights);
     uint64_t ctx = vx_cuda_context_bytes(x);
     uint64_t nccl = vx_nccl_bytes(x, sh);
     uint64_t tokens = 0, rest = 0, per_req = vx_state_bytes(&kl, 1, 0), slots = 0;
@@ -128,7 +135,7 @@ int vx_serving_sglang(vx_ctx *x, const vx_shard *sh)
      * compute-dtype logits, their fp32 copy and the fp32 probabilities.
      * The batch is taken at the largest captured graph (an assumption: the
      * scheduler may run larger batches eagerly, up to max_running_requests). */
-    uint64_t layer = vx_paged_layer_peak(x, sh, chunk, A);
+    uint64_t layer = vx_max_u64(vx_paged_layer_peak(x, sh, chunk, A), sp.layer_peak);
     uint64_t rows = vx_min_u64(vx_min_u64(reqs, max_bs), chunk);
     uint64_t sampler = sh->last_stage ? vx_paged_sampler(x, rows, chunk, A + 8, A) : 0;
     uint64_t act = vx_max_u64(layer, sampler);

@@ -150,7 +150,12 @@ int vx_serving_vllm(vx_ctx *x, const vx_shard *sh)
         vx_result_warn(r, "max_num_batched_tokens %llu < max_model_len %llu: vLLM needs chunked prefill for that",
                        (unsigned long long)T, (unsigned long long)max_len);
 
-    uint64_t w = vx_paged_weights(x, sh);
+    /* Speculative decoding: the drafter's weights load with the model's,
+     * its dummy run joins the profile, its layers share every block. */
+    vx_spec_terms sp;
+    rc = vx_spec_resolve(x, sh, T, A, "vLLM", &sp);
+    if (rc) return rc;
+    uint64_t w = vx_sat_add(vx_paged_weights(x, sh), sp.weights);
     double pad_pct;
     uint64_t pad = mxfp4_moe_padding(x, sh, &pad_pct);
     if (pad) {
@@ -163,7 +168,7 @@ int vx_serving_vllm(vx_ctx *x, const vx_shard *sh)
     /* Profiling run: the forward over T tokens, then the sampler over
      * min(T, S) rows of the full vocabulary on the rank that samples (the
      * last stage; with V0 its driver, whose smaller pool vLLM takes). */
-    uint64_t layer = vx_paged_layer_peak(x, sh, T, A);
+    uint64_t layer = vx_max_u64(vx_paged_layer_peak(x, sh, T, A), sp.layer_peak);
     uint64_t elem = (uint64_t)x->rt.sampler_elem_bytes;
     if (x->rt.vllm_v1 && cv->sampler == 1) elem = 10; /* FlashInfer's sampling kernels */
     uint64_t sampler = sh->last_stage ? vx_paged_sampler(x, S, T, elem, A) : 0;
@@ -203,7 +208,7 @@ int vx_serving_vllm(vx_ctx *x, const vx_shard *sh)
     uint64_t seq_state = vx_sat_mul((uint64_t)(kl.state_layers > 0 ? kl.state_layers : 0), state_page);
     uint64_t running = vx_min_u64(S, vx_sat_mul((uint64_t)cv->batch_size, (uint64_t)(cv->beams > 0 ? cv->beams : 1)));
     uint64_t state_need = vx_sat_mul(running, seq_state);
-    uint64_t block_bytes = vx_sat_mul(bsize, vx_kv_token_bytes(&kl));
+    uint64_t block_bytes = vx_sat_mul(bsize, vx_sat_add(vx_kv_token_bytes(&kl), sp.kv_token));
     if (!block_bytes && !seq_state)
         return vx_fail(VRAMEST_E_INVALID_MODEL, "framework vllm: the model has no KV cache to page");
     uint64_t used = vx_sat_add(vx_sat_add(w, act), vx_sat_add(cublas, vx_sat_add(ctx, nccl)));
@@ -213,8 +218,13 @@ int vx_serving_vllm(vx_ctx *x, const vx_shard *sh)
     if (x->rt.graphs_in_budget) used = vx_sat_add(used, graphs);
     uint64_t pool = 0, blocks = 0, state = 0;
     /* One sequence of max_model_len, windows capped (what V1's check needs). */
-    uint64_t one_seq = vx_kv_cache_bytes(&kl, 1, max_len, 0, 0);
+    uint64_t one_seq = vx_sat_add(vx_kv_cache_bytes(&kl, 1, max_len, 0, 0), vx_sat_mul(sp.kv_token, max_len));
     one_seq = vx_round_up(one_seq, block_bytes);
+    /* ... and, at run time, num_speculative_tokens lookahead slots each. */
+    uint64_t spec_k = sp.method ? (uint64_t)cv->num_speculative_tokens : 0;
+    uint64_t one_run = vx_round_up(vx_sat_add(vx_kv_cache_bytes(&kl, 1, max_len + spec_k, 0, 0),
+                                              vx_sat_mul(sp.kv_token, max_len + spec_k)),
+                                   block_bytes);
     if (dev) {
         double util = cv->gpu_memory_utilization;
         uint64_t budget = (uint64_t)(util * (double)dev);
@@ -298,8 +308,8 @@ int vx_serving_vllm(vx_ctx *x, const vx_shard *sh)
     r->val_high[VRAMEST_VAL_MAX_TOKENS] = r->val_high[VRAMEST_VAL_KV_BLOCKS] * bsize;
     r->val_ok[VRAMEST_VAL_KV_POOL_BYTES] = r->val_ok[VRAMEST_VAL_KV_BLOCKS] = r->val_ok[VRAMEST_VAL_MAX_TOKENS] = 1;
     /* a hybrid's sequence takes its state pages beside its KV blocks */
-    uint64_t per_req = vx_sat_add(one_seq, seq_state);
-    r->val[VRAMEST_VAL_MAX_CONCURRENCY] = !per_req ? 0 : seq_state ? pool / per_req : kv / one_seq;
+    uint64_t per_req = vx_sat_add(one_run, seq_state);
+    r->val[VRAMEST_VAL_MAX_CONCURRENCY] = !per_req ? 0 : seq_state ? pool / per_req : kv / one_run;
     r->val[VRAMEST_VAL_CUDA_GRAPH_BYTES] = graphs;
     r->val[VRAMEST_VAL_NON_TORCH_BYTES] = vx_sat_add(ctx, nccl);
     r->val_ok[VRAMEST_VAL_MAX_CONCURRENCY] = r->val_ok[VRAMEST_VAL_CUDA_GRAPH_BYTES] = 1;
