@@ -30,8 +30,34 @@ void vx_jw_printf(vx_jw *w, const char *fmt, ...) VX_PRINTF(2, 3) VX_HIDDEN;
 void vx_jw_str(vx_jw *w, const char *s) VX_HIDDEN;
 /* `"k":` preceded by a comma unless *first (which it clears). */
 void vx_jw_key(vx_jw *w, const char *k, int *first) VX_HIDDEN;
+/* The same for a name the library defines (an option, category, value,
+ * phase or provenance name), which never needs an escape: the option
+ * table generator refuses names that would (option_index_gen.c), and the
+ * other names are constants of result/names.c. Written without scanning
+ * for escapes, as a plan has ~450 of them. */
+static inline void vx_jw_name_key(vx_jw *w, const char *k, int *first)
+{
+    if (!*first) vx_jw_put(w, ",", 1);
+    *first = 0;
+    vx_jw_put(w, "\"", 1);
+    vx_jw_put(w, k, strlen(k));
+    vx_jw_put(w, "\":", 2);
+}
+/* `"s"` for such a name as a value. */
+static inline void vx_jw_name(vx_jw *w, const char *s)
+{
+    vx_jw_put(w, "\"", 1);
+    vx_jw_put(w, s, strlen(s));
+    vx_jw_put(w, "\"", 1);
+}
 void vx_jw_u64(vx_jw *w, uint64_t v) VX_HIDDEN;
 void vx_jw_i64(vx_jw *w, int64_t v) VX_HIDDEN;
+/* `[lo,hi]`: a band. */
+void vx_jw_pair(vx_jw *w, uint64_t lo, uint64_t hi) VX_HIDDEN;
+/* A double as printf's "%.17g" writes it (the echo's doubles). */
+void vx_jw_g17(vx_jw *w, double v) VX_HIDDEN;
+/* A double as printf's "%.<digits>f" writes it, 0 <= digits <= 9. */
+void vx_jw_fixed(vx_jw *w, double v, int digits) VX_HIDDEN;
 /* NUL-terminate into the buffer and apply the buffer protocol of the public
  * *_json functions: VRAMEST_E_BUFFER_TOO_SMALL with *needed when it is short. */
 int vx_jw_finish(vx_jw *w, size_t *out_needed, const char *fn) VX_HIDDEN;

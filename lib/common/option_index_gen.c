@@ -37,6 +37,10 @@ static vx_optname *entry(const char *s, size_t len, const char *row)
     if (len == 0 || len >= sizeof spelled[0]) die("option '%s': empty or too long name '%s'", row, s);
     for (size_t i = 0; i < len; i++)
         if (s[i] >= 'A' && s[i] <= 'Z') die("option '%s': '%s' has upper case (names are lowercase)", row, s);
+    /* The plan writes names unescaped (vx_jw_name_key). */
+    for (size_t i = 0; i < len; i++)
+        if (s[i] == '"' || s[i] == '\\' || (unsigned char)s[i] < 0x20)
+            die("option '%s': '%s' has a character JSON must escape", row, s);
     for (uint32_t i = 0; i < n_names; i++)
         if (names[i].len == len && memcmp(names[i].name, s, len) == 0) return &names[i];
     if (n_names == MAX_NAMES) die("more than %s names%s", "2048", "");

@@ -12,48 +12,72 @@
 static void categories(vx_jw *w, const struct vramest_result *r, int dev)
 {
     int f = 1;
-    vx_jw_key(w, "categories", &f);
+    vx_jw_name_key(w, "categories", &f);
     vx_jw_put(w, "{", 1);
     int g = 1;
     for (int c = 0; c < VX_NCAT; c++) {
-        vx_jw_key(w, vx_category_names[c], &g);
+        vx_jw_name_key(w, vx_category_names[c], &g);
         vx_jw_u64(w, r->cat[dev][c]);
     }
     vx_jw_puts(w, "},\"bands\":{");
     g = 1;
     for (int c = 0; c < VX_NCAT; c++) {
-        vx_jw_key(w, vx_category_names[c], &g);
-        vx_jw_printf(w, "[%llu,%llu]", (unsigned long long)r->cat_low[dev][c], (unsigned long long)r->cat_high[dev][c]);
+        vx_jw_name_key(w, vx_category_names[c], &g);
+        vx_jw_pair(w, r->cat_low[dev][c], r->cat_high[dev][c]);
     }
     vx_jw_puts(w, "},\"provenance\":{");
     g = 1;
     for (int c = 0; c < VX_NCAT; c++) {
-        vx_jw_key(w, vx_category_names[c], &g);
-        vx_jw_str(w, vx_provenance_names[r->prov[dev][c] < VX_NPROV ? r->prov[dev][c] : 0]);
+        vx_jw_name_key(w, vx_category_names[c], &g);
+        vx_jw_name(w, vx_provenance_names[r->prov[dev][c] < VX_NPROV ? r->prov[dev][c] : 0]);
     }
     vx_jw_put(w, "}", 1);
 }
 
 static void headline(vx_jw *w, const struct vramest_result *r, int v, int *first)
 {
-    vx_jw_key(w, vx_value_names[v], first);
+    vx_jw_name_key(w, vx_value_names[v], first);
     vx_jw_u64(w, r->val[v]);
-    char k[48];
-    snprintf(k, sizeof k, "%s_band", vx_value_names[v]);
-    vx_jw_key(w, k, first);
-    vx_jw_printf(w, "[%llu,%llu]", (unsigned long long)r->val_low[v], (unsigned long long)r->val_high[v]);
+    vx_jw_puts(w, ",\"");
+    vx_jw_puts(w, vx_value_names[v]);
+    vx_jw_puts(w, "_band\":");
+    vx_jw_pair(w, r->val_low[v], r->val_high[v]);
 }
 
-/* Echo every option of a table whose group is `group`, from `base`. */
-static void echo(vx_jw *w, const vx_option_def *rows, size_t n, const void *base, const char *group, int *first)
+/* The echo's groups: the spec's objects, in the plan's order. */
+static const char *const echo_groups[] = {"precision", "workload", "parallel", "device", "runtime", "rl"};
+#define N_ECHO_GROUPS (sizeof echo_groups / sizeof echo_groups[0])
+
+/* Each row's echo group (N_ECHO_GROUPS: none), found once per table
+ * instead of comparing every row's group name for every group. */
+static void group_rows(const vx_option_def *rows, size_t n, uint8_t *group_of)
 {
-    vx_jw_key(w, group, first);
+    for (size_t i = 0; i < n; i++) {
+        /* Rows of a group are neighbours and usually share the literal. */
+        if (i && rows[i].group == rows[i - 1].group) {
+            group_of[i] = group_of[i - 1];
+            continue;
+        }
+        group_of[i] = N_ECHO_GROUPS;
+        for (uint8_t g = 0; g < N_ECHO_GROUPS; g++)
+            if (strcmp(rows[i].group, echo_groups[g]) == 0) {
+                group_of[i] = g;
+                break;
+            }
+    }
+}
+
+/* Echo every option of a table whose group is echo_groups[group], from `base`. */
+static void echo(vx_jw *w, const vx_option_def *rows, size_t n, const uint8_t *group_of, const void *base,
+                 uint8_t group, int *first)
+{
+    vx_jw_name_key(w, echo_groups[group], first);
     vx_jw_put(w, "{", 1);
     int g = 1;
     for (size_t i = 0; i < n; i++) {
         const vx_option_def *d = &rows[i];
-        if (strcmp(d->group, group) != 0) continue;
-        vx_jw_key(w, d->name, &g);
+        if (group_of[i] != group) continue;
+        vx_jw_name_key(w, d->name, &g);
         const char *p = (const char *)base + d->offset;
         int64_t iv;
         double fv;
@@ -61,7 +85,7 @@ static void echo(vx_jw *w, const vx_option_def *rows, size_t n, const void *base
         case VRAMEST_TYPE_F64:
             memcpy(&fv, p, sizeof fv);
             if (isfinite(fv))
-                vx_jw_printf(w, "%.17g", fv);
+                vx_jw_g17(w, fv);
             else
                 vx_jw_puts(w, "null");
             break;
@@ -76,12 +100,12 @@ static void echo(vx_jw *w, const vx_option_def *rows, size_t n, const void *base
             if (nm)
                 vx_jw_str(w, nm);
             else
-                vx_jw_printf(w, "%lld", (long long)iv);
+                vx_jw_i64(w, iv);
             break;
         }
         default:
             memcpy(&iv, p, sizeof iv);
-            vx_jw_printf(w, "%lld", (long long)iv);
+            vx_jw_i64(w, iv);
         }
     }
     vx_jw_put(w, "}", 1);
@@ -118,7 +142,7 @@ static void model_summary(vx_jw *w, const struct vramest_result *r)
         memcpy(&v, (const char *)s + ints[i].off, sizeof v);
         if (!v && i != 0) continue;
         vx_jw_key(w, ints[i].name, &f);
-        vx_jw_printf(w, "%lld", (long long)v);
+        vx_jw_i64(w, v);
     }
     vx_jw_key(w, "tie_word_embeddings", &f);
     vx_jw_puts(w, s->tied ? "true" : "false");
@@ -147,8 +171,13 @@ static void write_plan(vx_jw *w, const struct vramest_result *r, const vx_fix *f
     model_summary(w, r);
 
     vx_jw_key(w, "params", &f);
-    vx_jw_printf(w, "{\"total\":%llu,\"trainable\":%llu,\"active\":%llu}", (unsigned long long)r->val[VRAMEST_VAL_PARAMS_TOTAL],
-         (unsigned long long)r->val[VRAMEST_VAL_PARAMS_TRAINABLE], (unsigned long long)r->val[VRAMEST_VAL_PARAMS_ACTIVE]);
+    vx_jw_puts(w, "{\"total\":");
+    vx_jw_u64(w, r->val[VRAMEST_VAL_PARAMS_TOTAL]);
+    vx_jw_puts(w, ",\"trainable\":");
+    vx_jw_u64(w, r->val[VRAMEST_VAL_PARAMS_TRAINABLE]);
+    vx_jw_puts(w, ",\"active\":");
+    vx_jw_u64(w, r->val[VRAMEST_VAL_PARAMS_ACTIVE]);
+    vx_jw_put(w, "}", 1);
     vx_jw_key(w, "checkpoint_bytes", &f);
     vx_jw_u64(w, r->val[VRAMEST_VAL_CHECKPOINT_BYTES]);
 
@@ -289,10 +318,14 @@ static void write_plan(vx_jw *w, const struct vramest_result *r, const vx_fix *f
     vx_jw_key(w, "settings", &f);
     vx_jw_put(w, "{", 1);
     g = 1;
-    echo(w, vx_precision_options, vx_precision_option_count, &r->prec, "precision", &g);
-    static const char *groups[] = {"workload", "parallel", "device", "runtime", "rl"};
-    for (size_t i = 0; i < VX_ARRAY_LEN(groups); i++)
-        echo(w, vx_config_options, vx_config_option_count, &r->cfg, groups[i], &g);
+    /* A table has at most VX_SET_WORDS * 64 rows: option_index_gen.c fails
+     * the build otherwise. */
+    uint8_t group_of[VX_SET_WORDS * 64];
+    group_rows(vx_precision_options, vx_precision_option_count, group_of);
+    echo(w, vx_precision_options, vx_precision_option_count, group_of, &r->prec, 0, &g);
+    group_rows(vx_config_options, vx_config_option_count, group_of);
+    for (uint8_t i = 1; i < N_ECHO_GROUPS; i++)
+        echo(w, vx_config_options, vx_config_option_count, group_of, &r->cfg, i, &g);
     vx_jw_key(w, "cuda_context_bytes", &g);
     vx_jw_u64(w, r->cuda_context_bytes);
     vx_jw_put(w, "}", 1);
