@@ -322,6 +322,9 @@ typedef enum vramest_option {
     VRAMEST_MODEL_ATTN_OUTPUT_GATE = 1319,        /**< "attn_output_gate" (bool: q_proj also yields a sigmoid output gate, Qwen3-Next) @since 1.0 */
     VRAMEST_MODEL_MOE_LATENT_SIZE = 1320,         /**< "moe_latent_size" (experts run in a latent width; 0 = hidden_size) @since 1.0 */
     VRAMEST_MODEL_CHUNK_SIZE = 1321,              /**< "chunk_size" (mamba_chunk_size: tokens per chunk of the chunked scan) @since 1.0 */
+    VRAMEST_MODEL_GLOBAL_HEAD_DIM = 1322,         /**< "global_head_dim" (head size of the full-attention layers of a sliding pattern; 0 = head_dim, Gemma 4) @since 1.0 */
+    VRAMEST_MODEL_NUM_GLOBAL_KEY_VALUE_HEADS = 1323, /**< "num_global_key_value_heads" (key/value heads of the full-attention layers when attention_k_eq_v; 0 = num_key_value_heads) @since 1.0 */
+    VRAMEST_MODEL_ATTENTION_K_EQ_V = 1324,        /**< "attention_k_eq_v" (bool: the full-attention layers have no v_proj, values come from k_proj, Gemma 4) @since 1.0 */
 
     /* ---- precision (2000-2999) ---- */
     VRAMEST_PREC_WEIGHTS = 2000,           /**< "weights" (enum dtype; auto = the checkpoint dtype) */

@@ -52,7 +52,8 @@ typedef struct vx_layer_kind {
     uint8_t rope;      /* rotary positions on this layer (0: NoPE, or no rotary family) */
     uint8_t mlp;       /* VX_MLPK_* */
     uint8_t cross;     /* cross-attention over the encoder (decoder of an encoder-decoder) */
-    uint8_t pad[3];
+    uint8_t k_eq_v;    /* no v_proj: the values are k_proj's output (Gemma 4's full layers) */
+    uint8_t pad[2];
     int64_t window;    /* tokens of a sliding window or a chunk (0: none) */
     /* geometry of this kind (the model's values unless the layers differ) */
     int64_t heads, kv_heads, head_dim, v_head_dim, ffn;
@@ -177,7 +178,8 @@ enum { VX_FFN_REQUIRED = 0, VX_FFN_4H = 1, VX_FFN_FIXED_4H = 2, VX_FFN_OPTIONAL 
 enum { VX_MOE_NONE = 0, VX_MOE_ROUTED = 1 };
 /* shared experts: none; one of its own width behind a sigmoid gate (Qwen2-MoE); n_shared_experts
  * merged into one MLP (DeepSeek); one of the routed experts' width, no gate (Llama 4) */
-enum { VX_SHX_NONE = 0, VX_SHX_GATED_ONE = 1, VX_SHX_MERGED = 2, VX_SHX_ONE = 3, VX_SHX_OWN = 4 };
+enum { VX_SHX_NONE = 0, VX_SHX_GATED_ONE = 1, VX_SHX_MERGED = 2, VX_SHX_ONE = 3, VX_SHX_OWN = 4, VX_SHX_DENSE = 5 };
+/* DENSE: the layer's dense MLP of intermediate_size runs beside the experts, no gate (Gemma 4) */
 /* OWN: n_shared_experts x shared_expert_intermediate_size as one ungated MLP (Nemotron-H) */
 /* The router's e_score_correction_bias (DeepSeek-V3-style noaux_tc routing): none, a persistent
  * buffer (transformers' DeepseekV3TopkRouter: in the checkpoint and on the GPU, not a parameter),

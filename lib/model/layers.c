@@ -128,6 +128,14 @@ static void layer_kind(const vx_shape *s, const vx_layer_kind *base, int64_t i, 
     if (sliding) {
         k->span = VX_SPAN_SLIDING;
         k->window = s->sliding_window;
+    } else if (s->global_head_dim > 0 || s->k_eq_v) {
+        /* Gemma4TextAttention: the full layers' own head size; with
+         * attention_k_eq_v their own key/value heads and no v_proj */
+        if (s->global_head_dim > 0) k->head_dim = k->v_head_dim = s->global_head_dim;
+        if (s->k_eq_v) {
+            k->k_eq_v = 1;
+            if (s->global_kv_heads > 0) k->kv_heads = s->global_kv_heads;
+        }
     } else if (s->fam->nope_full && s->sliding_pattern > 1) {
         k->rope = 0; /* the global layers of the pattern */
     }

@@ -64,6 +64,8 @@ typedef struct vx_arch {
     int64_t mamba_n_groups, mamba_d_ssm, mamba_conv_bias, mamba_proj_bias, mamba_rms_norm, ssm_state_dtype;
     int64_t linear_num_key_heads, linear_num_value_heads, linear_key_head_dim, linear_value_head_dim;
     int64_t linear_conv_kernel_dim, attn_output_gate, moe_latent_size, chunk_size;
+    /* Gemma 4: the full-attention layers' own geometry. */
+    int64_t global_head_dim, num_global_key_value_heads, attention_k_eq_v;
 } vx_arch;
 
 /* The resolved architecture: every value effective (defaults applied), and
@@ -131,6 +133,11 @@ typedef struct vx_shape {
     int ssm_state_dtype;     /* dtype of the recurrent state (AUTO: the cache's) */
     int attn_gate;           /* q_proj also yields a sigmoid gate on the attention output (x2 rows) */
     int64_t moe_latent;      /* experts run in this width between two projections (0: hidden) */
+    /* Appended (issue #16, Gemma 4): the full-attention layers of a sliding
+     * pattern have their own head size and key/value heads, and with k_eq_v
+     * no v_proj (values are k_proj's output under another norm). */
+    int64_t global_head_dim, global_kv_heads;
+    int k_eq_v;
 } vx_shape;
 
 /* Tensor roles (design.md §2). Append-only. */

@@ -248,6 +248,13 @@ const vx_option_def vx_model_options[] = {
         "experts run in this latent width between two projections (Nemotron-3 Super); 0 = hidden_size"),
     REQ(VRAMEST_MODEL_CHUNK_SIZE, "chunk_size", "mamba_chunk_size", 1048576, chunk_size,
         "tokens per chunk of a Mamba-2 chunked scan (training activations); default 256"),
+    OPT(VRAMEST_MODEL_GLOBAL_HEAD_DIM, "global_head_dim", NULL, 0, 65536, 0, global_head_dim,
+        "head size of the full-attention layers of a sliding pattern (Gemma 4); 0 = head_dim"),
+    OPT(VRAMEST_MODEL_NUM_GLOBAL_KEY_VALUE_HEADS, "num_global_key_value_heads", NULL, 0, 65536, 0,
+        num_global_key_value_heads,
+        "key/value heads of the full-attention layers when attention_k_eq_v (Gemma 4); 0 = num_key_value_heads"),
+    BOOL(VRAMEST_MODEL_ATTENTION_K_EQ_V, "attention_k_eq_v", NULL, 0, attention_k_eq_v,
+         "full-attention layers take values from k_proj and have no v_proj (Gemma 4); default false"),
 };
 
 const size_t vx_model_option_count = VX_ARRAY_LEN(vx_model_options);

@@ -229,6 +229,11 @@ static int resolve_moe(const struct vramest_model *m, const vx_rules *r, vx_shap
         s->shared_experts = 1;
         s->shared_ffn = (is_set(m, VRAMEST_MODEL_N_SHARED_EXPERTS) ? a->n_shared_experts : 1) *
                         a->shared_expert_intermediate_size;
+    } else if (r->shared == VX_SHX_DENSE) {
+        /* the layer's own MLP of intermediate_size beside the experts */
+        if (!s->ffn) return missing(fam, VRAMEST_MODEL_INTERMEDIATE_SIZE);
+        s->shared_experts = 1;
+        s->shared_ffn = s->ffn;
     } else if (r->shared == VX_SHX_MERGED) {
         /* n_shared_experts merged into one MLP of width
          * moe_intermediate_size * n_shared_experts (DeepSeek). */
@@ -274,6 +279,13 @@ static int resolve_periodic(const struct vramest_model *m, vx_shape *s)
     const vx_arch *a = &m->a;
     const vx_family *f = s->fam;
     int fam = s->family;
+    s->global_head_dim = a->global_head_dim;
+    s->global_kv_heads = a->num_global_key_value_heads;
+    s->k_eq_v = (int)a->attention_k_eq_v;
+    if (s->global_kv_heads > 0 && (s->global_kv_heads > s->heads || s->heads % s->global_kv_heads))
+        return vx_fail(VRAMEST_E_INVALID_MODEL,
+                       "num_global_key_value_heads (%lld) does not divide num_attention_heads (%lld)",
+                       (long long)s->global_kv_heads, (long long)s->heads);
     if (f->moe_interleave) {
         s->moe_step = a->interleave_moe_layer_step;
         /* The layers without experts have their own width (Llama 4:

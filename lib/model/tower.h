@@ -26,6 +26,8 @@ enum {
     VX_TW_LLAMA4 = 7,   /* Llama4VisionModel */
     VX_TW_IDEFICS3 = 8, /* Idefics3VisionTransformer / SmolVLMVisionTransformer: SigLIP without a head */
     VX_TW_INTERNVIT = 9, /* InternVLVisionModel: CLS + positions, layer scale, optional q/k norms */
+    VX_TW_GEMMA4 = 10,  /* Gemma4VisionModel: linear patch embedder, 2D position table, sandwich RMSNorm blocks,
+                           pooled soft tokens */
 };
 /* Projectors (the wrapper's multi_modal_projector; Qwen's merger is in the tower). */
 enum {
@@ -38,6 +40,7 @@ enum {
     VX_PJ_PALIGEMMA = 6,  /* PaliGemmaMultiModalProjector: one biased linear to projection_dim */
     VX_PJ_IDEFICS3 = 7,   /* Idefics3Connector: pixel shuffle by scale_factor, one linear without bias */
     VX_PJ_INTERNVL = 8,   /* InternVLMultiModalProjector: LayerNorm, linear_1, linear_2 over shuffled patches */
+    VX_PJ_GEMMA4 = 9,     /* Gemma4MultimodalEmbedder: a scale-free RMSNorm, one matrix */
 };
 
 typedef struct vx_tower {
@@ -60,6 +63,7 @@ typedef struct vx_tower {
     int64_t tokens_per_image;  /* language-model tokens one default image becomes */
     int64_t patches_per_image; /* tower sequence of one default image */
     uint64_t params;     /* derived by the model's rebuild: the tower's and projector's parameters */
+    int64_t head_dim;    /* Gemma 4: the tower's head size (0: hidden / heads) */
 } vx_tower;
 
 /* Whether this config.json is a multimodal wrapper: a vision_config or

@@ -191,6 +191,30 @@ static void internvit(vx_ib *b, const vx_tower *t)
     vx_ib_put(b, "vision.layer.lambda", R, VX_TK_NORM, G, d, 1, 0, 2 * L, 0);
 }
 
+/* Gemma4VisionModel (transformers@c308a309e6: models/gemma4/
+ * modeling_gemma4.py): patch_embedder.input_proj (a linear over 3 p^2
+ * pixels, no bias) and a 2 x position_embedding_size table of x and y
+ * positions; sandwich-normed blocks (four weighted RMSNorms), q/k/v/o
+ * without biases, per-head q/k norms (v_norm has no weight), a gated MLP.
+ * The pooler has no parameters; the std_bias / std_scale buffers
+ * (standardize) are not parameters and are not counted. */
+static void gemma4(vx_ib *b, const vx_tower *t)
+{
+    int64_t d = t->hidden, L = t->layers, hd = t->head_dim > 0 ? t->head_dim : d / t->heads, w = t->heads * hd;
+    lin(b, "vision_tower.patch_embedder.input_proj", d, t->channels * t->patch * t->patch, 0, 1);
+    other(b, "vision_tower.patch_embedder.position_embedding_table", 2 * t->positions, d);
+    lin(b, "vision_tower.encoder.layers.self_attn.q_proj", w, d, 0, L);
+    lin(b, "vision_tower.encoder.layers.self_attn.k_proj", w, d, 0, L);
+    lin(b, "vision_tower.encoder.layers.self_attn.v_proj", w, d, 0, L);
+    lin(b, "vision_tower.encoder.layers.self_attn.o_proj", d, w, 0, L);
+    norm(b, "vision_tower.encoder.layers.self_attn.q_norm", VX_NORM_RMS, hd, L);
+    norm(b, "vision_tower.encoder.layers.self_attn.k_norm", VX_NORM_RMS, hd, L);
+    lin(b, "vision_tower.encoder.layers.mlp.gate_proj", t->ffn, d, 0, L);
+    lin(b, "vision_tower.encoder.layers.mlp.up_proj", t->ffn, d, 0, L);
+    lin(b, "vision_tower.encoder.layers.mlp.down_proj", d, t->ffn, 0, L);
+    norm(b, "vision_tower.encoder.layers.norms", VX_NORM_RMS, d, 4 * L);
+}
+
 static void projector(vx_ib *b, const vx_tower *t, int64_t h)
 {
     int64_t d = t->hidden, in = d * t->feature_layers;
@@ -219,6 +243,8 @@ static void projector(vx_ib *b, const vx_tower *t, int64_t h)
         lin(b, "multi_modal_projector.linear_1", h, d * t->merge * t->merge, 1, 1);
         lin(b, "multi_modal_projector.linear_2", h, h, 1, 1);
         break;
+    /* the pre-projection norm has no weight (with_scale=False) */
+    case VX_PJ_GEMMA4: lin(b, "embed_vision.embedding_projection", h, d, 0, 1); break;
     default: break;
     }
 }
@@ -235,6 +261,7 @@ void vx_tower_tensors(const vx_tower *t, const vx_shape *s, vx_ib *b)
     case VX_TW_PIXTRAL: pixtral(b, t); break;
     case VX_TW_LLAMA4: llama4(b, t); break;
     case VX_TW_INTERNVIT: internvit(b, t); break;
+    case VX_TW_GEMMA4: gemma4(b, t); break;
     default: return;
     }
     projector(b, t, s->hidden);

@@ -35,6 +35,7 @@ static const wrapper wrappers[] = {
     {"idefics3", "llama", VX_TW_IDEFICS3, VX_PJ_IDEFICS3, 1},
     {"smolvlm", "llama", VX_TW_IDEFICS3, VX_PJ_IDEFICS3, 1},
     {"internvl", "qwen2", VX_TW_INTERNVIT, VX_PJ_INTERNVL, 1},
+    {"gemma4", "gemma4", VX_TW_GEMMA4, VX_PJ_GEMMA4, 0},
 };
 
 /* Text model_types whose layout is a family of another name. Ministral 3's
@@ -43,6 +44,7 @@ static const char *const text_alias[][2] = {
     {"ministral3", "mistral"}, {"ministral", "mistral"}, {"gemma3_text", "gemma3"},
     {"qwen3_vl_text", "qwen3"}, {"qwen3_vl_moe_text", "qwen3_moe"}, {"llama4_text", "llama4"},
     {"qwen2_vl_text", "qwen2"}, {"qwen2_5_vl_text", "qwen2"},
+    {"gemma4_text", "gemma4"},
 };
 
 /* LlamaConfig() and MistralConfig() defaults
@@ -72,8 +74,22 @@ static const vx_text_default gemma3_defaults[] = {
     {VRAMEST_MODEL_SLIDING_WINDOW, 4096},     {0, 0},
 };
 
+/* Gemma4TextConfig() (transformers@351f643ab9:
+ * src/transformers/models/gemma4/configuration_gemma4.py); its
+ * global_head_dim (512) and hidden_size_per_layer_input (256) defaults are
+ * applied by the family's config hook (model/families/gemma4.c). */
+static const vx_text_default gemma4_defaults[] = {
+    {VRAMEST_MODEL_VOCAB_SIZE, 262144},       {VRAMEST_MODEL_HIDDEN_SIZE, 2304},
+    {VRAMEST_MODEL_INTERMEDIATE_SIZE, 9216},  {VRAMEST_MODEL_NUM_HIDDEN_LAYERS, 30},
+    {VRAMEST_MODEL_NUM_ATTENTION_HEADS, 8},   {VRAMEST_MODEL_NUM_KEY_VALUE_HEADS, 4},
+    {VRAMEST_MODEL_HEAD_DIM, 256},            {VRAMEST_MODEL_MAX_POSITION_EMBEDDINGS, 131072},
+    {VRAMEST_MODEL_SLIDING_WINDOW, 512},      {0, 0},
+};
+
 const vx_text_default *vx_tower_text_defaults(const char *text_type)
 {
+    if (!text_type) return NULL;
+    if (!strcmp(text_type, "gemma4")) return gemma4_defaults;
     if (!text_type) return NULL;
     if (!strcmp(text_type, "gemma3")) return gemma3_defaults;
     if (!strcmp(text_type, "llama")) return llama_defaults;
@@ -317,6 +333,35 @@ static int internvit_sizes(const vreader *r, vx_tower *t)
     return VRAMEST_OK;
 }
 
+/* Gemma4VisionConfig (transformers@351f643ab9: models/gemma4/
+ * configuration_gemma4.py) defaults. An image is pooled to
+ * vision_soft_tokens_per_image (the wrapper's key; 280 in google's
+ * configs) tokens of pooling_kernel_size^2 patches each. */
+static int gemma4_sizes(const vreader *r, vx_tower *t, const vx_jdoc *doc, const vx_jv *root)
+{
+    int rc;
+    vreader top = {doc, root, "config"};
+    if ((rc = vint(r, "hidden_size", 768, 1, BIG, &t->hidden)) ||
+        (rc = vint(r, "num_hidden_layers", 16, 1, MAX_LAYERS, &t->layers)) ||
+        (rc = vint(r, "num_attention_heads", 12, 1, BIG, &t->heads)) ||
+        (rc = vint(r, "head_dim", 64, 1, BIG, &t->head_dim)) ||
+        (rc = vint(r, "intermediate_size", 3072, 1, BIG, &t->ffn)) ||
+        (rc = vint(r, "patch_size", 16, 1, 4096, &t->patch)) ||
+        (rc = vint(r, "position_embedding_size", 10240, 1, BIG, &t->positions)) ||
+        (rc = vint(r, "pooling_kernel_size", 3, 1, 64, &t->merge)) ||
+        (rc = vint(&top, "vision_soft_tokens_per_image", 280, 1, BIG, &t->tokens_per_image)))
+        return rc;
+    const vx_jv *kv = vx_jget(r->doc, r->obj, "num_key_value_heads");
+    if (kv && kv->type == VX_J_INT && kv->u.i != t->heads)
+        return vx_fail(VRAMEST_E_UNSUPPORTED, "config.json: %s: num_key_value_heads %lld differs from "
+                                              "num_attention_heads %lld: a grouped-query vision tower is not modelled",
+                       r->sect, (long long)kv->u.i, (long long)t->heads);
+    t->channels = 3;
+    t->patches_per_image = t->tokens_per_image * t->merge * t->merge;
+    t->image_size = t->patch; /* images are patchified by the processor at their own size */
+    return VRAMEST_OK;
+}
+
 static int tower_sizes(const vreader *r, vx_tower *t, const vx_jdoc *doc, const vx_jv *root)
 {
     int rc;
@@ -332,6 +377,7 @@ static int tower_sizes(const vreader *r, vx_tower *t, const vx_jdoc *doc, const 
     case VX_TW_PIXTRAL: rc = common_sizes(r, t, 1024, 24, 16, 4096, 16, 1024); break;
     case VX_TW_IDEFICS3: rc = common_sizes(r, t, 1152, 12, 16, 3072, 32, 224); break;
     case VX_TW_INTERNVIT: rc = internvit_sizes(r, t); break;
+    case VX_TW_GEMMA4: return gemma4_sizes(r, t, doc, root);
     case VX_TW_LLAMA4:
         if ((rc = common_sizes(r, t, 768, 34, 16, 3072, 14, 448)) ||
             (rc = vnum(r, "pixel_shuffle_ratio", 0.5, 1e-3, 1.0, &t->shuffle)) ||

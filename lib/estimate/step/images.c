@@ -56,7 +56,7 @@ static uint64_t patches_per_image(const vx_tower *t, const vx_config_values *cv)
 
 static bool gated_mlp(const vx_tower *t)
 {
-    return t->kind == VX_TW_QWEN25VL || t->kind == VX_TW_PIXTRAL;
+    return t->kind == VX_TW_QWEN25VL || t->kind == VX_TW_PIXTRAL || t->kind == VX_TW_GEMMA4;
 }
 
 static unsigned act_bytes(const vx_ctx *x)

@@ -17,6 +17,7 @@ const vx_enum_name vx_family_enum[] = {
     {VX_FAM_PHI, "phi-msft"},
     {VX_FAM_GEMMA3, "gemma3_text"},
     {VX_FAM_LLAMA4, "llama4_text"},
+    {VX_FAM_GEMMA4, "gemma4_text"},
     /* The default: no family yet (vramest_option_default_str must not be NULL). */
     {VX_FAM_UNSET, ""},
     {0, NULL},

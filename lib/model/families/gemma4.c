@@ -1,0 +1,90 @@
+/* Gemma 4 (text decoder; the multimodal wrapper is a row of
+ * model/vision_tower.c). Source: transformers
+ * src/transformers/models/gemma4/modeling_gemma4.py @c308a309e6
+ * (Gemma4TextAttention, Gemma4TextDecoderLayer, Gemma4TextRouter,
+ * Gemma4TextExperts) and configuration_gemma4.py.
+ *
+ * Gemma 3's sandwich layer (four norms, per-head q/k norms, scaled
+ * embeddings, tied head) with:
+ * - full-attention layers of their own head size (global_head_dim) and,
+ *   with attention_k_eq_v, their own key/value heads
+ *   (num_global_key_value_heads) and no v_proj: the values are k_proj's
+ *   output under a scale-free RMSNorm (v_norm, no weight), the keys the
+ *   same output under k_norm and RoPE; both are cached;
+ * - with enable_moe_block, 128 experts (router.proj, a fused gate_up_proj
+ *   of E x 2F x h, down_proj) beside the dense MLP of intermediate_size,
+ *   three more norms, and the router's scale (h) and per_expert_scale (E);
+ * - per-layer inputs (hidden_size_per_layer_input > 0) and KV-shared
+ *   layers (num_kv_shared_layers > 0) of the small checkpoints: refused by
+ *   name, not modelled.
+ * Cache: Gemma4TextModel.forward builds DynamicCache(config=...), whose
+ * sliding layers keep only their window (swa_dynamic), not Gemma 3's
+ * preallocated HybridCache.
+ * The persistent buffer layer_scalar (one value per layer) is not counted:
+ * re-exported checkpoints' safetensors totals equal the parameters alone
+ * (methodology.md, Gemma 4). */
+#include "model/families/groups.h"
+#include "model/hf_config.h"
+#include "model/inventory.h"
+#include "model/model.h"
+
+static void build_gemma4(vx_ib *b, const vx_arch *a, const vx_shape *s)
+{
+    (void)a;
+    vx_ib_decoder(b, s);
+    if (s->experts <= 0) return;
+    int64_t h = s->hidden, nl = s->layers;
+    vx_ib_put(b, "scale", VX_ROLE_ROUTER, VX_TK_NORM, VX_DEC, h, 1, nl, 1, 0);
+    vx_ib_put(b, "per_expert_scale", VX_ROLE_ROUTER, VX_TK_NORM, VX_DEC, s->experts, 1, nl, 1, 0);
+    vx_ib_norm(b, "post_feedforward_layernorm_1", VX_ROLE_NORM, VX_DEC, s->norm_kind, h, nl);
+    vx_ib_norm(b, "post_feedforward_layernorm_2", VX_ROLE_NORM, VX_DEC, s->norm_kind, h, nl);
+    vx_ib_norm(b, "pre_feedforward_layernorm_2", VX_ROLE_NORM, VX_DEC, s->norm_kind, h, nl);
+}
+
+/* Gemma4TextConfig's keys the generic table does not know. */
+static int config_gemma4(struct vx_cfgmap *m)
+{
+    int64_t v = 0;
+    int rc;
+    /* Gemma4TextConfig's defaults: 256 per-layer input width, 0 KV-shared
+     * layers, global_head_dim 512 */
+    static const char *const refused[] = {"hidden_size_per_layer_input", "num_kv_shared_layers"};
+    static const int64_t dflt[] = {256, 0};
+    for (size_t i = 0; i < 2; i++) {
+        if ((rc = vx_cfgmap_int(m, refused[i], &v))) return rc;
+        if (v < 0 && !vx_cfgmap_null(m, refused[i])) v = dflt[i];
+        if (v > 0)
+            return vx_fail(VRAMEST_E_UNSUPPORTED,
+                           "config.json: key '%s' is %lld: Gemma 4's per-layer inputs and KV-shared layers "
+                           "(E2B/E4B) are not modelled",
+                           refused[i], (long long)v);
+    }
+    if (!vx_cfgmap_given(m, VRAMEST_MODEL_GLOBAL_HEAD_DIM) &&
+        (rc = vx_cfgmap_set_i64(m, VRAMEST_MODEL_GLOBAL_HEAD_DIM, 512, "global_head_dim")))
+        return rc;
+    bool moe = false;
+    if ((rc = vx_cfgmap_bool(m, "enable_moe_block", &moe)) < 0) return rc;
+    if (!moe) {
+        if (vx_cfgmap_given(m, VRAMEST_MODEL_NUM_LOCAL_EXPERTS))
+            return vx_fail(VRAMEST_E_UNSUPPORTED, "config.json: num_experts is given but enable_moe_block is false: "
+                                                  "Gemma 4 builds no experts then; drop num_experts");
+        return VRAMEST_OK;
+    }
+    if (!vx_cfgmap_given(m, VRAMEST_MODEL_NUM_EXPERTS_PER_TOK)) {
+        if ((rc = vx_cfgmap_int(m, "top_k_experts", &v))) return rc;
+        if (v >= 0 && (rc = vx_cfgmap_set_i64(m, VRAMEST_MODEL_NUM_EXPERTS_PER_TOK, v, "top_k_experts"))) return rc;
+    }
+    return VRAMEST_OK;
+}
+
+const vx_family vx_fam_gemma4 = {
+    .id = VX_FAM_GEMMA4, .name = "gemma4", .norm = VX_NORM_RMS, .tied = 1, .act = VX_ACT_GELU_TANH, .gated = 1,
+    .rotary = 1, .head_dim = 256, .qk_norm = VX_QKN_HEAD, .window = VX_WIN_PATTERN, .window_every = 6,
+    .window_default = 512, .placement = VX_PLACE_SANDWICH,
+    .n_norm = {"input_layernorm", "post_attention_layernorm", "pre_feedforward_layernorm",
+               "post_feedforward_layernorm"},
+    .moe = VX_MOE_ROUTED, .moe_optional = 1, .shared = VX_SHX_DENSE, .experts_fused = 1,
+    .n_expert = {"gate_up_proj", NULL, "down_proj"}, .n_router = "proj",
+    .norm_impl = VX_NI_RMS_GEMMA, .embed_scale = 1, .logits_float = 1, .megatron_gpt = 1, .swa_dynamic = 1,
+    .peft_targets = "", .gguf = "gemma4", .config = config_gemma4, .build = build_gemma4,
+};
