@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "family_checks.h"
+#include "helpers.h"
 #include "model/hf_config.h"
 #include "model/model.h"
 
@@ -179,4 +180,31 @@ Test(family_gemma4, what_is_not_modelled_is_refused_by_name)
     vramest_model_free(m);
     free(with);
     free(full);
+}
+
+Test(family_gemma4, dense_31b_is_the_hand_count)
+{
+    /* tests/data/models/gemma-4-31b-it.json: nvidia/Gemma-4-31B-IT-NVFP4's
+     * config.json (github:ai-dynamo/aiconfigurator@095f58a51c:aic-core/src/
+     * aiconfigurator_core/model_configs/nvidia--Gemma-4-31B-IT-NVFP4_config.json)
+     * without its quantization_config: google/gemma-4-31B-it's module. No
+     * experts (enable_moe_block false, "num_experts": null); 50 sliding
+     * layers (32 x 256, 16 kv heads), 10 full (32 x 512, 4 kv heads, K=V),
+     * the same vision tower as 26B-A4B. The count equals the bf16
+     * re-exports' safetensors totals, 31,273,086,512
+     * (/work/research/configs/NOTES.md, "tied head stored twice"). */
+    size_t len;
+    char *cfg = vt_read_data("models/gemma-4-31b-it.json", &len);
+    vramest_model *m;
+    cr_assert_eq(read_config(cfg, &m), VRAMEST_OK, "%s", vramest_last_error_message());
+    free(cfg);
+    const uint64_t h = 5376, V = 262144, d = 1152;
+    uint64_t text = V * h + h + 50 * (2 * h * 32 * 256 + 2 * h * 16 * 256 + 512) +
+                    10 * (2 * h * 32 * 512 + h * 4 * 512 + 1024) + 60 * (3 * h * 21504 + 4 * h);
+    uint64_t tower = 3 * 256 * d + 2 * 10240 * d + 27 * (4 * d * d + 2 * 72 + 3 * d * 4304 + 4 * d), got = 0;
+    cr_assert_eq(text + tower + d * h, 31273086512ull);
+    cr_assert_eq(vramest_model_param_count(m, &got, NULL), VRAMEST_OK);
+    cr_assert_eq(got, 31273086512ull, "%llu", (unsigned long long)got);
+    cr_assert_eq(m->shape.experts, 0);
+    vramest_model_free(m);
 }

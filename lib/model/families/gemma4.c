@@ -65,9 +65,12 @@ static int config_gemma4(struct vx_cfgmap *m)
     bool moe = false;
     if ((rc = vx_cfgmap_bool(m, "enable_moe_block", &moe)) < 0) return rc;
     if (!moe) {
-        if (vx_cfgmap_given(m, VRAMEST_MODEL_NUM_LOCAL_EXPERTS))
-            return vx_fail(VRAMEST_E_UNSUPPORTED, "config.json: num_experts is given but enable_moe_block is false: "
-                                                  "Gemma 4 builds no experts then; drop num_experts");
+        /* the 31B file writes "num_experts": null beside enable_moe_block false */
+        if ((rc = vx_cfgmap_int(m, "num_experts", &v))) return rc;
+        if (v > 0)
+            return vx_fail(VRAMEST_E_UNSUPPORTED, "config.json: num_experts is %lld but enable_moe_block is false: "
+                                                  "Gemma 4 builds no experts then; drop num_experts",
+                           (long long)v);
         return VRAMEST_OK;
     }
     if (!vx_cfgmap_given(m, VRAMEST_MODEL_NUM_EXPERTS_PER_TOK)) {
