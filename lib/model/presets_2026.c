@@ -4,7 +4,10 @@
  * (repository and commit there), keys irrelevant to memory left out, so
  * tests/data/models/preset_params.tsv gives each its exact count. A
  * heterogeneous model's block_configs is written as layer_blocks, the form
- * the config.json reader turns it into. Append new presets at the end. */
+ * the config.json reader turns it into. A layer_types list that only restates
+ * full_attention_interval (Qwen3.5) or the family's default (gpt-oss) is left
+ * out: the reader derives the same layers from what remains. Append new
+ * presets at the end. */
 #include "model/presets.h"
 
 const vx_preset vx_presets_2026[] = {
@@ -93,37 +96,26 @@ const vx_preset vx_presets_2026[] = {
      "\",\"max_position_embeddings\":131072,\"mlp_bias\":false,\"model_type\":\"nemotron-nas\",\"num_atten"
      "tion_heads\":64,\"num_hidden_layers\":80,\"num_key_value_heads\":null,\"tie_word_embeddings\":false,"
      "\"torch_dtype\":\"bfloat16\",\"vocab_size\":128256}"},
-    /* 2025-2026 releases asked for by name (issue #16 item 7) */
+    /* 2025-2026 releases asked for by name (issue #16 item 7): the configs of the
+     * zoo cases that preset_params.tsv names */
     {"gpt-oss-20b", "openai/gpt-oss-20b",
      "{\"architectures\":[\"GptOssForCausalLM\"],\"attention_bias\":true,\"attention_dropout\":0.0,\"exper"
      "ts_per_token\":4,\"head_dim\":64,\"hidden_act\":\"silu\",\"hidden_size\":2880,\"intermediate_size\":"
-     "2880,\"layer_types\":[\"sliding_attention\",\"full_attention\",\"sliding_attention\",\"full_attentio"
-     "n\",\"sliding_attention\",\"full_attention\",\"sliding_attention\",\"full_attention\",\"sliding_atte"
-     "ntion\",\"full_attention\",\"sliding_attention\",\"full_attention\",\"sliding_attention\",\"full_att"
-     "ention\",\"sliding_attention\",\"full_attention\",\"sliding_attention\",\"full_attention\",\"sliding"
-     "_attention\",\"full_attention\",\"sliding_attention\",\"full_attention\",\"sliding_attention\",\"ful"
-     "l_attention\"],\"max_position_embeddings\":131072,\"model_type\":\"gpt_oss\",\"num_attention_heads\""
-     ":64,\"num_experts_per_tok\":4,\"num_hidden_layers\":24,\"num_key_value_heads\":8,\"num_local_experts"
-     "\":32,\"quantization_config\":{\"modules_to_not_convert\":[\"model.layers.*.self_attn\",\"model.laye"
-     "rs.*.mlp.router\",\"model.embed_tokens\",\"lm_head\"],\"quant_method\":\"mxfp4\"},\"sliding_window\""
-     ":128,\"swiglu_limit\":7.0,\"tie_word_embeddings\":false,\"vocab_size\":201088}"},
+     "2880,\"max_position_embeddings\":131072,\"model_type\":\"gpt_oss\",\"num_attention_heads\":64,\"num_"
+     "experts_per_tok\":4,\"num_hidden_layers\":24,\"num_key_value_heads\":8,\"num_local_experts\":32,\"qu"
+     "antization_config\":{\"modules_to_not_convert\":[\"model.layers.*.self_attn\",\"model.layers.*.mlp.r"
+     "outer\",\"model.embed_tokens\",\"lm_head\"],\"quant_method\":\"mxfp4\"},\"sliding_window\":128,\"swi"
+     "glu_limit\":7.0,\"tie_word_embeddings\":false,\"vocab_size\":201088}"},
     {"gpt-oss-120b", "openai/gpt-oss-120b",
      "{\"architectures\":[\"GptOssForCausalLM\"],\"attention_bias\":true,\"attention_dropout\":0.0,\"exper"
      "ts_per_token\":4,\"head_dim\":64,\"hidden_act\":\"silu\",\"hidden_size\":2880,\"intermediate_size\":"
-     "2880,\"layer_types\":[\"sliding_attention\",\"full_attention\",\"sliding_attention\",\"full_attentio"
-     "n\",\"sliding_attention\",\"full_attention\",\"sliding_attention\",\"full_attention\",\"sliding_atte"
-     "ntion\",\"full_attention\",\"sliding_attention\",\"full_attention\",\"sliding_attention\",\"full_att"
-     "ention\",\"sliding_attention\",\"full_attention\",\"sliding_attention\",\"full_attention\",\"sliding"
-     "_attention\",\"full_attention\",\"sliding_attention\",\"full_attention\",\"sliding_attention\",\"ful"
-     "l_attention\",\"sliding_attention\",\"full_attention\",\"sliding_attention\",\"full_attention\",\"sl"
-     "iding_attention\",\"full_attention\",\"sliding_attention\",\"full_attention\",\"sliding_attention\","
-     "\"full_attention\",\"sliding_attention\",\"full_attention\"],\"max_position_embeddings\":131072,\"mo"
-     "del_type\":\"gpt_oss\",\"num_attention_heads\":64,\"num_experts_per_tok\":4,\"num_hidden_layers\":36"
-     ",\"num_key_value_heads\":8,\"num_local_experts\":128,\"quantization_config\":{\"modules_to_not_conve"
-     "rt\":[\"model.layers.*.self_attn\",\"model.layers.*.mlp.router\",\"model.embed_tokens\",\"lm_head\"]"
-     ",\"quant_method\":\"mxfp4\"},\"sliding_window\":128,\"swiglu_limit\":7.0,\"tie_word_embeddings\":fal"
-     "se,\"vocab_size\":201088}"},
-    /* the -FP8 repo's config without its quantization_config: the bf16 repo's module */
+     "2880,\"max_position_embeddings\":131072,\"model_type\":\"gpt_oss\",\"num_attention_heads\":64,\"num_"
+     "experts_per_tok\":4,\"num_hidden_layers\":36,\"num_key_value_heads\":8,\"num_local_experts\":128,\"q"
+     "uantization_config\":{\"modules_to_not_convert\":[\"model.layers.*.self_attn\",\"model.layers.*.mlp."
+     "router\",\"model.embed_tokens\",\"lm_head\"],\"quant_method\":\"mxfp4\"},\"sliding_window\":128,\"sw"
+     "iglu_limit\":7.0,\"tie_word_embeddings\":false,\"vocab_size\":201088}"},
+    /* the -FP8 repo's config (zoo2's Maverick case) without its quantization_config:
+     * the module of the bf16 repo, with its vision tower */
     {"llama-4-maverick-17b-128e", "meta-llama/Llama-4-Maverick-17B-128E-Instruct,llama-4-maverick",
      "{\"architectures\":[\"Llama4ForConditionalGeneration\"],\"attention_bias\":false,\"attention_chunk_s"
      "ize\":8192,\"attention_dropout\":0.0,\"head_dim\":128,\"hidden_act\":\"silu\",\"hidden_size\":5120,"
@@ -232,100 +224,57 @@ const vx_preset vx_presets_2026[] = {
      "{\"architectures\":[\"Qwen3_5ForConditionalGeneration\"],\"model_type\":\"qwen3_5\",\"text_config\":"
      "{\"attention_bias\":false,\"attention_dropout\":0.0,\"attn_output_gate\":true,\"dtype\":\"bfloat16\""
      ",\"full_attention_interval\":4,\"head_dim\":256,\"hidden_act\":\"silu\",\"hidden_size\":5120,\"inter"
-     "mediate_size\":17408,\"layer_types\":[\"linear_attention\",\"linear_attention\",\"linear_attention\""
-     ",\"full_attention\",\"linear_attention\",\"linear_attention\",\"linear_attention\",\"full_attention"
-     "\",\"linear_attention\",\"linear_attention\",\"linear_attention\",\"full_attention\",\"linear_attenti"
-     "on\",\"linear_attention\",\"linear_attention\",\"full_attention\",\"linear_attention\",\"linear_atte"
-     "ntion\",\"linear_attention\",\"full_attention\",\"linear_attention\",\"linear_attention\",\"linear_a"
-     "ttention\",\"full_attention\",\"linear_attention\",\"linear_attention\",\"linear_attention\",\"full_"
-     "attention\",\"linear_attention\",\"linear_attention\",\"linear_attention\",\"full_attention\",\"line"
-     "ar_attention\",\"linear_attention\",\"linear_attention\",\"full_attention\",\"linear_attention\",\"l"
-     "inear_attention\",\"linear_attention\",\"full_attention\",\"linear_attention\",\"linear_attention\","
-     "\"linear_attention\",\"full_attention\",\"linear_attention\",\"linear_attention\",\"linear_attention"
-     "\",\"full_attention\",\"linear_attention\",\"linear_attention\",\"linear_attention\",\"full_attentio"
-     "n\",\"linear_attention\",\"linear_attention\",\"linear_attention\",\"full_attention\",\"linear_atten"
-     "tion\",\"linear_attention\",\"linear_attention\",\"full_attention\",\"linear_attention\",\"linear_at"
-     "tention\",\"linear_attention\",\"full_attention\"],\"linear_conv_kernel_dim\":4,\"linear_key_head_di"
-     "m\":128,\"linear_num_key_heads\":16,\"linear_num_value_heads\":48,\"linear_value_head_dim\":128,\"ma"
-     "mba_ssm_dtype\":\"float32\",\"max_position_embeddings\":262144,\"mlp_only_layers\":[],\"model_type\""
-     ":\"qwen3_5_text\",\"mtp_num_hidden_layers\":1,\"mtp_use_dedicated_embeddings\":false,\"num_attention"
-     "_heads\":24,\"num_hidden_layers\":64,\"num_key_value_heads\":4,\"vocab_size\":248320},\"tie_word_emb"
-     "eddings\":false,\"vision_config\":{\"deepstack_visual_indexes\":[],\"depth\":27,\"hidden_act\":\"gel"
-     "u_pytorch_tanh\",\"hidden_size\":1152,\"in_channels\":3,\"intermediate_size\":4304,\"model_type\":\""
-     "qwen3_5\",\"num_heads\":16,\"num_position_embeddings\":2304,\"out_hidden_size\":5120,\"patch_size\":"
-     "16,\"spatial_merge_size\":2,\"temporal_patch_size\":2}}"},
+     "mediate_size\":17408,\"linear_conv_kernel_dim\":4,\"linear_key_head_dim\":128,\"linear_num_key_heads"
+     "\":16,\"linear_num_value_heads\":48,\"linear_value_head_dim\":128,\"mamba_ssm_dtype\":\"float32\",\""
+     "max_position_embeddings\":262144,\"mlp_only_layers\":[],\"model_type\":\"qwen3_5_text\",\"mtp_num_hi"
+     "dden_layers\":1,\"mtp_use_dedicated_embeddings\":false,\"num_attention_heads\":24,\"num_hidden_layer"
+     "s\":64,\"num_key_value_heads\":4,\"vocab_size\":248320},\"tie_word_embeddings\":false,\"vision_confi"
+     "g\":{\"deepstack_visual_indexes\":[],\"depth\":27,\"hidden_act\":\"gelu_pytorch_tanh\",\"hidden_size"
+     "\":1152,\"in_channels\":3,\"intermediate_size\":4304,\"model_type\":\"qwen3_5\",\"num_heads\":16,\"n"
+     "um_position_embeddings\":2304,\"out_hidden_size\":5120,\"patch_size\":16,\"spatial_merge_size\":2,\""
+     "temporal_patch_size\":2}}"},
     {"qwen3.5-35b-a3b", "Qwen/Qwen3.5-35B-A3B",
      "{\"architectures\":[\"Qwen3_5MoeForConditionalGeneration\"],\"model_type\":\"qwen3_5_moe\",\"text_co"
      "nfig\":{\"attention_bias\":false,\"attention_dropout\":0.0,\"attn_output_gate\":true,\"dtype\":\"bfl"
      "oat16\",\"full_attention_interval\":4,\"head_dim\":256,\"hidden_act\":\"silu\",\"hidden_size\":2048,"
-     "\"layer_types\":[\"linear_attention\",\"linear_attention\",\"linear_attention\",\"full_attention\","
-     "\"linear_attention\",\"linear_attention\",\"linear_attention\",\"full_attention\",\"linear_attention"
-     "\",\"linear_attention\",\"linear_attention\",\"full_attention\",\"linear_attention\",\"linear_attenti"
-     "on\",\"linear_attention\",\"full_attention\",\"linear_attention\",\"linear_attention\",\"linear_atte"
-     "ntion\",\"full_attention\",\"linear_attention\",\"linear_attention\",\"linear_attention\",\"full_att"
-     "ention\",\"linear_attention\",\"linear_attention\",\"linear_attention\",\"full_attention\",\"linear_"
-     "attention\",\"linear_attention\",\"linear_attention\",\"full_attention\",\"linear_attention\",\"line"
-     "ar_attention\",\"linear_attention\",\"full_attention\",\"linear_attention\",\"linear_attention\",\"l"
-     "inear_attention\",\"full_attention\"],\"linear_conv_kernel_dim\":4,\"linear_key_head_dim\":128,\"lin"
-     "ear_num_key_heads\":16,\"linear_num_value_heads\":32,\"linear_value_head_dim\":128,\"mamba_ssm_dtype"
-     "\":\"float32\",\"max_position_embeddings\":262144,\"mlp_only_layers\":[],\"model_type\":\"qwen3_5_mo"
-     "e_text\",\"moe_intermediate_size\":512,\"mtp_num_hidden_layers\":1,\"mtp_use_dedicated_embeddings\":"
-     "false,\"num_attention_heads\":16,\"num_experts\":256,\"num_experts_per_tok\":8,\"num_hidden_layers\""
-     ":40,\"num_key_value_heads\":2,\"shared_expert_intermediate_size\":512,\"vocab_size\":248320},\"tie_w"
-     "ord_embeddings\":false,\"vision_config\":{\"deepstack_visual_indexes\":[],\"depth\":27,\"hidden_act"
-     "\":\"gelu_pytorch_tanh\",\"hidden_size\":1152,\"in_channels\":3,\"intermediate_size\":4304,\"model_ty"
-     "pe\":\"qwen3_5_moe\",\"num_heads\":16,\"num_position_embeddings\":2304,\"out_hidden_size\":2048,\"pa"
-     "tch_size\":16,\"spatial_merge_size\":2,\"temporal_patch_size\":2}}"},
+     "\"linear_conv_kernel_dim\":4,\"linear_key_head_dim\":128,\"linear_num_key_heads\":16,\"linear_num_va"
+     "lue_heads\":32,\"linear_value_head_dim\":128,\"mamba_ssm_dtype\":\"float32\",\"max_position_embeddin"
+     "gs\":262144,\"mlp_only_layers\":[],\"model_type\":\"qwen3_5_moe_text\",\"moe_intermediate_size\":512"
+     ",\"mtp_num_hidden_layers\":1,\"mtp_use_dedicated_embeddings\":false,\"num_attention_heads\":16,\"num"
+     "_experts\":256,\"num_experts_per_tok\":8,\"num_hidden_layers\":40,\"num_key_value_heads\":2,\"shared"
+     "_expert_intermediate_size\":512,\"vocab_size\":248320},\"tie_word_embeddings\":false,\"vision_config"
+     "\":{\"deepstack_visual_indexes\":[],\"depth\":27,\"hidden_act\":\"gelu_pytorch_tanh\",\"hidden_size"
+     "\":1152,\"in_channels\":3,\"intermediate_size\":4304,\"model_type\":\"qwen3_5_moe\",\"num_heads\":16,"
+     "\"num_position_embeddings\":2304,\"out_hidden_size\":2048,\"patch_size\":16,\"spatial_merge_size\":2"
+     ",\"temporal_patch_size\":2}}"},
     {"qwen3.5-122b-a10b", "Qwen/Qwen3.5-122B-A10B",
      "{\"architectures\":[\"Qwen3_5MoeForConditionalGeneration\"],\"model_type\":\"qwen3_5_moe\",\"text_co"
      "nfig\":{\"attention_bias\":false,\"attention_dropout\":0.0,\"attn_output_gate\":true,\"dtype\":\"bfl"
      "oat16\",\"full_attention_interval\":4,\"head_dim\":256,\"hidden_act\":\"silu\",\"hidden_size\":3072,"
-     "\"layer_types\":[\"linear_attention\",\"linear_attention\",\"linear_attention\",\"full_attention\","
-     "\"linear_attention\",\"linear_attention\",\"linear_attention\",\"full_attention\",\"linear_attention"
-     "\",\"linear_attention\",\"linear_attention\",\"full_attention\",\"linear_attention\",\"linear_attenti"
-     "on\",\"linear_attention\",\"full_attention\",\"linear_attention\",\"linear_attention\",\"linear_atte"
-     "ntion\",\"full_attention\",\"linear_attention\",\"linear_attention\",\"linear_attention\",\"full_att"
-     "ention\",\"linear_attention\",\"linear_attention\",\"linear_attention\",\"full_attention\",\"linear_"
-     "attention\",\"linear_attention\",\"linear_attention\",\"full_attention\",\"linear_attention\",\"line"
-     "ar_attention\",\"linear_attention\",\"full_attention\",\"linear_attention\",\"linear_attention\",\"l"
-     "inear_attention\",\"full_attention\",\"linear_attention\",\"linear_attention\",\"linear_attention\","
-     "\"full_attention\",\"linear_attention\",\"linear_attention\",\"linear_attention\",\"full_attention\""
-     "],\"linear_conv_kernel_dim\":4,\"linear_key_head_dim\":128,\"linear_num_key_heads\":16,\"linear_num_"
-     "value_heads\":64,\"linear_value_head_dim\":128,\"mamba_ssm_dtype\":\"float32\",\"max_position_embedd"
-     "ings\":262144,\"mlp_only_layers\":[],\"model_type\":\"qwen3_5_moe_text\",\"moe_intermediate_size\":1"
-     "024,\"mtp_num_hidden_layers\":1,\"mtp_use_dedicated_embeddings\":false,\"num_attention_heads\":32,\""
-     "num_experts\":256,\"num_experts_per_tok\":8,\"num_hidden_layers\":48,\"num_key_value_heads\":2,\"sha"
-     "red_expert_intermediate_size\":1024,\"vocab_size\":248320},\"tie_word_embeddings\":false,\"vision_co"
-     "nfig\":{\"deepstack_visual_indexes\":[],\"depth\":27,\"hidden_act\":\"gelu_pytorch_tanh\",\"hidden_s"
-     "ize\":1152,\"in_channels\":3,\"intermediate_size\":4304,\"model_type\":\"qwen3_5_moe\",\"num_heads\""
-     ":16,\"num_position_embeddings\":2304,\"out_hidden_size\":3072,\"patch_size\":16,\"spatial_merge_size"
-     "\":2,\"temporal_patch_size\":2}}"},
+     "\"linear_conv_kernel_dim\":4,\"linear_key_head_dim\":128,\"linear_num_key_heads\":16,\"linear_num_va"
+     "lue_heads\":64,\"linear_value_head_dim\":128,\"mamba_ssm_dtype\":\"float32\",\"max_position_embeddin"
+     "gs\":262144,\"mlp_only_layers\":[],\"model_type\":\"qwen3_5_moe_text\",\"moe_intermediate_size\":102"
+     "4,\"mtp_num_hidden_layers\":1,\"mtp_use_dedicated_embeddings\":false,\"num_attention_heads\":32,\"nu"
+     "m_experts\":256,\"num_experts_per_tok\":8,\"num_hidden_layers\":48,\"num_key_value_heads\":2,\"share"
+     "d_expert_intermediate_size\":1024,\"vocab_size\":248320},\"tie_word_embeddings\":false,\"vision_conf"
+     "ig\":{\"deepstack_visual_indexes\":[],\"depth\":27,\"hidden_act\":\"gelu_pytorch_tanh\",\"hidden_siz"
+     "e\":1152,\"in_channels\":3,\"intermediate_size\":4304,\"model_type\":\"qwen3_5_moe\",\"num_heads\":1"
+     "6,\"num_position_embeddings\":2304,\"out_hidden_size\":3072,\"patch_size\":16,\"spatial_merge_size\""
+     ":2,\"temporal_patch_size\":2}}"},
     {"qwen3.5-397b-a17b", "Qwen/Qwen3.5-397B-A17B",
      "{\"architectures\":[\"Qwen3_5MoeForConditionalGeneration\"],\"model_type\":\"qwen3_5_moe\",\"text_co"
      "nfig\":{\"attention_bias\":false,\"attention_dropout\":0.0,\"attn_output_gate\":true,\"dtype\":\"bfl"
      "oat16\",\"full_attention_interval\":4,\"head_dim\":256,\"hidden_act\":\"silu\",\"hidden_size\":4096,"
-     "\"layer_types\":[\"linear_attention\",\"linear_attention\",\"linear_attention\",\"full_attention\","
-     "\"linear_attention\",\"linear_attention\",\"linear_attention\",\"full_attention\",\"linear_attention"
-     "\",\"linear_attention\",\"linear_attention\",\"full_attention\",\"linear_attention\",\"linear_attenti"
-     "on\",\"linear_attention\",\"full_attention\",\"linear_attention\",\"linear_attention\",\"linear_atte"
-     "ntion\",\"full_attention\",\"linear_attention\",\"linear_attention\",\"linear_attention\",\"full_att"
-     "ention\",\"linear_attention\",\"linear_attention\",\"linear_attention\",\"full_attention\",\"linear_"
-     "attention\",\"linear_attention\",\"linear_attention\",\"full_attention\",\"linear_attention\",\"line"
-     "ar_attention\",\"linear_attention\",\"full_attention\",\"linear_attention\",\"linear_attention\",\"l"
-     "inear_attention\",\"full_attention\",\"linear_attention\",\"linear_attention\",\"linear_attention\","
-     "\"full_attention\",\"linear_attention\",\"linear_attention\",\"linear_attention\",\"full_attention\""
-     ",\"linear_attention\",\"linear_attention\",\"linear_attention\",\"full_attention\",\"linear_attentio"
-     "n\",\"linear_attention\",\"linear_attention\",\"full_attention\",\"linear_attention\",\"linear_atten"
-     "tion\",\"linear_attention\",\"full_attention\"],\"linear_conv_kernel_dim\":4,\"linear_key_head_dim\""
-     ":128,\"linear_num_key_heads\":16,\"linear_num_value_heads\":64,\"linear_value_head_dim\":128,\"mamba"
-     "_ssm_dtype\":\"float32\",\"max_position_embeddings\":262144,\"mlp_only_layers\":[],\"model_type\":\""
-     "qwen3_5_moe_text\",\"moe_intermediate_size\":1024,\"mtp_num_hidden_layers\":1,\"mtp_use_dedicated_em"
-     "beddings\":false,\"num_attention_heads\":32,\"num_experts\":512,\"num_experts_per_tok\":10,\"num_hid"
-     "den_layers\":60,\"num_key_value_heads\":2,\"shared_expert_intermediate_size\":1024,\"vocab_size\":24"
-     "8320},\"tie_word_embeddings\":false,\"vision_config\":{\"deepstack_visual_indexes\":[],\"depth\":27,"
-     "\"hidden_act\":\"gelu_pytorch_tanh\",\"hidden_size\":1152,\"in_channels\":3,\"intermediate_size\":43"
-     "04,\"model_type\":\"qwen3_5_moe\",\"num_heads\":16,\"num_position_embeddings\":2304,\"out_hidden_siz"
-     "e\":4096,\"patch_size\":16,\"spatial_merge_size\":2,\"temporal_patch_size\":2}}"},
+     "\"linear_conv_kernel_dim\":4,\"linear_key_head_dim\":128,\"linear_num_key_heads\":16,\"linear_num_va"
+     "lue_heads\":64,\"linear_value_head_dim\":128,\"mamba_ssm_dtype\":\"float32\",\"max_position_embeddin"
+     "gs\":262144,\"mlp_only_layers\":[],\"model_type\":\"qwen3_5_moe_text\",\"moe_intermediate_size\":102"
+     "4,\"mtp_num_hidden_layers\":1,\"mtp_use_dedicated_embeddings\":false,\"num_attention_heads\":32,\"nu"
+     "m_experts\":512,\"num_experts_per_tok\":10,\"num_hidden_layers\":60,\"num_key_value_heads\":2,\"shar"
+     "ed_expert_intermediate_size\":1024,\"vocab_size\":248320},\"tie_word_embeddings\":false,\"vision_con"
+     "fig\":{\"deepstack_visual_indexes\":[],\"depth\":27,\"hidden_act\":\"gelu_pytorch_tanh\",\"hidden_si"
+     "ze\":1152,\"in_channels\":3,\"intermediate_size\":4304,\"model_type\":\"qwen3_5_moe\",\"num_heads\":"
+     "16,\"num_position_embeddings\":2304,\"out_hidden_size\":4096,\"patch_size\":16,\"spatial_merge_size"
+     "\":2,\"temporal_patch_size\":2}}"},
 };
 
 const size_t vx_presets_2026_count = VX_ARRAY_LEN(vx_presets_2026);
