@@ -325,6 +325,7 @@ typedef enum vramest_option {
     VRAMEST_MODEL_GLOBAL_HEAD_DIM = 1322,         /**< "global_head_dim" (head size of the full-attention layers of a sliding pattern; 0 = head_dim, Gemma 4) @since 1.0 */
     VRAMEST_MODEL_NUM_GLOBAL_KEY_VALUE_HEADS = 1323, /**< "num_global_key_value_heads" (key/value heads of the full-attention layers when attention_k_eq_v; 0 = num_key_value_heads) @since 1.0 */
     VRAMEST_MODEL_ATTENTION_K_EQ_V = 1324,        /**< "attention_k_eq_v" (bool: the full-attention layers have no v_proj, values come from k_proj, Gemma 4) @since 1.0 */
+    VRAMEST_MODEL_CLA_SHARE_FACTOR = 1340,        /**< "cla_share_factor" (cross-layer attention: layer i has no k_proj / v_proj and attends to the keys and values of layer i - i % factor, Hunyuan's use_cla; 0 or 1 = none) @since 1.0 */
 
     /* ---- precision (2000-2999) ---- */
     VRAMEST_PREC_WEIGHTS = 2000,           /**< "weights" (enum dtype; auto = the checkpoint dtype) */

@@ -53,7 +53,8 @@ typedef struct vx_layer_kind {
     uint8_t mlp;       /* VX_MLPK_* */
     uint8_t cross;     /* cross-attention over the encoder (decoder of an encoder-decoder) */
     uint8_t k_eq_v;    /* no v_proj: the values are k_proj's output (Gemma 4's full layers) */
-    uint8_t pad[2];
+    uint8_t kv_reuse;  /* no k_proj / v_proj: attends to an earlier layer's keys and values (CLA) */
+    uint8_t pad[1];
     int64_t window;    /* tokens of a sliding window or a chunk (0: none) */
     /* geometry of this kind (the model's values unless the layers differ) */
     int64_t heads, kv_heads, head_dim, v_head_dim, ffn;
@@ -365,6 +366,10 @@ struct vx_family {
     uint8_t ssm_norm_flag;    /* the gated RMSNorm exists only with mamba_rms_norm true (Falcon-H1) */
     uint8_t moe_optional;     /* experts only when the config gives num_local_experts (Nemotron-H) */
     uint8_t ssm_dt_norms;     /* Mamba-1 mixer with RMSNorms over dt, B and C (Jamba) */
+    /* Appended (issue #16, Hunyuan): map keys before the generic table reads
+     * them, for keys whose value has a form of its own (per-layer lists
+     * where the table expects one integer): claim the options they give. */
+    int (*config_pre)(struct vx_cfgmap *m);
 };
 
 /* The family of a model_type value, NULL if none. */

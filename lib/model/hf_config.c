@@ -695,6 +695,8 @@ static int map_config(pstate *p, const vx_jv *root)
     /* hooks and per-layer lists read the language model's keys */
     p->root = text;
     if ((rc = vx_hf_layer_string_keys(p))) return rc;
+    const vx_family *fam = vx_family_of(p->a.model_type);
+    if (fam && fam->config_pre && (rc = fam->config_pre(p))) return rc;
     member local[128];
     uint32_t count = text->u.c.count > root->u.c.count ? text->u.c.count : root->u.c.count;
     member *ms = count <= VX_ARRAY_LEN(local) ? local : malloc(count * sizeof *ms);

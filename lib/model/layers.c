@@ -139,6 +139,8 @@ static void layer_kind(const vx_shape *s, const vx_layer_kind *base, int64_t i, 
     } else if (s->fam->nope_full && s->sliding_pattern > 1) {
         k->rope = 0; /* the global layers of the pattern */
     }
+    /* HunYuanAttention: attention_type 'cross' when i % cla_share_factor */
+    if (s->cla > 1 && i % s->cla) k->kv_reuse = 1;
     if (s->nope_every > 0 && (i + 1) % s->nope_every == 0)
         k->rope = 0;
     else if (s->nope_every > 0 && s->chunk > 0)

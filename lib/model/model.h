@@ -66,6 +66,8 @@ typedef struct vx_arch {
     int64_t linear_conv_kernel_dim, attn_output_gate, moe_latent_size, chunk_size;
     /* Gemma 4: the full-attention layers' own geometry. */
     int64_t global_head_dim, num_global_key_value_heads, attention_k_eq_v;
+    /* Cross-layer attention (Hunyuan's use_cla). */
+    int64_t cla_share_factor;
 } vx_arch;
 
 /* The resolved architecture: every value effective (defaults applied), and
@@ -138,6 +140,9 @@ typedef struct vx_shape {
      * no v_proj (values are k_proj's output under another norm). */
     int64_t global_head_dim, global_kv_heads;
     int k_eq_v;
+    /* Appended (issue #16, Hunyuan): cross-layer attention, only layers
+     * i % cla == 0 project keys and values (0: every layer). */
+    int64_t cla;
 } vx_shape;
 
 /* Tensor roles (design.md §2). Append-only. */

@@ -255,6 +255,9 @@ const vx_option_def vx_model_options[] = {
         "key/value heads of the full-attention layers when attention_k_eq_v (Gemma 4); 0 = num_key_value_heads"),
     BOOL(VRAMEST_MODEL_ATTENTION_K_EQ_V, "attention_k_eq_v", NULL, 0, attention_k_eq_v,
          "full-attention layers take values from k_proj and have no v_proj (Gemma 4); default false"),
+    OPT(VRAMEST_MODEL_CLA_SHARE_FACTOR, "cla_share_factor", NULL, 0, 1024, 0, cla_share_factor,
+        "cross-layer attention: only every factor-th layer projects keys and values, the layers after it "
+        "reuse them (Hunyuan's use_cla); 0 or 1 = none"),
 };
 
 const size_t vx_model_option_count = VX_ARRAY_LEN(vx_model_options);

@@ -282,6 +282,7 @@ static int resolve_periodic(const struct vramest_model *m, vx_shape *s)
     s->global_head_dim = a->global_head_dim;
     s->global_kv_heads = a->num_global_key_value_heads;
     s->k_eq_v = (int)a->attention_k_eq_v;
+    s->cla = a->cla_share_factor > 1 ? a->cla_share_factor : 0;
     if (s->global_kv_heads > 0 && (s->global_kv_heads > s->heads || s->heads % s->global_kv_heads))
         return vx_fail(VRAMEST_E_INVALID_MODEL,
                        "num_global_key_value_heads (%lld) does not divide num_attention_heads (%lld)",
