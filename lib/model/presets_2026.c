@@ -1,7 +1,8 @@
 /* Presets of the 2025-2026 model zoo (issue #16): the architecture keys of
  * real config.json files, compiled in (see presets.c). Each config is the
  * one a case of tests/data/zoo.jsonl or zoo2.jsonl names as its source
- * (repository and commit there), keys irrelevant to memory left out, so
+ * (repository and commit there) or, where a comment above a preset names
+ * one, that file; keys irrelevant to memory left out, so
  * tests/data/models/preset_params.tsv gives each its exact count. A
  * heterogeneous model's block_configs is written as layer_blocks, the form
  * the config.json reader turns it into. A layer_types list that only restates
@@ -275,6 +276,56 @@ const vx_preset vx_presets_2026[] = {
      "ze\":1152,\"in_channels\":3,\"intermediate_size\":4304,\"model_type\":\"qwen3_5_moe\",\"num_heads\":"
      "16,\"num_position_embeddings\":2304,\"out_hidden_size\":4096,\"patch_size\":16,\"spatial_merge_size"
      "\":2,\"temporal_patch_size\":2}}"},
+    /* github:kohya-ss/musubi-tuner@5a626975e9:src/musubi_tuner/flux_2/flux2_utils.py M3_CONFIG_JSON (the
+     * config.json of mistralai/Mistral-Small-3.1-24B-Instruct-2503 as FLUX.2-dev's text encoder, transformers
+     * 4.57.1) */
+    {"mistral-small-3.1-24b", "mistralai/Mistral-Small-3.1-24B-Instruct-2503,mistral-small-3.1",
+     "{\"architectures\":[\"Mistral3ForConditionalGeneration\"],\"dtype\":\"bfloat16\",\"model_type\":\"mi"
+     "stral3\",\"multimodal_projector_bias\":false,\"projector_hidden_act\":\"gelu\",\"spatial_merge_size\""
+     ":2,\"text_config\":{\"dtype\":\"bfloat16\",\"head_dim\":128,\"hidden_act\":\"silu\",\"hidden_size\":"
+     "5120,\"intermediate_size\":32768,\"max_position_embeddings\":131072,\"model_type\":\"mistral\",\"num"
+     "_attention_heads\":32,\"num_hidden_layers\":40,\"num_key_value_heads\":8,\"sliding_window\":null,\"v"
+     "ocab_size\":131072},\"vision_config\":{\"dtype\":\"bfloat16\",\"head_dim\":64,\"hidden_act\":\"silu\""
+     ",\"hidden_size\":1024,\"image_size\":1540,\"intermediate_size\":4096,\"model_type\":\"pixtral\",\"nu"
+     "m_attention_heads\":16,\"num_channels\":3,\"num_hidden_layers\":24,\"patch_size\":14},\"vision_featu"
+     "re_layer\":-1}"},
+    /* github:modelscope/DiffSynth-Studio@4f23caa55f:diffsynth/models/ltx2_text_encoder.py (LTX-2's text
+     * encoder config.json: google/gemma-3-12b-it, transformers 4.57.3) */
+    {"gemma-3-12b", "google/gemma-3-12b-it,gemma-3-12b-it,google/gemma-3-12b-pt",
+     "{\"architectures\":[\"Gemma3ForConditionalGeneration\"],\"dtype\":\"bfloat16\",\"mm_tokens_per_image"
+     "\":256,\"model_type\":\"gemma3\",\"text_config\":{\"attention_bias\":false,\"attn_logit_softcapping\""
+     ":null,\"dtype\":\"bfloat16\",\"final_logit_softcapping\":null,\"head_dim\":256,\"hidden_activation\""
+     ":\"gelu_pytorch_tanh\",\"hidden_size\":3840,\"intermediate_size\":15360,\"max_position_embeddings\":"
+     "131072,\"model_type\":\"gemma3_text\",\"num_attention_heads\":16,\"num_hidden_layers\":48,\"num_key_"
+     "value_heads\":8,\"sliding_window\":1024,\"sliding_window_pattern\":6,\"vocab_size\":262208},\"vision"
+     "_config\":{\"dtype\":\"bfloat16\",\"hidden_act\":\"gelu_pytorch_tanh\",\"hidden_size\":1152,\"image_"
+     "size\":896,\"intermediate_size\":4304,\"model_type\":\"siglip_vision_model\",\"num_attention_heads\""
+     ":16,\"num_channels\":3,\"num_hidden_layers\":27,\"patch_size\":14,\"vision_use_head\":false}}"},
+    /* github:Ibtasam-98/medgemma-27b-it@351f31de59:config.json (google/medgemma-27b-it, zoo2 case
+     * zoo2-params-medgemma-27b-it; its count equals google/gemma-3-27b-it's total: the same module) */
+    {"gemma-3-27b", "google/gemma-3-27b-it,gemma-3-27b-it,google/medgemma-27b-it,medgemma-27b-it",
+     "{\"architectures\":[\"Gemma3ForConditionalGeneration\"],\"mm_tokens_per_image\":256,\"model_type\":\""
+     "gemma3\",\"text_config\":{\"attention_bias\":false,\"attn_logit_softcapping\":null,\"final_logit_sof"
+     "tcapping\":null,\"head_dim\":128,\"hidden_activation\":\"gelu_pytorch_tanh\",\"hidden_size\":5376,\""
+     "intermediate_size\":21504,\"max_position_embeddings\":131072,\"model_type\":\"gemma3_text\",\"num_at"
+     "tention_heads\":32,\"num_hidden_layers\":62,\"num_key_value_heads\":16,\"sliding_window\":1024,\"tor"
+     "ch_dtype\":\"bfloat16\",\"vocab_size\":262208},\"torch_dtype\":\"bfloat16\",\"vision_config\":{\"hid"
+     "den_act\":\"gelu_pytorch_tanh\",\"hidden_size\":1152,\"image_size\":896,\"intermediate_size\":4304,\""
+     "model_type\":\"siglip_vision_model\",\"num_attention_heads\":16,\"num_channels\":3,\"num_hidden_laye"
+     "rs\":27,\"patch_size\":14,\"torch_dtype\":\"bfloat16\",\"vision_use_head\":false}}"},
+    /* github:tianyu1412/Hunyuan-A13B@2798f3c8b6:models/config.json (tencent/Hunyuan-A13B's remote-code
+     * config; tests/data/models/hunyuan-a13b.json) */
+    {"hunyuan-a13b", "tencent/Hunyuan-A13B-Instruct,tencent/Hunyuan-A13B,hunyuan-a13b-instruct",
+     "{\"architectures\":[\"HunYuanMoEV1ForCausalLM\"],\"attention_bias\":false,\"attention_head_dim\":128"
+     ",\"cla_share_factor\":2,\"hidden_act\":\"silu\",\"hidden_size\":4096,\"intermediate_size\":3072,\"ma"
+     "x_position_embeddings\":32768,\"mlp_bias\":false,\"model_type\":\"hunyuan\",\"moe_intermediate_size\""
+     ":[3072,3072,3072,3072,3072,3072,3072,3072,3072,3072,3072,3072,3072,3072,3072,3072,3072,3072,3072,307"
+     "2,3072,3072,3072,3072,3072,3072,3072,3072,3072,3072,3072,3072],\"moe_layer_num_skipped\":0,\"moe_top"
+     "k\":[8,8,8,8,8,8,8,8,8,8,8,8,8,8,8,8,8,8,8,8,8,8,8,8,8,8,8,8,8,8,8,8],\"num_attention_heads\":32,\"n"
+     "um_experts\":64,\"num_hidden_layers\":32,\"num_key_value_heads\":8,\"num_shared_expert\":[1,1,1,1,1,"
+     "1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1],\"tie_word_embeddings\":true,\"torch_dtype\":"
+     "\"bfloat16\",\"use_cla\":false,\"use_mixed_mlp_moe\":true,\"use_mla\":false,\"use_qk_norm\":true,\"v"
+     "ocab_size\":128167}"},
 };
 
 const size_t vx_presets_2026_count = VX_ARRAY_LEN(vx_presets_2026);
