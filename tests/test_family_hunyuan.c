@@ -78,6 +78,24 @@ Test(family_hunyuan, a13b_is_the_hand_count)
     free(t);
 }
 
+/* Hunyuan-0.5B's geometry as transformers' hunyuan_v1_dense (16 heads of
+ * 128 beside hidden 1024, 8 K/V heads, tied) */
+static const char *const SMALL =
+    "{\"model_type\":\"hunyuan_v1_dense\",\"hidden_size\":1024,\"num_hidden_layers\":24,"
+    "\"num_attention_heads\":16,\"num_key_value_heads\":8,\"head_dim\":128,"
+    "\"intermediate_size\":3584,\"vocab_size\":120818,\"tie_word_embeddings\":true}";
+
+Test(family_hunyuan, dense_cache_and_training)
+{
+    char model[512];
+    snprintf(model, sizeof model, "{\"hf_config\":%s}", SMALL);
+    /* bf16: 24 layers, K and V of 8 heads x 128 per token */
+    const uint64_t per_token = 24ull * 2 * 8 * 128 * 2;
+    cr_assert_eq(kv_bytes_of(model, "pytorch", 1, 1024), per_token * 1024);
+    cr_assert_eq(kv_bytes_of(model, "pytorch", 4, 4096), per_token * 4 * 4096);
+    trains_model(model, "hunyuan_v1_dense");
+}
+
 Test(family_hunyuan, native_model_types)
 {
     /* transformers' hunyuan_v1_moe reads the same file (head_dim from
@@ -98,12 +116,9 @@ Test(family_hunyuan, native_model_types)
     free(t);
     /* hunyuan_v1_dense: Llama with the q/k norms, head_dim from the config
      * (Hunyuan-0.5B: 16 heads of 128 beside hidden 1024), tied */
-    const char *small = "{\"model_type\":\"hunyuan_v1_dense\",\"hidden_size\":1024,\"num_hidden_layers\":24,"
-                        "\"num_attention_heads\":16,\"num_key_value_heads\":8,\"head_dim\":128,"
-                        "\"intermediate_size\":3584,\"vocab_size\":120818,\"tie_word_embeddings\":true}";
     const uint64_t h = 1024;
     uint64_t want = 120818 * h + h + 24 * (2 * h * 16 * 128 + 2 * h * 8 * 128 + 2 * 128 + 2 * h + 3 * h * 3584);
-    cr_assert_eq(count_of(small), want);
+    cr_assert_eq(count_of(SMALL), want);
 }
 
 Test(family_hunyuan, cache_by_hand_at_two_lengths)
