@@ -206,3 +206,20 @@ Test(family_hunyuan, what_is_not_modelled_is_refused_by_name)
         free(t);
     }
 }
+
+Test(family_hunyuan, checkpoint_names)
+{
+    /* the tensor names of the released checkpoints (model.layers.N.mlp.gate.wg,
+     * mlp.shared_mlp.*, self_attn.query_layernorm / key_layernorm: the names
+     * HunYuanMoE and HunYuanAttention register) read back as the inventory's
+     * roles */
+    static const named_role nr[] = {
+        {"model.layers.3.mlp.gate.wg.weight", VX_ROLE_ROUTER, "wg"},
+        {"model.layers.3.mlp.shared_mlp.gate_proj.weight", VX_ROLE_SHARED_GATE, "gate_proj"},
+        {"model.layers.3.mlp.shared_mlp.down_proj.weight", VX_ROLE_SHARED_DOWN, "down_proj"},
+        {"model.layers.3.mlp.experts.7.up_proj.weight", VX_ROLE_EXPERT_UP, "up_proj"},
+        {"model.layers.3.self_attn.query_layernorm.weight", VX_ROLE_NORM, "query_layernorm"},
+        {"model.layers.3.self_attn.key_layernorm.weight", VX_ROLE_NORM, "key_layernorm"},
+    };
+    names_read_as(nr, sizeof nr / sizeof *nr);
+}
