@@ -255,6 +255,14 @@ const vx_option_def vx_model_options[] = {
         "key/value heads of the full-attention layers when attention_k_eq_v (Gemma 4); 0 = num_key_value_heads"),
     BOOL(VRAMEST_MODEL_ATTENTION_K_EQ_V, "attention_k_eq_v", NULL, 0, attention_k_eq_v,
          "full-attention layers take values from k_proj and have no v_proj (Gemma 4); default false"),
+    OPT(VRAMEST_MODEL_HIDDEN_SIZE_PER_LAYER_INPUT, "hidden_size_per_layer_input", NULL, 0, 65536, 0,
+        hidden_size_per_layer_input, "width of the per-layer input embeddings (Gemma 4 E2B/E4B); 0 = none"),
+    OPT(VRAMEST_MODEL_VOCAB_SIZE_PER_LAYER_INPUT, "vocab_size_per_layer_input", NULL, 0, K24, 0,
+        vocab_size_per_layer_input, "rows of the per-layer input embedding table; 0 = vocab_size"),
+    OPT(VRAMEST_MODEL_NUM_KV_SHARED_LAYERS, "num_kv_shared_layers", NULL, 0, 65536, 0, num_kv_shared_layers,
+        "the last N layers reuse an earlier layer's keys and values (Gemma 4); 0 = none"),
+    BOOL(VRAMEST_MODEL_USE_DOUBLE_WIDE_MLP, "use_double_wide_mlp", NULL, 0, use_double_wide_mlp,
+         "the KV-shared layers' MLP is twice intermediate_size (Gemma 4 E2B); default false"),
 };
 
 const size_t vx_model_option_count = VX_ARRAY_LEN(vx_model_options);
