@@ -17,13 +17,13 @@
 #include "runtime/config.h"
 
 typedef struct fixture {
+    vx_train_model tm; /* what the static terms gave the layer programs */
+    vx_shard sh;
+    vx_ctx x;
     vramest_model *m;
     vramest_precision *p;
-    struct vramest_config c;
     struct vramest_result *r;
-    vx_ctx x;
-    vx_shard sh;
-    vx_train_model tm;
+    struct vramest_config c;
 } fixture;
 
 static void setup(fixture *f, vramest_model *m, int64_t tp)
