@@ -326,6 +326,10 @@ typedef enum vramest_option {
     VRAMEST_MODEL_NUM_GLOBAL_KEY_VALUE_HEADS = 1323, /**< "num_global_key_value_heads" (key/value heads of the full-attention layers when attention_k_eq_v; 0 = num_key_value_heads) @since 1.0 */
     VRAMEST_MODEL_ATTENTION_K_EQ_V = 1324,        /**< "attention_k_eq_v" (bool: the full-attention layers have no v_proj, values come from k_proj, Gemma 4) @since 1.0 */
     VRAMEST_MODEL_CLA_SHARE_FACTOR = 1340,        /**< "cla_share_factor" (cross-layer attention: layer i has no k_proj / v_proj and attends to the keys and values of layer i - i % factor, Hunyuan's use_cla; 0 or 1 = none) @since 1.0 */
+    VRAMEST_MODEL_HIDDEN_SIZE_PER_LAYER_INPUT = 1325, /**< "hidden_size_per_layer_input" (width of the per-layer input embeddings; 0 = none, Gemma 4 E2B/E4B) @since 1.0 */
+    VRAMEST_MODEL_VOCAB_SIZE_PER_LAYER_INPUT = 1326,  /**< "vocab_size_per_layer_input" (rows of the per-layer input embedding table; 0 = vocab_size) @since 1.0 */
+    VRAMEST_MODEL_NUM_KV_SHARED_LAYERS = 1327,    /**< "num_kv_shared_layers" (the last N layers reuse the keys and values of the last earlier layer of their kind: no k/v projections, no cache of their own; Gemma 4) @since 1.0 */
+    VRAMEST_MODEL_USE_DOUBLE_WIDE_MLP = 1328,     /**< "use_double_wide_mlp" (bool: the KV-shared layers' MLP is 2 x intermediate_size wide; Gemma 4 E2B) @since 1.0 */
 
     /* ---- precision (2000-2999) ---- */
     VRAMEST_PREC_WEIGHTS = 2000,           /**< "weights" (enum dtype; auto = the checkpoint dtype) */

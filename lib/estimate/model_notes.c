@@ -77,6 +77,10 @@ static void tower_note(const vx_ctx *x, struct vramest_result *r)
     const vx_tower *t = &x->pol.m->tower;
     if (!t->kind) return;
     const vx_config_values *cv = x->cv;
+    if (t->a_layers > 0)
+        vx_result_warn(r, "multimodal: audio tower + embedder %.1f M params counted; no audio in the workload (no "
+                          "option for it): audio tokens and the audio tower's activations are not modelled",
+                       (double)t->a_params / 1e6);
     int64_t per = cv->image_tokens > 0 ? cv->image_tokens : t->tokens_per_image;
     if (cv->images > 0)
         vx_result_warn(r, "multimodal: tower + projector %.1f M params (float under GPTQ/AWQ/fp8); %lld images x %lld "

@@ -54,6 +54,7 @@ typedef struct vx_layer_kind {
     uint8_t cross;     /* cross-attention over the encoder (decoder of an encoder-decoder) */
     uint8_t k_eq_v;    /* no v_proj: the values are k_proj's output (Gemma 4's full layers) */
     uint8_t kv_reuse;  /* no k_proj / v_proj: attends to an earlier layer's keys and values (CLA) */
+    uint8_t kv_shared; /* keys and values of an earlier layer: no k/v projections, no cache (Gemma 4 E2B/E4B) */
     uint8_t pad[1];
     int64_t window;    /* tokens of a sliding window or a chunk (0: none) */
     /* geometry of this kind (the model's values unless the layers differ) */

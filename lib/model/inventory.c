@@ -128,7 +128,8 @@ static int64_t group(const vx_layers *L, const vx_tally *t, int k, same_fn same,
 static int same_attn(const vx_layer_kind *x, const vx_layer_kind *y)
 {
     return x->mixer == y->mixer && x->heads == y->heads && x->kv_heads == y->kv_heads && x->head_dim == y->head_dim &&
-           x->v_head_dim == y->v_head_dim && x->k_eq_v == y->k_eq_v && x->kv_reuse == y->kv_reuse;
+           x->v_head_dim == y->v_head_dim && x->k_eq_v == y->k_eq_v && x->kv_reuse == y->kv_reuse &&
+           x->kv_shared == y->kv_shared;
 }
 
 static int same_index(const vx_layer_kind *x, const vx_layer_kind *y)
@@ -160,8 +161,11 @@ static void attention(vx_ib *b, const vx_shape *s, const vx_layer_kind *k, int64
     } else {
         /* a gated output (Qwen3-Next) takes its gate from q_proj too */
         vx_ib_lin(b, NAME(f, n_q, "q_proj"), VX_ROLE_ATTN_Q, VX_DEC, (s->attn_gate ? 2 : 1) * H * d, h, ab, L);
-        if (!k->kv_reuse) vx_ib_lin(b, NAME(f, n_k, "k_proj"), VX_ROLE_ATTN_K, VX_DEC, K * d, h, ab, L);
-        if (!k->k_eq_v && !k->kv_reuse) vx_ib_lin(b, NAME(f, n_v, "v_proj"), VX_ROLE_ATTN_V, VX_DEC, K * d, h, ab, L);
+        /* a KV-shared (Gemma 4) or cross-layer (Hunyuan CLA) layer reads
+         * another layer's keys and values */
+        if (!k->kv_reuse && !k->kv_shared) vx_ib_lin(b, NAME(f, n_k, "k_proj"), VX_ROLE_ATTN_K, VX_DEC, K * d, h, ab, L);
+        if (!k->k_eq_v && !k->kv_reuse && !k->kv_shared)
+            vx_ib_lin(b, NAME(f, n_v, "v_proj"), VX_ROLE_ATTN_V, VX_DEC, K * d, h, ab, L);
         vx_ib_lin(b, NAME(f, n_o, "o_proj"), VX_ROLE_ATTN_O, VX_DEC, h, H * d, s->attn_out_bias, L);
     }
     /* gpt-oss: one learned sink logit per head (GptOssAttention.sinks) */
@@ -171,7 +175,7 @@ static void attention(vx_ib *b, const vx_shape *s, const vx_layer_kind *k, int64
          * whole projection (OLMo 2: heads x head_dim). */
         int full = f->qk_norm == VX_QKN_FULL, nk = f->qk_norm_ln ? VX_NORM_LAYER : VX_NORM_RMS;
         vx_ib_norm(b, NAME(f, n_q_norm, "q_norm"), VX_ROLE_NORM, VX_DEC, nk, full ? H * d : d, L);
-        vx_ib_norm(b, NAME(f, n_k_norm, "k_norm"), VX_ROLE_NORM, VX_DEC, nk, full ? K * d : d, L);
+        if (!k->kv_shared) vx_ib_norm(b, NAME(f, n_k_norm, "k_norm"), VX_ROLE_NORM, VX_DEC, nk, full ? K * d : d, L);
     }
 }
 

@@ -141,6 +141,12 @@ static void layer_kind(const vx_shape *s, const vx_layer_kind *base, int64_t i, 
     }
     /* HunYuanAttention: attention_type 'cross' when i % cla_share_factor */
     if (s->cla > 1 && i % s->cla) k->kv_reuse = 1;
+    if (s->kv_shared_from > 0 && i >= s->kv_shared_from) {
+        /* Gemma4TextAttention.is_kv_shared_layer; Gemma4TextMLP doubles its
+         * width there with use_double_wide_mlp */
+        k->kv_shared = 1;
+        if (s->double_wide) k->ffn *= 2; /* intermediate_size <= 2^24: no overflow */
+    }
     if (s->nope_every > 0 && (i + 1) % s->nope_every == 0)
         k->rope = 0;
     else if (s->nope_every > 0 && s->chunk > 0)
@@ -220,6 +226,24 @@ static int block_runs(vx_layers *L, const vx_shape *s, const vx_layer_kind *base
     return VRAMEST_OK;
 }
 
+/* A KV-shared layer reads the last layer of its kind (its span) before the
+ * shared ones: Gemma4TextAttention's prev_layers.index() raises when there
+ * is none. */
+static int shared_sources(const vx_layers *L)
+{
+    for (int k = 0; k < L->n_kinds; k++) {
+        if (!L->kind[k].kv_shared) continue;
+        int found = 0;
+        for (int j = 0; j < L->n_kinds && !found; j++)
+            found = !L->kind[j].kv_shared && L->kind[j].span == L->kind[k].span;
+        if (!found)
+            return vx_fail(VRAMEST_E_INVALID_MODEL, "num_kv_shared_layers: a shared %s layer has no earlier layer "
+                                                    "of its kind to take keys and values from",
+                           L->kind[k].span == VX_SPAN_SLIDING ? "sliding-window" : "full-attention");
+    }
+    return VRAMEST_OK;
+}
+
 int vx_layers_resolve(const vx_shape *s, const vx_arch *a, vx_layers *L)
 {
     const vx_family *f = s->fam;
@@ -244,5 +268,6 @@ int vx_layers_resolve(const vx_shape *s, const vx_arch *a, vx_layers *L)
     base.cross = (uint8_t)s->enc_dec;
     L->stack[VX_STACK_DEC].layers = s->layers;
     if (a && a->layer_blocks[0]) return block_runs(L, s, &base, a->layer_blocks);
-    return decoder_runs(L, s, &base, s->layers);
+    if ((rc = decoder_runs(L, s, &base, s->layers))) return rc;
+    return s->kv_shared_from > 0 ? shared_sources(L) : VRAMEST_OK;
 }

@@ -76,7 +76,8 @@ int vx_model_rebuild(struct vramest_model *m)
     int rc = vx_shape_resolve(m, &m->shape, &m->layers);
     if (rc == VRAMEST_OK) rc = vx_inventory_build(&m->a, &m->shape, &m->layers, &m->inv, &m->n_inv, &m->cap_inv);
     if (rc == VRAMEST_OK && m->tower.kind)
-        rc = vx_tower_build(&m->tower, &m->shape, &m->inv, &m->n_inv, &m->cap_inv, &m->tower.params);
+        rc = vx_tower_build(&m->tower, &m->shape, &m->inv, &m->n_inv, &m->cap_inv, &m->tower.params,
+                            &m->tower.a_params);
     if (rc == VRAMEST_OK) {
         count_params(&m->shape, m->inv, m->n_inv);
         if (m->shape.params_total == UINT64_MAX)

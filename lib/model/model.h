@@ -68,6 +68,8 @@ typedef struct vx_arch {
     int64_t global_head_dim, num_global_key_value_heads, attention_k_eq_v;
     /* Cross-layer attention (Hunyuan's use_cla). */
     int64_t cla_share_factor;
+    /* Gemma 4 E2B/E4B: per-layer inputs and KV-shared layers. */
+    int64_t hidden_size_per_layer_input, vocab_size_per_layer_input, num_kv_shared_layers, use_double_wide_mlp;
 } vx_arch;
 
 /* The resolved architecture: every value effective (defaults applied), and
@@ -143,6 +145,12 @@ typedef struct vx_shape {
     /* Appended (issue #16, Hunyuan): cross-layer attention, only layers
      * i % cla == 0 project keys and values (0: every layer). */
     int64_t cla;
+    /* Appended (issue #16, Gemma 4 E2B/E4B): layers from kv_shared_from on
+     * (0: none) reuse the keys and values of the last earlier layer of
+     * their kind, with an MLP of 2 x ffn when double_wide; per-layer input
+     * embeddings of ple_dim per layer from a table of ple_vocab rows. */
+    int64_t kv_shared_from, ple_dim, ple_vocab;
+    int double_wide;
 } vx_shape;
 
 /* Tensor roles (design.md §2). Append-only. */

@@ -258,6 +258,14 @@ const vx_option_def vx_model_options[] = {
     OPT(VRAMEST_MODEL_CLA_SHARE_FACTOR, "cla_share_factor", NULL, 0, 1024, 0, cla_share_factor,
         "cross-layer attention: only every factor-th layer projects keys and values, the layers after it "
         "reuse them (Hunyuan's use_cla); 0 or 1 = none"),
+    OPT(VRAMEST_MODEL_HIDDEN_SIZE_PER_LAYER_INPUT, "hidden_size_per_layer_input", NULL, 0, 65536, 0,
+        hidden_size_per_layer_input, "width of the per-layer input embeddings (Gemma 4 E2B/E4B); 0 = none"),
+    OPT(VRAMEST_MODEL_VOCAB_SIZE_PER_LAYER_INPUT, "vocab_size_per_layer_input", NULL, 0, K24, 0,
+        vocab_size_per_layer_input, "rows of the per-layer input embedding table; 0 = vocab_size"),
+    OPT(VRAMEST_MODEL_NUM_KV_SHARED_LAYERS, "num_kv_shared_layers", NULL, 0, 65536, 0, num_kv_shared_layers,
+        "the last N layers reuse an earlier layer's keys and values (Gemma 4); 0 = none"),
+    BOOL(VRAMEST_MODEL_USE_DOUBLE_WIDE_MLP, "use_double_wide_mlp", NULL, 0, use_double_wide_mlp,
+         "the KV-shared layers' MLP is twice intermediate_size (Gemma 4 E2B); default false"),
 };
 
 const size_t vx_model_option_count = VX_ARRAY_LEN(vx_model_options);

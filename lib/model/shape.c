@@ -283,6 +283,17 @@ static int resolve_periodic(const struct vramest_model *m, vx_shape *s)
     s->global_kv_heads = a->num_global_key_value_heads;
     s->k_eq_v = (int)a->attention_k_eq_v;
     s->cla = a->cla_share_factor > 1 ? a->cla_share_factor : 0;
+    /* Gemma4TextModel / Gemma4TextAttention: the last num_kv_shared_layers
+     * layers reuse keys and values (i >= first > 0 there, so all layers
+     * sharing is no sharing; refused as a broken config here) */
+    s->ple_dim = a->hidden_size_per_layer_input;
+    s->ple_vocab = a->vocab_size_per_layer_input > 0 ? a->vocab_size_per_layer_input : s->vocab;
+    s->double_wide = (int)a->use_double_wide_mlp;
+    if (a->num_kv_shared_layers >= s->layers && a->num_kv_shared_layers > 0)
+        return vx_fail(VRAMEST_E_INVALID_MODEL,
+                       "num_kv_shared_layers (%lld) leaves no layer of num_hidden_layers (%lld) to share from",
+                       (long long)a->num_kv_shared_layers, (long long)s->layers);
+    s->kv_shared_from = a->num_kv_shared_layers > 0 ? s->layers - a->num_kv_shared_layers : 0;
     if (s->global_kv_heads > 0 && (s->global_kv_heads > s->heads || s->heads % s->global_kv_heads))
         return vx_fail(VRAMEST_E_INVALID_MODEL,
                        "num_global_key_value_heads (%lld) does not divide num_attention_heads (%lld)",

@@ -64,12 +64,33 @@ typedef struct vx_tower {
     int64_t patches_per_image; /* tower sequence of one default image */
     uint64_t params;     /* derived by the model's rebuild: the tower's and projector's parameters */
     int64_t head_dim;    /* Gemma 4: the tower's head size (0: hidden / heads) */
+    /* Appended: an audio tower beside the vision tower (Gemma 4 E2B/E4B:
+     * Gemma4AudioModel, a conformer, and its embed_audio), 0 layers when
+     * none; model/audio_tower.c. */
+    int64_t a_hidden, a_layers, a_heads, a_kernel, a_ch0, a_ch1, a_out;
+    uint64_t a_params;   /* derived by the model's rebuild: the audio tower's and embedder's parameters */
 } vx_tower;
 
 /* Whether this config.json is a multimodal wrapper: a vision_config or
  * audio_config key that is not null (of any other value: a broken one is an
  * error, not a text model). */
 bool vx_tower_present(const vx_jdoc *doc, const vx_jv *root) VX_HIDDEN;
+/* One object of a multimodal config.json (vision_config, audio_config) and
+ * the reader of its keys: an integer in [lo, hi], `def` when absent or
+ * null (VRAMEST_E_TYPE / _RANGE naming sect.key), and a boolean. */
+typedef struct vx_treader {
+    const vx_jdoc *doc;
+    const vx_jv *obj;
+    const char *sect;
+} vx_treader;
+int vx_treader_int(const vx_treader *r, const char *key, int64_t def, int64_t lo, int64_t hi, int64_t *out) VX_HIDDEN;
+/* Gemma4AudioConfig (audio_tower.c): the audio tower of a gemma4 wrapper
+ * into t (a_*); VRAMEST_E_INVALID_MODEL / _TYPE / _RANGE naming the key of
+ * a broken audio_config, VRAMEST_E_UNSUPPORTED for another model_type. */
+int vx_audio_read(const vx_jdoc *doc, const vx_jv *ac, vx_tower *t) VX_HIDDEN;
+/* Append the audio tower's and embedder's tensors (part GLOBAL) to an
+ * inventory being built; `text_hidden` is the language model's width. */
+void vx_audio_tensors(const vx_tower *t, int64_t text_hidden, struct vx_ib *b) VX_HIDDEN;
 /* Read the tower of a multimodal config.json. `wrapper` is its model_type.
  * *text receives the object holding the language model's keys (text_config,
  * or the root for Qwen2-VL's flat layout) and *text_type the family name to
@@ -89,10 +110,11 @@ const vx_text_default *vx_tower_text_defaults(const char *text_type) VX_HIDDEN;
 /* Append the tower's and projector's tensors (part GLOBAL, copies per tower
  * layer) to an inventory being built; `s` gives the language model's width. */
 void vx_tower_tensors(const vx_tower *t, const struct vx_shape *s, struct vx_ib *b) VX_HIDDEN;
-/* The same appended to a growable inventory (the model's); *params
- * receives the parameters appended. */
+/* The same, then the audio tower's, appended to a growable inventory (the
+ * model's); *params receives the vision tower's and projector's
+ * parameters, *audio_params the audio tower's and its embedder's. */
 struct vx_tensor;
 int vx_tower_build(const vx_tower *t, const struct vx_shape *s, struct vx_tensor **inv, size_t *n, size_t *cap,
-                   uint64_t *params) VX_HIDDEN;
+                   uint64_t *params, uint64_t *audio_params) VX_HIDDEN;
 
 #endif

@@ -267,12 +267,22 @@ void vx_tower_tensors(const vx_tower *t, const vx_shape *s, vx_ib *b)
     projector(b, t, s->hidden);
 }
 
-int vx_tower_build(const vx_tower *t, const vx_shape *s, vx_tensor **inv, size_t *n, size_t *cap, uint64_t *params)
+static uint64_t elems_of(const vx_tensor *inv, size_t from, size_t to)
+{
+    uint64_t e = 0;
+    for (size_t i = from; i < to; i++) e = vx_sat_add(e, vx_tensor_elems(&inv[i]));
+    return e;
+}
+
+int vx_tower_build(const vx_tower *t, const vx_shape *s, vx_tensor **inv, size_t *n, size_t *cap, uint64_t *params,
+                   uint64_t *audio_params)
 {
     size_t first = *n;
     vx_ib b = {.inv = inv, .n = n, .cap = cap};
     vx_tower_tensors(t, s, &b);
-    *params = 0;
-    for (size_t i = first; !b.rc && i < *n; i++) *params = vx_sat_add(*params, vx_tensor_elems(&(*inv)[i]));
+    size_t mid = *n;
+    vx_audio_tensors(t, s->hidden, &b);
+    *params = b.rc ? 0 : elems_of(*inv, first, mid);
+    *audio_params = b.rc ? 0 : elems_of(*inv, mid, *n);
     return b.rc;
 }

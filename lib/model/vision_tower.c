@@ -108,14 +108,9 @@ bool vx_tower_present(const vx_jdoc *doc, const vx_jv *root)
 #define BIG 1048576       /* widths, tables and image sides beyond any real tower */
 #define MAX_LAYERS 4096
 
-typedef struct vreader {
-    const vx_jdoc *doc;
-    const vx_jv *obj;
-    const char *sect; /* "vision_config" */
-} vreader;
+typedef vx_treader vreader; /* sect: "vision_config" */
 
-/* An integer key in [lo, hi], `def` when absent or null. */
-static int vint(const vreader *r, const char *key, int64_t def, int64_t lo, int64_t hi, int64_t *out)
+int vx_treader_int(const vx_treader *r, const char *key, int64_t def, int64_t lo, int64_t hi, int64_t *out)
 {
     const vx_jv *v = vx_jget(r->doc, r->obj, key);
     *out = def;
@@ -138,7 +133,7 @@ static int vpair(const vreader *r, const char *key, int64_t def, int64_t *h, int
     *h = *w = def;
     if (!v || v->type == VX_J_NULL) return VRAMEST_OK;
     if (v->type != VX_J_ARR) {
-        int rc = vint(r, key, def, 1, BIG, h);
+        int rc = vx_treader_int(r, key, def, 1, BIG, h);
         *w = *h;
         return rc;
     }
@@ -155,7 +150,7 @@ static int vpair(const vreader *r, const char *key, int64_t def, int64_t *h, int
 static int vint2(const vreader *r, const char *k1, const char *k2, int64_t def, int64_t lo, int64_t hi, int64_t *out)
 {
     const vx_jv *v = vx_jget(r->doc, r->obj, k1);
-    return vint(r, v && v->type != VX_J_NULL ? k1 : k2, def, lo, hi, out);
+    return vx_treader_int(r, v && v->type != VX_J_NULL ? k1 : k2, def, lo, hi, out);
 }
 
 static int vbool(const vreader *r, const char *key, int def, uint8_t *out)
@@ -203,13 +198,13 @@ static int common_sizes(const vreader *r, vx_tower *t, int64_t d_def, int64_t l_
                         int64_t p_def, int64_t img_def)
 {
     int rc;
-    if ((rc = vint(r, "hidden_size", d_def, 1, BIG, &t->hidden)) ||
-        (rc = vint(r, "num_hidden_layers", l_def, 1, MAX_LAYERS, &t->layers)) ||
-        (rc = vint(r, "num_attention_heads", h_def, 1, BIG, &t->heads)) ||
-        (rc = vint(r, "intermediate_size", f_def, 1, BIG, &t->ffn)) ||
-        (rc = vint(r, "patch_size", p_def, 1, 4096, &t->patch)) ||
-        (rc = vint(r, "num_channels", 3, 1, 64, &t->channels)) ||
-        (rc = vint(r, "image_size", img_def, 1, BIG, &t->image_size)))
+    if ((rc = vx_treader_int(r, "hidden_size", d_def, 1, BIG, &t->hidden)) ||
+        (rc = vx_treader_int(r, "num_hidden_layers", l_def, 1, MAX_LAYERS, &t->layers)) ||
+        (rc = vx_treader_int(r, "num_attention_heads", h_def, 1, BIG, &t->heads)) ||
+        (rc = vx_treader_int(r, "intermediate_size", f_def, 1, BIG, &t->ffn)) ||
+        (rc = vx_treader_int(r, "patch_size", p_def, 1, 4096, &t->patch)) ||
+        (rc = vx_treader_int(r, "num_channels", 3, 1, 64, &t->channels)) ||
+        (rc = vx_treader_int(r, "image_size", img_def, 1, BIG, &t->image_size)))
         return rc;
     if (t->image_size < t->patch)
         return vx_fail(VRAMEST_E_INVALID_MODEL, "config.json: %s: image_size %lld is smaller than patch_size %lld",
@@ -225,21 +220,21 @@ static int qwen_sizes(const vreader *r, vx_tower *t)
     t->tpatch = 2, t->channels = 3, t->merge = 2;
     if (t->kind == VX_TW_QWEN2VL) {
         /* Qwen2VLVisionConfig: embed_dim is the width, hidden_size the output. */
-        if ((rc = vint(r, "embed_dim", 1280, 1, BIG, &t->hidden)) || (rc = vint(r, "depth", 32, 1, MAX_LAYERS, &t->layers)) ||
-            (rc = vint(r, "num_heads", 16, 1, BIG, &t->heads)) || (rc = vint(r, "mlp_ratio", 4, 1, 64, &ratio)) ||
-            (rc = vint(r, "hidden_size", 3584, 1, BIG, &t->out_hidden)) || (rc = vint(r, "patch_size", 14, 1, 4096, &t->patch)))
+        if ((rc = vx_treader_int(r, "embed_dim", 1280, 1, BIG, &t->hidden)) || (rc = vx_treader_int(r, "depth", 32, 1, MAX_LAYERS, &t->layers)) ||
+            (rc = vx_treader_int(r, "num_heads", 16, 1, BIG, &t->heads)) || (rc = vx_treader_int(r, "mlp_ratio", 4, 1, 64, &ratio)) ||
+            (rc = vx_treader_int(r, "hidden_size", 3584, 1, BIG, &t->out_hidden)) || (rc = vx_treader_int(r, "patch_size", 14, 1, 4096, &t->patch)))
             return rc;
         t->ffn = t->hidden * ratio;
     } else {
         int q3 = t->kind == VX_TW_QWEN3VL;
-        if ((rc = vint(r, "hidden_size", q3 ? 1152 : 3584, 1, BIG, &t->hidden)) ||
-            (rc = vint(r, "depth", q3 ? 27 : 32, 1, MAX_LAYERS, &t->layers)) ||
-            (rc = vint(r, "num_heads", 16, 1, BIG, &t->heads)) ||
-            (rc = vint(r, "intermediate_size", q3 ? 4304 : 3420, 1, BIG, &t->ffn)) ||
-            (rc = vint(r, "out_hidden_size", 3584, 1, BIG, &t->out_hidden)) ||
-            (rc = vint(r, "patch_size", q3 ? 16 : 14, 1, 4096, &t->patch)))
+        if ((rc = vx_treader_int(r, "hidden_size", q3 ? 1152 : 3584, 1, BIG, &t->hidden)) ||
+            (rc = vx_treader_int(r, "depth", q3 ? 27 : 32, 1, MAX_LAYERS, &t->layers)) ||
+            (rc = vx_treader_int(r, "num_heads", 16, 1, BIG, &t->heads)) ||
+            (rc = vx_treader_int(r, "intermediate_size", q3 ? 4304 : 3420, 1, BIG, &t->ffn)) ||
+            (rc = vx_treader_int(r, "out_hidden_size", 3584, 1, BIG, &t->out_hidden)) ||
+            (rc = vx_treader_int(r, "patch_size", q3 ? 16 : 14, 1, 4096, &t->patch)))
             return rc;
-        if (q3 && ((rc = vint(r, "num_position_embeddings", 2304, 1, BIG, &t->positions)) ||
+        if (q3 && ((rc = vx_treader_int(r, "num_position_embeddings", 2304, 1, BIG, &t->positions)) ||
                    (rc = vlist_len(r, "deepstack_visual_indexes", 3, 0, &t->deepstack))))
             return rc;
         if (t->deepstack > t->layers)
@@ -247,8 +242,8 @@ static int qwen_sizes(const vreader *r, vx_tower *t)
                            r->sect, (long long)t->deepstack, (long long)t->layers);
     }
     if ((rc = vint2(r, "in_channels", "in_chans", 3, 1, 64, &t->channels)) ||
-        (rc = vint(r, "temporal_patch_size", 2, 1, 64, &t->tpatch)) ||
-        (rc = vint(r, "spatial_merge_size", 2, 1, 64, &t->merge)))
+        (rc = vx_treader_int(r, "temporal_patch_size", 2, 1, 64, &t->tpatch)) ||
+        (rc = vx_treader_int(r, "spatial_merge_size", 2, 1, 64, &t->merge)))
         return rc;
     /* Images are resized to multiples of patch x merge: the default image
      * is 1024 x 1024 pixels so rounded (the processor's min/max pixels
@@ -315,11 +310,11 @@ static int internvit_sizes(const vreader *r, vx_tower *t)
     int64_t ih, iw, ph, pw;
     const vx_jv *nt;
     int rc;
-    if ((rc = vint(r, "hidden_size", 1024, 1, BIG, &t->hidden)) ||
-        (rc = vint(r, "num_hidden_layers", 24, 1, MAX_LAYERS, &t->layers)) ||
-        (rc = vint(r, "num_attention_heads", 16, 1, BIG, &t->heads)) ||
-        (rc = vint(r, "intermediate_size", 4096, 1, BIG, &t->ffn)) ||
-        (rc = vint(r, "num_channels", 3, 1, 64, &t->channels)) || (rc = vpair(r, "image_size", 448, &ih, &iw)) ||
+    if ((rc = vx_treader_int(r, "hidden_size", 1024, 1, BIG, &t->hidden)) ||
+        (rc = vx_treader_int(r, "num_hidden_layers", 24, 1, MAX_LAYERS, &t->layers)) ||
+        (rc = vx_treader_int(r, "num_attention_heads", 16, 1, BIG, &t->heads)) ||
+        (rc = vx_treader_int(r, "intermediate_size", 4096, 1, BIG, &t->ffn)) ||
+        (rc = vx_treader_int(r, "num_channels", 3, 1, 64, &t->channels)) || (rc = vpair(r, "image_size", 448, &ih, &iw)) ||
         (rc = vpair(r, "patch_size", 14, &ph, &pw)) || (rc = vbool(r, "attention_bias", 0, &t->attn_bias)) ||
         (rc = vbool(r, "use_qk_norm", 0, &t->qk_norm)))
         return rc;
@@ -341,15 +336,15 @@ static int gemma4_sizes(const vreader *r, vx_tower *t, const vx_jdoc *doc, const
 {
     int rc;
     vreader top = {doc, root, "config"};
-    if ((rc = vint(r, "hidden_size", 768, 1, BIG, &t->hidden)) ||
-        (rc = vint(r, "num_hidden_layers", 16, 1, MAX_LAYERS, &t->layers)) ||
-        (rc = vint(r, "num_attention_heads", 12, 1, BIG, &t->heads)) ||
-        (rc = vint(r, "head_dim", 64, 1, BIG, &t->head_dim)) ||
-        (rc = vint(r, "intermediate_size", 3072, 1, BIG, &t->ffn)) ||
-        (rc = vint(r, "patch_size", 16, 1, 4096, &t->patch)) ||
-        (rc = vint(r, "position_embedding_size", 10240, 1, BIG, &t->positions)) ||
-        (rc = vint(r, "pooling_kernel_size", 3, 1, 64, &t->merge)) ||
-        (rc = vint(&top, "vision_soft_tokens_per_image", 280, 1, BIG, &t->tokens_per_image)))
+    if ((rc = vx_treader_int(r, "hidden_size", 768, 1, BIG, &t->hidden)) ||
+        (rc = vx_treader_int(r, "num_hidden_layers", 16, 1, MAX_LAYERS, &t->layers)) ||
+        (rc = vx_treader_int(r, "num_attention_heads", 12, 1, BIG, &t->heads)) ||
+        (rc = vx_treader_int(r, "head_dim", 64, 1, BIG, &t->head_dim)) ||
+        (rc = vx_treader_int(r, "intermediate_size", 3072, 1, BIG, &t->ffn)) ||
+        (rc = vx_treader_int(r, "patch_size", 16, 1, 4096, &t->patch)) ||
+        (rc = vx_treader_int(r, "position_embedding_size", 10240, 1, BIG, &t->positions)) ||
+        (rc = vx_treader_int(r, "pooling_kernel_size", 3, 1, 64, &t->merge)) ||
+        (rc = vx_treader_int(&top, "vision_soft_tokens_per_image", 280, 1, BIG, &t->tokens_per_image)))
         return rc;
     const vx_jv *kv = vx_jget(r->doc, r->obj, "num_key_value_heads");
     if (kv && kv->type == VX_J_INT && kv->u.i != t->heads)
@@ -381,9 +376,9 @@ static int tower_sizes(const vreader *r, vx_tower *t, const vx_jdoc *doc, const 
     case VX_TW_LLAMA4:
         if ((rc = common_sizes(r, t, 768, 34, 16, 3072, 14, 448)) ||
             (rc = vnum(r, "pixel_shuffle_ratio", 0.5, 1e-3, 1.0, &t->shuffle)) ||
-            (rc = vint(r, "projector_input_dim", 4096, 1, BIG, &t->proj_in)) ||
-            (rc = vint(r, "projector_output_dim", 4096, 1, BIG, &t->proj_out)) ||
-            (rc = vint(r, "vision_output_dim", 7680, 1, BIG, &t->out_hidden)) ||
+            (rc = vx_treader_int(r, "projector_input_dim", 4096, 1, BIG, &t->proj_in)) ||
+            (rc = vx_treader_int(r, "projector_output_dim", 4096, 1, BIG, &t->proj_out)) ||
+            (rc = vx_treader_int(r, "vision_output_dim", 7680, 1, BIG, &t->out_hidden)) ||
             (rc = vbool(r, "multi_modal_projector_bias", 0, &t->proj_bias)))
             return rc;
         break;
@@ -412,16 +407,16 @@ static int projector_keys(const vx_jdoc *doc, const vx_jv *root, vx_tower *t)
         /* default true in LlavaConfig, false in Mistral3Config */
         rc = vbool(&top, "multimodal_projector_bias", t->proj != VX_PJ_MISTRAL3, &t->proj_bias);
     }
-    if (!rc && t->proj == VX_PJ_MISTRAL3) rc = vint(&top, "spatial_merge_size", 2, 1, 64, &t->merge);
+    if (!rc && t->proj == VX_PJ_MISTRAL3) rc = vx_treader_int(&top, "spatial_merge_size", 2, 1, 64, &t->merge);
     /* Idefics3Config / SmolVLMConfig: the connector's pixel shuffle */
-    if (!rc && t->proj == VX_PJ_IDEFICS3) rc = vint(&top, "scale_factor", 2, 1, 64, &t->merge);
+    if (!rc && t->proj == VX_PJ_IDEFICS3) rc = vx_treader_int(&top, "scale_factor", 2, 1, 64, &t->merge);
     /* InternVLConfig: the projector's pixel shuffle (0.5: 2 x 2 patches per token) */
     if (!rc && t->proj == VX_PJ_INTERNVL) {
         rc = vnum(&top, "downsample_ratio", 0.5, 1e-3, 1.0, &t->shuffle);
         if (!rc) t->merge = (int64_t)(1.0 / t->shuffle + 0.5);
     }
     /* PaliGemmaConfig sets vision_config.projection_dim from its own key */
-    if (!rc && t->proj == VX_PJ_PALIGEMMA) rc = vint(&top, "projection_dim", 2048, 1, BIG, &t->proj_out);
+    if (!rc && t->proj == VX_PJ_PALIGEMMA) rc = vx_treader_int(&top, "projection_dim", 2048, 1, BIG, &t->proj_out);
     return rc;
 }
 
@@ -450,8 +445,10 @@ int vx_tower_read(const vx_jdoc *doc, const vx_jv *root, const char *wrapper_nam
     *text = root;
     *text_type = NULL;
     const vx_jv *vc = vx_jget(doc, root, "vision_config"), *ac = vx_jget(doc, root, "audio_config");
-    if (ac && ac->type != VX_J_NULL) return unsupported_wrapper(wrapper_name, "an audio tower (audio_config)");
     const wrapper *w = wrapper_of(wrapper_name);
+    /* Gemma 4's conformer is the one audio tower modelled */
+    if (ac && ac->type != VX_J_NULL && (!w || w->tower != VX_TW_GEMMA4))
+        return unsupported_wrapper(wrapper_name, "an audio tower (audio_config)");
     if (!w) return unsupported_wrapper(wrapper_name, "a vision_config");
     if (!vc || vc->type != VX_J_OBJ)
         return vx_fail(VRAMEST_E_INVALID_MODEL, "config.json: key 'vision_config': expected an object with the vision "
@@ -484,5 +481,6 @@ int vx_tower_read(const vx_jdoc *doc, const vx_jv *root, const char *wrapper_nam
     vreader r = {doc, vc, "vision_config"};
     int rc = projector_keys(doc, root, t);
     if (!rc) rc = tower_sizes(&r, t, doc, root);
+    if (!rc && ac && ac->type != VX_J_NULL) rc = vx_audio_read(doc, ac, t);
     return rc;
 }

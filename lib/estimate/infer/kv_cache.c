@@ -34,6 +34,7 @@
  *   blocks; transformers' QuantizedCache (int8/int4) adds one scale and one
  *   zero point per group of 64 in the compute dtype and keeps a residual of
  *   up to 128 recent tokens unquantized.
+ * - KV-shared layers (Gemma 4 E2B/E4B) keep no cache of their own.
  * - Recurrent layers (Mamba, gated DeltaNet) keep no per-token cache: their
  *   per-sequence state is sized in state_cache.c. */
 #include <stddef.h>
@@ -168,6 +169,11 @@ int vx_kv_layout_resolve(const vx_ctx *x, const vx_shard *sh, vx_kv_layout *out)
         const vx_layer_kind *kk = &L->kind[k];
         if (kk->mixer == VX_MIX_SSM || kk->mixer == VX_MIX_LINEAR || kk->ssm_par) out->state_layers += t.count[k];
         if (kk->mixer != VX_MIX_ATTN && kk->mixer != VX_MIX_MLA) continue;
+        /* KV-shared layers (Gemma 4 E2B/E4B) read another layer's entries:
+         * transformers' DynamicCache(config) has no layer for them
+         * (layer_types[:-num_kv_shared_layers]), vLLM's Attention with a
+         * kv_sharing_target_layer_name allocates none */
+        if (kk->kv_shared) continue;
         vx_kv_group g = {.layers = t.count[k]};
         uint64_t ds_mla = 0;
         /* a kind's KV heads on this rank: the model's split, scaled */

@@ -56,8 +56,24 @@ typedef struct vx_part {
     uint64_t adapter_per_layer; /* adapter parameters of one layer (count) */
 } vx_part;
 
+/* Linears whose shape follows a layer kind's geometry (model/family.h):
+ * attention projections (heads, key/value heads, head size) and the dense
+ * MLP (its width). */
+enum { VX_KL_Q, VX_KL_K, VX_KL_V, VX_KL_O, VX_KL_GATE, VX_KL_UP, VX_KL_GATE_UP, VX_KL_DOWN, VX_KL_N };
+typedef struct vx_kind_lin {
+    int64_t in, out; /* rank-local (0: the kind does not run it: the part's row as it is) */
+    uint8_t absent;  /* the kind has no such module (KV-shared layers' k/v, K=V layers' v): nothing trains */
+    uint8_t pad[7];
+} vx_kind_lin;
+
 typedef struct vx_train_model {
     vx_part dec, enc;
+    /* The decoder's linears per layer kind (the first n_kinds of the
+     * model's layers), set when kinds differ in them (kind_lins: Gemma 4's
+     * full and KV-shared layers, Nemotron-NAS blocks): dec.lin keeps one
+     * row per role, and a kind's programs read vx_part_of_kind(). */
+    vx_kind_lin kind_lin[VX_MAX_KINDS][VX_KL_N];
+    int kind_lins;
     /* global groups (rank-local) */
     vx_lin embed, pos, type, embed_norm, proj_in, proj_out, final_norm, enc_final_norm, lm_head, mlm_dense,
         mlm_norm, pooler, classifier, rel_bias;
@@ -82,6 +98,9 @@ typedef struct vx_train_model {
 
 /* static_terms.c */
 int vx_train_static(vx_ctx *x, const vx_shard *sh, vx_train_model *tm) VX_HIDDEN;
+/* The decoder part `p` (tm->dec or a copy of it) as layer kind `kind`
+ * runs it: its kind_lin row applied (a copy of p when kind_lins is 0). */
+void vx_part_of_kind(const vx_train_model *tm, const vx_part *p, int kind, vx_part *out) VX_HIDDEN;
 
 /* optimizer.c: state bytes of one parameter tensor of `elems` elements held
  * in `param_dtype` (on the GPU unless paged), and the step temporaries. */

@@ -71,6 +71,83 @@ static vx_lin *global_slot(vx_train_model *tm, const vx_tensor *t)
     }
 }
 
+static const uint16_t kl_role[VX_KL_N] = {VX_ROLE_ATTN_Q,   VX_ROLE_ATTN_K,  VX_ROLE_ATTN_V,      VX_ROLE_ATTN_O,
+                                          VX_ROLE_MLP_GATE, VX_ROLE_MLP_UP,  VX_ROLE_MLP_GATE_UP, VX_ROLE_MLP_DOWN};
+
+static void kl_set(vx_kind_lin *r, int role, int64_t in, int64_t out, int64_t tp)
+{
+    /* this rank's share, as the per-role table splits it */
+    if (column_parallel(role)) out = out / tp > 0 ? out / tp : 1;
+    else if (row_parallel(role)) in = in / tp > 0 ? in / tp : 1;
+    r->in = in, r->out = out;
+}
+
+static int kl_same(const vx_kind_lin *a, const vx_kind_lin *b, int from, int to)
+{
+    for (int i = from; i < to; i++)
+        if (a[i].in != b[i].in || a[i].out != b[i].out || a[i].absent != b[i].absent) return 0;
+    return 1;
+}
+
+/* The decoder's linears per layer kind, from each kind's geometry as the
+ * inventory builds it (model/inventory.c: separate q, k, v, o of heads x
+ * head_dim and kv_heads x head_dim; a dense MLP of the kind's ffn), kept
+ * only when the attention kinds, or the dense-MLP kinds, differ. Fused
+ * q|k|v and MLA layouts keep the one row per role. */
+static void kind_lins(const vx_ctx *x, int64_t tp, vx_train_model *tm)
+{
+    const vx_shape *s = x->pol.s;
+    const vx_layers *L = &x->pol.m->layers;
+    if (L->n_kinds < 2 || s->fam->qkv == VX_QKV_FUSED || s->fam->mla || s->encoder_only) return;
+    int differ = 0, attn0 = -1, mlp0 = -1;
+    int64_t h = s->hidden;
+    for (int k = 0; k < L->n_kinds; k++) {
+        const vx_layer_kind *kk = &L->kind[k];
+        vx_kind_lin *r = tm->kind_lin[k];
+        if (kk->mixer == VX_MIX_ATTN) {
+            int64_t qd = kk->heads * kk->head_dim, kvd = kk->kv_heads * kk->head_dim;
+            kl_set(&r[VX_KL_Q], VX_ROLE_ATTN_Q, h, (s->attn_gate ? 2 : 1) * qd, tp);
+            kl_set(&r[VX_KL_K], VX_ROLE_ATTN_K, h, kvd, tp);
+            kl_set(&r[VX_KL_V], VX_ROLE_ATTN_V, h, kvd, tp);
+            kl_set(&r[VX_KL_O], VX_ROLE_ATTN_O, qd, h, tp);
+            /* Gemma 4's KV-shared and Hunyuan's cross-layer (CLA) layers
+             * read keys and values another layer projected */
+            r[VX_KL_K].absent = kk->kv_shared || kk->kv_reuse;
+            r[VX_KL_V].absent = kk->kv_shared || kk->kv_reuse || kk->k_eq_v;
+            if (attn0 < 0) attn0 = k;
+            else differ |= !kl_same(r, tm->kind_lin[attn0], VX_KL_Q, VX_KL_GATE);
+        }
+        if (kk->mlp == VX_MLPK_DENSE) {
+            kl_set(&r[VX_KL_GATE], VX_ROLE_MLP_GATE, h, kk->ffn, tp);
+            kl_set(&r[VX_KL_UP], VX_ROLE_MLP_UP, h, kk->ffn, tp);
+            kl_set(&r[VX_KL_GATE_UP], VX_ROLE_MLP_GATE_UP, h, 2 * kk->ffn, tp);
+            kl_set(&r[VX_KL_DOWN], VX_ROLE_MLP_DOWN, kk->ffn, h, tp);
+            if (mlp0 < 0) mlp0 = k;
+            else differ |= !kl_same(r, tm->kind_lin[mlp0], VX_KL_GATE, VX_KL_N);
+        }
+    }
+    if (!differ) memset(tm->kind_lin, 0, sizeof tm->kind_lin);
+    tm->kind_lins = differ;
+}
+
+void vx_part_of_kind(const vx_train_model *tm, const vx_part *p, int kind, vx_part *out)
+{
+    *out = *p;
+    if (!tm->kind_lins || kind < 0 || kind >= VX_MAX_KINDS) return;
+    for (int i = 0; i < VX_KL_N; i++) {
+        const vx_kind_lin *r = &tm->kind_lin[kind][i];
+        vx_lin *l = &out->lin[kl_role[i]];
+        if (!l->present || (!r->in && !r->out)) continue;
+        l->in = r->in, l->out = r->out;
+        /* the table summed every shape's gradient into the row: this
+         * kind's own (weight and bias), or none for a module it lacks */
+        uint64_t g = vx_sat_mul(vx_sat_mul((uint64_t)r->in, (uint64_t)r->out) + (l->bias ? (uint64_t)r->out : 0),
+                                p->gb);
+        if (r->absent) l->trainable = 0, l->lora_r = 0, l->wgrad = 0;
+        else if (l->wgrad) l->wgrad = g;
+    }
+}
+
 int vx_train_static(vx_ctx *x, const vx_shard *sh, vx_train_model *tm)
 {
     const vx_config_values *cv = x->cv;
@@ -307,6 +384,7 @@ int vx_train_static(vx_ctx *x, const vx_shard *sh, vx_train_model *tm)
     }
 
     tm->dec.gb = tm->enc.gb = (uint8_t)gb;
+    kind_lins(x, tp, tm);
     tm->weights_exact = wexact;
     tm->weights = walloc;
     tm->grads = grads / (uint64_t)dg;

@@ -108,6 +108,7 @@ void vx_train_cfg(const vx_ctx *x, const vx_shard *sh, const vx_train_model *tm,
 /* Where the stacks of a step go. */
 typedef struct stacks {
     int64_t every;             /* checkpoint every k-th layer of a checkpointed range */
+    const vx_train_model *tm;  /* the decoder's linears per kind (kind_lin) */
     const vx_prog_source *src;
     const vx_shape *s;
     const vx_layers *L;
@@ -207,14 +208,20 @@ static int add_layers(stacks *st, const vx_act_cfg *c, const vx_part *p, int sta
     vx_layers_tally(L, stack, first, n, &t);
     vx_act_cfg cfg[VX_MAX_KINDS];
     int64_t cnt[VX_MAX_KINDS], lo[VX_MAX_KINDS], hi[VX_MAX_KINDS], sum = 0;
+    int kind[VX_MAX_KINDS];
     int np = 0, pfirst = 0, plast = 0;
+    /* the decoder's kinds differ in their linears: a program per row too */
+    const vx_train_model *tm = st->tm;
+    int per_kind = stack == VX_STACK_DEC && tm && tm->kind_lins;
     for (int k = 0; k < L->n_kinds; k++) {
         if (!t.count[k]) continue;
         vx_act_cfg ck;
         kind_cfg(c, st->s, &L->kind[k], &ck);
         int j = 0;
-        while (j < np && memcmp(&cfg[j], &ck, sizeof ck)) j++;
-        if (j == np) cfg[np] = ck, cnt[np] = 0, lo[np] = t.first[k], hi[np] = t.last[k], np++;
+        while (j < np && (memcmp(&cfg[j], &ck, sizeof ck) ||
+                          (per_kind && memcmp(tm->kind_lin[kind[j]], tm->kind_lin[k], sizeof tm->kind_lin[k]))))
+            j++;
+        if (j == np) cfg[np] = ck, kind[np] = k, cnt[np] = 0, lo[np] = t.first[k], hi[np] = t.last[k], np++;
         cnt[j] += t.count[k], sum += t.count[k];
         if (t.first[k] < lo[j]) lo[j] = t.first[k];
         if (t.last[k] > hi[j]) hi[j] = t.last[k];
@@ -224,10 +231,12 @@ static int add_layers(stacks *st, const vx_act_cfg *c, const vx_part *p, int sta
     if (!np) return VRAMEST_OK;
     cnt[plast] += n - sum; /* a range longer than the stack: its last kind repeats */
     int rc;
+    vx_part kp;
     if (!rg_first) {
         vx_act_cfg c0 = cfg[pfirst];
         c0.rg_stream = 0;
-        if ((rc = add_stack(st, &c0, p, stable, cross, 1, first, name, frozen))) return rc;
+        if (per_kind) vx_part_of_kind(tm, p, kind[pfirst], &kp);
+        if ((rc = add_stack(st, &c0, per_kind ? &kp : p, stable, cross, 1, first, name, frozen))) return rc;
         cnt[pfirst]--;
         if (lo[pfirst] == first) lo[pfirst]++;
     }
@@ -236,7 +245,8 @@ static int add_layers(stacks *st, const vx_act_cfg *c, const vx_part *p, int sta
         int j = -1;
         for (int i = 0; i < np; i++)
             if (cnt[i] >= 0 && (j < 0 || hi[i] < hi[j])) j = i;
-        if ((rc = add_stack(st, &cfg[j], p, stable, cross, cnt[j], lo[j], name, frozen))) return rc;
+        if (per_kind) vx_part_of_kind(tm, p, kind[j], &kp);
+        if ((rc = add_stack(st, &cfg[j], per_kind ? &kp : p, stable, cross, cnt[j], lo[j], name, frozen))) return rc;
         cnt[j] = -1;
     }
     return VRAMEST_OK;
@@ -296,8 +306,8 @@ int vx_train_step_prepare(const vx_ctx *x, const vx_shard *sh, const vx_train_mo
      * embeddings train, or when PEFT / prepare_model_for_kbit_training make
      * the embedding output require grad for (reentrant) checkpointing. */
     int rg_first = !sp->first || tm->embed.trainable || (c->ckpt != VX_GC_NONE && !x->rt.cpu);
-    stacks st = {.every = cv->checkpoint_every, .src = src, .s = s, .L = &x->pol.m->layers, .sp = sp, .v = v,
-                 .used = used};
+    stacks st = {.every = cv->checkpoint_every, .tm = tm, .src = src, .s = s, .L = &x->pol.m->layers, .sp = sp,
+                 .v = v, .used = used};
     if (s->enc_dec) {
         int64_t ne = sh->pp > 1 ? (int64_t)vx_ceil_div((uint64_t)s->enc_layers * (uint64_t)sh->stage_layers, (uint64_t)s->layers)
                                 : s->enc_layers;
