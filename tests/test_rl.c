@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "estimate/estimate.h"
+#include "helpers_core.h"
 #include "runtime/config.h"
 #include "solve/solve.h"
 
@@ -23,19 +24,12 @@ typedef struct fx {
 static void load(fx *f, const char *spec)
 {
     memset(f, 0, sizeof *f);
-    int rc = vramest_spec_parse(spec, strlen(spec), &f->m, &f->p, &f->c);
-    cr_assert_eq(rc, VRAMEST_OK, "spec: %s (%s)", vramest_last_error_message(), spec);
-    f->r = calloc(1, sizeof *f->r);
-    cr_assert(f->r);
-    f->rc = vx_estimate_into(f->m, f->p, f->c, f->r);
+    f->rc = vt_estimate_spec(spec, &f->m, &f->p, &f->c, &f->r);
 }
 
 static void drop(fx *f)
 {
-    free(f->r);
-    vramest_model_free(f->m);
-    vramest_precision_free(f->p);
-    vramest_config_free(f->c);
+    vt_estimate_free(f->m, f->p, f->c, f->r);
 }
 
 static uint64_t total_of(const uint64_t *cat)
