@@ -710,3 +710,31 @@ Test(rl, models_on_gpus_of_their_own)
                  "\"algorithm\":\"dpo\"},\"rl\":{\"reference_gpus\":2}}",
                  VRAMEST_E_CONFLICT, "inside the policy's step");
 }
+
+/* The plan's settings echo says what the estimate used: a role given a
+ * model of its own echoes "model", not the option's default (auto / rule);
+ * a role without one echoes the option as set. */
+Test(rl, settings_echo_names_a_role_model)
+{
+    static const char *const rl[] = {"", ",\"rl\":{\"reference\":{\"model\":\"qwen2-0.5b\"},\"reward\":{\"model\":"
+                                         "\"qwen2-0.5b\"}}"};
+    static const char *const want[][2] = {{"\"reference\":\"auto\"", "\"reward\":\"rule\""},
+                                          {"\"reference\":\"model\"", "\"reward\":\"model\""}};
+    for (int i = 0; i < 2; i++) {
+        char spec[512];
+        static char json[1 << 16];
+        size_t need = 0;
+        fx f;
+        snprintf(spec, sizeof spec,
+                 "{\"model\":\"qwen2-0.5b\",\"precision\":\"bf16\",\"device\":\"A100-80GB\",\"runtime\":{\"framework\":"
+                 "\"trl\"},\"workload\":{\"mode\":\"rl\",\"batch_size\":8}%s}",
+                 rl[i]);
+        load(&f, spec);
+        cr_assert_eq(f.rc, VRAMEST_OK, "%s", vramest_last_error_message());
+        cr_assert_eq(vramest_result_json(f.r, json, sizeof json, &need), VRAMEST_OK);
+        const char *set = strstr(json, "\"settings\":");
+        cr_assert(set && (set = strstr(set, "\"rl\":{")), "%s", json);
+        for (int k = 0; k < 2; k++) cr_expect(strstr(set, want[i][k]), "'%s' not in %.400s", want[i][k], set);
+        drop(&f);
+    }
+}
