@@ -14,6 +14,7 @@
 #include "estimate/estimate.h"
 #include "estimate/infer/infer.h"
 #include "helpers.h"
+#include "helpers_core.h"
 #include "precision/policy.h"
 
 typedef struct fx {
@@ -30,11 +31,7 @@ typedef struct fx {
 static void load(fx *f, const char *spec)
 {
     memset(f, 0, sizeof *f);
-    int rc = vramest_spec_parse(spec, strlen(spec), &f->m, &f->p, &f->c);
-    cr_assert_eq(rc, VRAMEST_OK, "spec: %s (%s)", vramest_last_error_message(), spec);
-    f->r = calloc(1, sizeof *f->r);
-    cr_assert(f->r);
-    f->rc = vx_estimate_into(f->m, f->p, f->c, f->r);
+    f->rc = vt_estimate_spec(spec, &f->m, &f->p, &f->c, &f->r);
     cr_assert_eq(vx_ctx_init(&f->x, f->m, &f->p->v, f->c, f->r), VRAMEST_OK);
     cr_assert_eq(vx_shard_resolve(&f->x, -1, &f->sh), VRAMEST_OK, "%s", vramest_last_error_message());
 }
@@ -47,10 +44,7 @@ static void ok(fx *f, const char *spec)
 
 static void done(fx *f)
 {
-    vramest_model_free(f->m);
-    vramest_precision_free(f->p);
-    vramest_config_free(f->c);
-    free(f->r);
+    vt_estimate_free(f->m, f->p, f->c, f->r);
 }
 
 static vx_kv_layout layout(fx *f)

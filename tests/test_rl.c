@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "estimate/estimate.h"
+#include "helpers_core.h"
 #include "runtime/config.h"
 #include "solve/solve.h"
 
@@ -23,19 +24,12 @@ typedef struct fx {
 static void load(fx *f, const char *spec)
 {
     memset(f, 0, sizeof *f);
-    int rc = vramest_spec_parse(spec, strlen(spec), &f->m, &f->p, &f->c);
-    cr_assert_eq(rc, VRAMEST_OK, "spec: %s (%s)", vramest_last_error_message(), spec);
-    f->r = calloc(1, sizeof *f->r);
-    cr_assert(f->r);
-    f->rc = vx_estimate_into(f->m, f->p, f->c, f->r);
+    f->rc = vt_estimate_spec(spec, &f->m, &f->p, &f->c, &f->r);
 }
 
 static void drop(fx *f)
 {
-    free(f->r);
-    vramest_model_free(f->m);
-    vramest_precision_free(f->p);
-    vramest_config_free(f->c);
+    vt_estimate_free(f->m, f->p, f->c, f->r);
 }
 
 static uint64_t total_of(const uint64_t *cat)
@@ -715,4 +709,32 @@ Test(rl, models_on_gpus_of_their_own)
     expect_error("{\"model\":\"qwen2-0.5b\",\"runtime\":{\"framework\":\"trl\"},\"workload\":{\"mode\":\"rl\","
                  "\"algorithm\":\"dpo\"},\"rl\":{\"reference_gpus\":2}}",
                  VRAMEST_E_CONFLICT, "inside the policy's step");
+}
+
+/* The plan's settings echo says what the estimate used: a role given a
+ * model of its own echoes "model", not the option's default (auto / rule);
+ * a role without one echoes the option as set. */
+Test(rl, settings_echo_names_a_role_model)
+{
+    static const char *const rl[] = {"", ",\"rl\":{\"reference\":{\"model\":\"qwen2-0.5b\"},\"reward\":{\"model\":"
+                                         "\"qwen2-0.5b\"}}"};
+    static const char *const want[][2] = {{"\"reference\":\"auto\"", "\"reward\":\"rule\""},
+                                          {"\"reference\":\"model\"", "\"reward\":\"model\""}};
+    for (int i = 0; i < 2; i++) {
+        char spec[512];
+        static char json[1 << 16];
+        size_t need = 0;
+        fx f;
+        snprintf(spec, sizeof spec,
+                 "{\"model\":\"qwen2-0.5b\",\"precision\":\"bf16\",\"device\":\"A100-80GB\",\"runtime\":{\"framework\":"
+                 "\"trl\"},\"workload\":{\"mode\":\"rl\",\"batch_size\":8}%s}",
+                 rl[i]);
+        load(&f, spec);
+        cr_assert_eq(f.rc, VRAMEST_OK, "%s", vramest_last_error_message());
+        cr_assert_eq(vramest_result_json(f.r, json, sizeof json, &need), VRAMEST_OK);
+        const char *set = strstr(json, "\"settings\":");
+        cr_assert(set && (set = strstr(set, "\"rl\":{")), "%s", json);
+        for (int k = 0; k < 2; k++) cr_expect(strstr(set, want[i][k]), "'%s' not in %.400s", want[i][k], set);
+        drop(&f);
+    }
 }

@@ -182,6 +182,60 @@ Test(sglang, weights_beyond_the_static_fraction_are_refused_and_a_fraction_above
     vramest_config_free(c);
 }
 
+/* SGLang's DP attention (--tp 8 --dp 8 --enable-dp-attention on 8 GPUs):
+ * dp attention groups of tp / dp ranks inside the tp group, not replicas
+ * (sglang@2aa2e2d0 layers/dp_attention.py). Qwen3-30B-A3B (48 layers,
+ * hidden 2048, 32 heads, 4 KV heads of 128) against plain tp 8, by hand:
+ * per layer q|k|v|o on a rank is (32/t + 2 max(4/t, 1)) x 128 x 2048 +
+ * 32/t x 128 x 2048, and the embedding (151,936 x 2048) stops being split:
+ * attention tp 1 adds 48 x 16,252,928 + 272,269,312 parameters (bf16:
+ * 2,104,819,712 B), attention tp 2 (dp 4) 48 x 6,815,744 + 272,269,312
+ * (1,198,850,048 B), attention tp 4 (dp 2) 48 x 2,097,152 + 272,269,312
+ * (745,865,216 B). The pool cell is the group's KV heads: 4 (98,304 B per
+ * token), 2 (49,152 B), 1 (24,576 B). */
+#define DPA_FMT                                                                                                       \
+    "{\"model\":\"qwen3-30b-a3b\",\"precision\":\"bf16\",\"device\":\"H100-80GB\",\"workload\":{\"mode\":"        \
+    "\"infer\"},\"parallel\":{\"gpus\":%d,\"tp\":8,\"dp\":%d},\"runtime\":{\"framework\":\"%s\","                \
+    "\"enable_dp_attention\":%s,\"max_total_tokens\":100000}}"
+
+Test(sglang, dp_attention_carves_its_groups_out_of_tp)
+{
+    static const struct {
+        int dp;
+        const char *dpa;
+        uint64_t extra, cell;
+    } c[] = {{0, "false", 0, 24576}, {8, "true", 2104819712ull, 98304}, {0, "true", 2104819712ull, 98304},
+             {4, "true", 1198850048ull, 49152}, {2, "true", 745865216ull, 24576}};
+    char spec[512];
+    uint64_t base = 0;
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        job j;
+        snprintf(spec, sizeof spec, DPA_FMT, 8, c[i].dp, "sglang", c[i].dpa);
+        cr_assert_eq(run(&j, spec), VRAMEST_OK, "%s: %s", vramest_last_error_message(), spec);
+        uint64_t w = 0;
+        cr_assert_eq(vramest_result_get(j.r, VRAMEST_DEV_GPU, VRAMEST_CAT_WEIGHTS, &w), VRAMEST_OK);
+        if (!i) base = w;
+        cr_expect_eq(w - base, c[i].extra, "dp %d: weights +%llu", c[i].dp, (unsigned long long)(w - base));
+        cr_expect_eq(value(&j, VRAMEST_VAL_KV_POOL_BYTES), 100000 * c[i].cell, "dp %d: %s", c[i].dp, j.json);
+        cr_expect(!strstr(j.json, "replicas"), "dp %d: attention groups are no replicas: %s", c[i].dp, j.json);
+        done(&j);
+    }
+    /* vLLM's dp is replicas: 8 x 8 GPUs; SGLang's groups must tile tp */
+    static const struct {
+        int gpus, dp;
+        const char *fw, *why;
+    } bad[] = {{8, 8, "vllm", "gpus 8 != tp 8 * pp 1 * dp 8"},
+               {8, 3, "sglang", "dp 3 does not divide tp 8"},
+               {64, 8, "sglang", "carves dp 8 out of the tp ranks"}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        job j;
+        snprintf(spec, sizeof spec, DPA_FMT, bad[i].gpus, bad[i].dp, bad[i].fw, "true");
+        cr_expect_eq(run(&j, spec), VRAMEST_E_CONFLICT, "%s", spec);
+        cr_expect(strstr(vramest_last_error_message(), bad[i].why), "%s", vramest_last_error_message());
+        done(&j);
+    }
+}
+
 /* llama.cpp: -fa became auto (on for CUDA) about b6343; before, a quantized
  * V cache needs -fa explicitly. */
 Test(llama_cpp, a_quantized_v_cache_follows_the_builds_flash_attention_default)

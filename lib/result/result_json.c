@@ -67,9 +67,24 @@ static void group_rows(const vx_option_def *rows, size_t n, uint8_t *group_of)
     }
 }
 
-/* Echo every option of a table whose group is echo_groups[group], from `base`. */
+/* A role the job gave a model of its own (vramest_config_set_role_model):
+ * its option is left at its default, the estimate used the model. */
+static int own_model(const vx_rl_phases *rl, int key)
+{
+    if (!rl || !rl->on) return 0;
+    switch (key) {
+    case VRAMEST_CFG_RL_REFERENCE: return rl->reference_model;
+    case VRAMEST_CFG_RL_REWARD: return rl->reward == 2;
+    case VRAMEST_CFG_RL_CRITIC: return rl->critic == 2;
+    default: return 0;
+    }
+}
+
+/* Echo every option of a table whose group is echo_groups[group], from
+ * `base`; `rl` (NULL for the precision table) turns a role given a model
+ * of its own into "model". */
 static void echo(vx_jw *w, const vx_option_def *rows, size_t n, const uint8_t *group_of, const void *base,
-                 uint8_t group, int *first)
+                 uint8_t group, const vx_rl_phases *rl, int *first)
 {
     vx_jw_name_key(w, echo_groups[group], first);
     vx_jw_put(w, "{", 1);
@@ -96,7 +111,7 @@ static void echo(vx_jw *w, const vx_option_def *rows, size_t n, const uint8_t *g
             break;
         case VRAMEST_TYPE_ENUM: {
             memcpy(&iv, p, sizeof iv);
-            const char *nm = vx_enum_name_of(d->enums, iv);
+            const char *nm = own_model(rl, d->key) ? "model" : vx_enum_name_of(d->enums, iv);
             if (nm)
                 vx_jw_str(w, nm);
             else
@@ -322,10 +337,10 @@ static void write_plan(vx_jw *w, const struct vramest_result *r, const vx_fix *f
      * the build otherwise. */
     uint8_t group_of[VX_SET_WORDS * 64];
     group_rows(vx_precision_options, vx_precision_option_count, group_of);
-    echo(w, vx_precision_options, vx_precision_option_count, group_of, &r->prec, 0, &g);
+    echo(w, vx_precision_options, vx_precision_option_count, group_of, &r->prec, 0, NULL, &g);
     group_rows(vx_config_options, vx_config_option_count, group_of);
     for (uint8_t i = 1; i < N_ECHO_GROUPS; i++)
-        echo(w, vx_config_options, vx_config_option_count, group_of, &r->cfg, i, &g);
+        echo(w, vx_config_options, vx_config_option_count, group_of, &r->cfg, i, &r->rl, &g);
     vx_jw_key(w, "cuda_context_bytes", &g);
     vx_jw_u64(w, r->cuda_context_bytes);
     vx_jw_put(w, "}", 1);

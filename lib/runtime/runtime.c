@@ -174,7 +174,8 @@ static const row rows[VX_FW_COUNT_] = {
     /* SGLang: its own engine (a token pool sized by mem_fraction_static);
      * vocabulary and experts split as vLLM's. Current release:
      * research/measure/versions.md (0.5.16 referenced 2026-08-21). */
-    [VX_FW_SGLANG] = {.rt = {.framework = VX_FW_SGLANG, .engine = VX_ENGINE_SGLANG, .kv_engine = VX_ENGINE_VLLM, .ep_replaces_tp = 1},
+    [VX_FW_SGLANG] = {.rt = {.framework = VX_FW_SGLANG, .engine = VX_ENGINE_SGLANG, .kv_engine = VX_ENGINE_VLLM, .ep_replaces_tp = 1,
+                             .attn_dp_in_tp = 1},
                       .ver = {.name = "SGLang", .forms = VX_VS_RELEASE, .form = VX_VS_RELEASE,
                               .oldest = VX_VER(0, 3, 0), .newest = VX_VER(0, 5, 16), .current = VX_VER(0, 5, 16),
                               .since = "2026-08"}},

@@ -145,6 +145,9 @@ typedef struct vx_runtime {
     int ddp;                 /* VX_DDP_*: the data-parallel gradient reduction's buffers */
     int vocab_pad;           /* vocab-parallel rows padded to a multiple of vocab_pad x tp (0 = none) */
     int ep_replaces_tp;      /* expert parallelism replaces tensor parallelism inside experts */
+    int attn_dp_in_tp;       /* with enable_dp_attention, dp splits the tp ranks into attention data-parallel
+                                groups (world = tp x pp, attention over tp / dp ranks) instead of replicating
+                                the model dp times (SGLang, layers/dp_attention.py) */
 
     /* post-training with RL (issue #23): what the stack does by default,
      * between phases and in its loss; read by estimate/rl/ only */

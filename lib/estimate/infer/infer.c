@@ -356,6 +356,7 @@ int vx_estimate_infer(vx_ctx *x)
      * hear that each GPU still holds the whole copy. */
     const vx_config_values *c = x->cv;
     int64_t mp = c->tp * c->pp * c->cp, dp = c->dp ? c->dp : mp > 0 ? c->gpus / mp : 1;
+    if (c->dp > 1 && vx_attn_dp(x) > 1) dp = 1; /* attention groups inside tp, not replicas */
     if (!rc && dp > 1 && c->device_map == VX_DMAP_NONE && x->rt.engine != VX_ENGINE_LLAMACPP)
         vx_result_warn(x->r,
                        "gpus %lld with tp %lld and pp %lld: %lld replicas of the model (data parallel), each GPU holds "

@@ -60,21 +60,25 @@ uint64_t vx_paged_layer_peak(const vx_ctx *x, const vx_shard *sh, uint64_t T, ui
     uint64_t two_h = vx_sat_mul(vx_sat_mul(2, T), vx_sat_mul(h, A));
     uint64_t qkv = vx_sat_mul(vx_sat_mul(T, (heads + 2 * kvh) * d), A);
     uint64_t attn = vx_sat_add(vx_sat_add(two_h, qkv), vx_sat_mul(vx_sat_mul(T, heads * d), A));
+    /* DP attention (SGLang): the MLP runs on the tokens of every attention
+     * group, gathered (dp_attention.py dp_gather), T per group. */
+    uint64_t Tm = vx_sat_mul(T, sh->attn_dp > 1 ? (uint64_t)sh->attn_dp : 1);
+    uint64_t two_hm = vx_sat_mul(vx_sat_mul(2, Tm), vx_sat_mul(h, A));
     uint64_t ffn = vx_ceil_div((uint64_t)s->ffn, tp);
     uint64_t k = s->gated ? 3 : 2;
-    uint64_t mlp = vx_sat_mul(vx_sat_mul(T, k * ffn + h), A);
+    uint64_t mlp = vx_sat_mul(vx_sat_mul(Tm, k * ffn + h), A);
     if (s->experts > 0 && s->moe_ffn > 0) {
         uint64_t topk = (uint64_t)(s->experts_per_tok > 0 ? s->experts_per_tok : 1);
         uint64_t N = 2 * vx_ceil_div((uint64_t)s->moe_ffn, sh->etp > 0 ? (uint64_t)sh->etp : tp);
-        uint64_t M = vx_min_u64(T, FUSED_MOE_CHUNK);
+        uint64_t M = vx_min_u64(Tm, FUSED_MOE_CHUNK);
         uint64_t c13 = vx_sat_mul(vx_sat_mul(M, topk), vx_sat_mul(vx_max_u64(N, h), A));
         uint64_t c2 = vx_sat_mul(vx_sat_mul(M, topk), vx_sat_mul(N / 2, A));
-        uint64_t out = vx_sat_mul(vx_sat_mul(T, h), A);
-        uint64_t router = vx_sat_mul(vx_sat_mul(T, (uint64_t)s->experts), 4);
+        uint64_t out = vx_sat_mul(vx_sat_mul(Tm, h), A);
+        uint64_t router = vx_sat_mul(vx_sat_mul(Tm, (uint64_t)s->experts), 4);
         uint64_t moe = vx_sat_add(vx_sat_add(c13, c2), vx_sat_add(out, router));
         mlp = s->dense_layers > 0 ? vx_max_u64(mlp, moe) : moe;
     }
-    uint64_t peak = vx_max_u64(attn, vx_sat_add(two_h, mlp));
+    uint64_t peak = vx_max_u64(attn, vx_sat_add(two_hm, mlp));
     /* a recurrent mixer's projections, convolution and scan over T tokens */
     return vx_max_u64(peak, vx_sat_add(two_h, vx_state_mixer_fwd_bytes(s, T, A, tp)));
 }

@@ -64,15 +64,20 @@ int vx_serving_sglang(vx_ctx *x, const vx_shard *sh)
                        (unsigned long long)ctx_len, (long long)s->max_pos);
     double frac = cv->mem_fraction_static > 0 ? cv->mem_fraction_static : default_fraction(sh->tp);
     uint64_t chunk = cv->chunked_prefill_size > 0 ? (uint64_t)cv->chunked_prefill_size : small ? 2048 : 8192;
+    /* DP attention: server_args.py divides the chunk (given or default)
+     * among the attention groups; the MoE layers run on all of theirs. */
+    if (sh->attn_dp > 1) chunk = vx_max_u64(chunk / (uint64_t)sh->attn_dp, 1);
+    if (cv->enable_dp_attention && cv->dp == 1)
+        vx_result_warn(r, "enable_dp_attention with dp 1: SGLang turns DP attention off (server_args.py "
+                          "_handle_data_parallelism); estimated without it (set dp to the attention groups, or 0 "
+                          "for one per tp rank)");
     uint64_t max_bs = cv->cuda_graph_max_bs > 0 ? (uint64_t)cv->cuda_graph_max_bs
                       : small                   ? (sh->tp >= 4 ? 80 : 8)
                                                 : 160;
 
-    /* DP attention: each rank runs attention for its own requests over
-     * whole KV heads, so its cache is the model's, not a tp share. */
+    /* DP attention: the shard's KV heads are those of its attention group
+     * (tp / dp ranks), each group pooling its own requests' tokens. */
     uint64_t cell = vx_kv_token_bytes(&kl);
-    if (cv->enable_dp_attention && sh->tp > 1 && !kl.mla_latent && sh->kv_heads_rank > 0)
-        cell = vx_sat_mul(cell / (uint64_t)sh->kv_heads_rank, (uint64_t)(s->kv_heads > 0 ? s->kv_heads : s->heads));
     if (!cell) return vx_fail(VRAMEST_E_INVALID_MODEL, "framework sglang: the model has no KV cache to pool");
     /* Speculative decoding: the draft worker's weights, and its KV pool of
      * as many tokens as the target's, sized together (the pool

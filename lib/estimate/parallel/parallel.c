@@ -30,6 +30,19 @@ static int64_t gcd64(int64_t a, int64_t b)
     return a;
 }
 
+int64_t vx_attn_dp(const vx_ctx *x)
+{
+    const vx_config_values *c = x->cv;
+    if (!c->enable_dp_attention || !x->rt.attn_dp_in_tp || c->device_map != VX_DMAP_NONE || c->dp == 1) return 1;
+    return c->dp > 1 ? c->dp : c->tp;
+}
+
+/* The attention tensor-parallel width of a shard (see vx_shard). */
+static int64_t attn_tp_of(const vx_shard *sh)
+{
+    return sh->attn_tp > 0 ? sh->attn_tp : sh->tp;
+}
+
 static int check_layout(const vx_ctx *x, int64_t *dp_out)
 {
     const vx_config_values *c = x->cv;
@@ -60,21 +73,41 @@ static int check_layout(const vx_ctx *x, int64_t *dp_out)
                        "gpus %lld is not a multiple of tp %lld * pp %lld * cp %lld: the model-parallel group must "
                        "tile the world",
                        (long long)gpus, (long long)tp, (long long)pp, (long long)cp);
+    /* SGLang's DP attention carves dp out of the tp ranks (dp_attention.py
+     * compute_dp_attention_world_info: attn_tp_size = tp_size // dp_size,
+     * the process grid is tp x pp): an explicit dp is no replica count. */
+    int64_t adp = vx_attn_dp(x), atp = tp;
+    if (adp > 1) {
+        if (tp % adp)
+            return vx_fail(VRAMEST_E_CONFLICT,
+                           "enable_dp_attention: dp %lld does not divide tp %lld (SGLang splits the tp ranks into dp "
+                           "attention groups of tp / dp ranks)",
+                           (long long)adp, (long long)tp);
+        if (dp > 1 && mp != (uint64_t)gpus)
+            return vx_fail(VRAMEST_E_CONFLICT,
+                           "enable_dp_attention: gpus %lld != tp %lld * pp %lld * cp %lld (= %llu): SGLang's DP "
+                           "attention carves dp %lld out of the tp ranks, so the world is tp x pp",
+                           (long long)gpus, (long long)tp, (long long)pp, (long long)cp, (unsigned long long)mp,
+                           (long long)dp);
+        if (dp > 1) dp = 1;
+        atp = tp / adp;
+    }
     if (dp == 0) dp = gpus / (int64_t)mp;
     else if ((uint64_t)dp * mp != (uint64_t)gpus)
         return vx_fail(VRAMEST_E_CONFLICT, "gpus %lld != tp %lld * pp %lld * dp %lld * cp %lld (= %llu); set dp 0 to derive it",
                        (long long)gpus, (long long)tp, (long long)pp, (long long)dp, (long long)cp,
                        (unsigned long long)((uint64_t)dp * mp));
-    if (tp > 1) {
-        if (s->heads > 0 && s->heads % tp)
-            return vx_fail(VRAMEST_E_CONFLICT, "tp %lld does not divide num_attention_heads %lld", (long long)tp,
-                           (long long)s->heads);
+    if (atp > 1) {
+        const char *what = adp > 1 ? "tp / dp (attention tp)" : "tp";
+        if (s->heads > 0 && s->heads % atp)
+            return vx_fail(VRAMEST_E_CONFLICT, "%s %lld does not divide num_attention_heads %lld", what,
+                           (long long)atp, (long long)s->heads);
         int64_t kv = s->kv_heads > 0 ? s->kv_heads : s->heads;
-        if (kv > 0 && kv % tp && tp % kv)
+        if (kv > 0 && kv % atp && atp % kv)
             return vx_fail(VRAMEST_E_CONFLICT,
-                           "tp %lld and num_key_value_heads %lld: tp must divide the KV heads, or be a multiple of "
+                           "%s %lld and num_key_value_heads %lld: it must divide the KV heads, or be a multiple of "
                            "them (each rank then keeps one replicated KV head)",
-                           (long long)tp, (long long)kv);
+                           what, (long long)atp, (long long)kv);
     }
     if (pp > s->layers)
         return vx_fail(VRAMEST_E_RANGE, "pp %lld is larger than the %lld decoder layers: a stage would hold none",
@@ -525,9 +558,11 @@ static void fill_common(const vx_ctx *x, int64_t dp, vx_shard *out)
     out->pp_schedule = (int)c->pp_schedule;
     out->virtual_stages = c->pp > 1 ? c->virtual_stages : 1;
     if (out->virtual_stages > 1) out->pp_schedule = VX_PPS_INTERLEAVED;
+    out->attn_dp = vx_attn_dp(x);
+    out->attn_tp = c->tp / out->attn_dp;
     int64_t kv = x->pol.s->kv_heads > 0 ? x->pol.s->kv_heads : x->pol.s->heads;
-    if (kv > 0) out->kv_heads_rank = kv >= c->tp ? kv / c->tp : 1;
-    out->heads_rank = x->pol.s->heads / c->tp;
+    if (kv > 0) out->kv_heads_rank = kv >= out->attn_tp ? kv / out->attn_tp : 1;
+    out->heads_rank = x->pol.s->heads / out->attn_tp;
     /* Routed experts: EP splits the experts; within an expert the remaining
      * tensor parallelism splits the FFN (Megatron expert_tensor_parallel_size
      * defaults to tp). vLLM's EP replaces TP for the experts. */
@@ -627,7 +662,7 @@ static uint64_t group_layers_here(const vx_shard *sh, const vx_shape *s, const v
 /* Rows of a q/k/v or fused qkv projection kept by this rank. */
 static uint64_t qkv_rows(const vx_shard *sh, const vx_shape *s, const vx_tensor *t)
 {
-    int64_t tp = sh->tp, kv = s->kv_heads > 0 ? s->kv_heads : s->heads, hd = s->head_dim;
+    int64_t tp = attn_tp_of(sh), kv = s->kv_heads > 0 ? s->kv_heads : s->heads, hd = s->head_dim;
     uint64_t rows = (uint64_t)t->rows;
     if (tp == 1) return rows;
     switch (t->role) {
@@ -689,7 +724,7 @@ uint64_t vx_shard_tensor_elems(const vx_shard *sh, const vx_ctx *x, const vx_ten
 
     /* Tensor parallel. */
     if (sh->tp > 1) {
-        uint64_t tp = (uint64_t)sh->tp;
+        uint64_t tp = (uint64_t)sh->tp, atp = (uint64_t)attn_tp_of(sh);
         switch (t->role) {
         case VX_ROLE_ATTN_Q:
         case VX_ROLE_ATTN_K:
@@ -699,7 +734,7 @@ uint64_t vx_shard_tensor_elems(const vx_shard *sh, const vx_ctx *x, const vx_ten
         case VX_ROLE_CROSS_K:
         case VX_ROLE_CROSS_V: rows = qkv_rows(sh, s, t); break;
         case VX_ROLE_ATTN_Q_B:
-        case VX_ROLE_ATTN_KV_B:
+        case VX_ROLE_ATTN_KV_B: rows = vx_ceil_div(rows, atp); break; /* column parallel in the attention group */
         case VX_ROLE_MLP_GATE:
         case VX_ROLE_MLP_UP:
         case VX_ROLE_MLP_GATE_UP:
@@ -712,9 +747,11 @@ uint64_t vx_shard_tensor_elems(const vx_shard *sh, const vx_ctx *x, const vx_ten
         case VX_ROLE_SSM_CONV:
         case VX_ROLE_SSM_DT:
         case VX_ROLE_SSM_PARAM: rows = vx_ceil_div(rows, tp); break; /* column parallel */
-        case VX_ROLE_SSM_X:
         case VX_ROLE_ATTN_O:
         case VX_ROLE_CROSS_O:
+            if (!bias) cols = vx_ceil_div(cols, atp);
+            break;
+        case VX_ROLE_SSM_X:
         case VX_ROLE_MLP_DOWN:
         case VX_ROLE_SHARED_DOWN:
         case VX_ROLE_SSM_OUT:
@@ -729,8 +766,12 @@ uint64_t vx_shard_tensor_elems(const vx_shard *sh, const vx_ctx *x, const vx_ten
         case VX_ROLE_EXPERT_DOWN:
             if (sh->etp > 1 && !bias) cols = vx_ceil_div(cols, (uint64_t)sh->etp);
             break;
-        case VX_ROLE_REL_BIAS: cols = vx_ceil_div(cols, tp); break; /* buckets x heads: split by head */
+        case VX_ROLE_REL_BIAS: cols = vx_ceil_div(cols, atp); break; /* buckets x heads: split by head */
         case VX_ROLE_EMBED:
+            /* DP attention embeds each group's own tokens: SGLang builds
+             * VocabParallelEmbedding(enable_tp=not is_dp_attention_enabled()) */
+            if (sh->attn_dp <= 1) rows = vocab_rows(sh, x, t->rows);
+            break;
         case VX_ROLE_LM_HEAD: rows = vocab_rows(sh, x, t->rows); break;
         default: break; /* norms, positions, routers, MLA down-projections, other heads: replicated */
         }
@@ -1320,6 +1361,7 @@ int vx_for_each_rank_group(vx_ctx *x, vx_rank_fn estimate_one)
                 o = put_str(l, cap, o, " ranks (");
                 const char *sep = "";
                 if (c->tp > 1) o = put_i64(l, cap, put_str(l, cap, o, "tp "), c->tp), sep = " ";
+                if (sh->attn_dp > 1) o = put_i64(l, cap, put_str(l, cap, o, " attention dp "), sh->attn_dp);
                 if (c->cp > 1) o = put_i64(l, cap, put_str(l, cap, put_str(l, cap, o, sep), "cp "), c->cp), sep = " ";
                 if (sh->dp > 1) o = put_i64(l, cap, put_str(l, cap, put_str(l, cap, o, sep), "dp "), sh->dp);
                 put_str(l, cap, o, ")");

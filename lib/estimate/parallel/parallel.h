@@ -37,8 +37,18 @@ typedef struct vx_shard {
                                   under the distributed optimizer (ZeRO-1 semantics at any zero_stage < 3) */
     int64_t exec_layers;       /* layers whose KV cache / activations live on this GPU: stage_layers, plus
                                   on cuda:0 of a placement the CPU/disk layers it executes */
+    /* Attention data parallelism inside the tp group (SGLang's
+     * enable_dp_attention): attn_dp groups of attn_tp = tp / attn_dp ranks
+     * each run attention for requests of their own; the rest of the layer
+     * stays split over tp. 0 (a shard not from vx_shard_resolve) reads as
+     * attn_dp 1, attn_tp = tp. */
+    int64_t attn_tp, attn_dp;
 } vx_shard;
 
+/* Attention data-parallel groups inside the tp group (1: none): the
+ * runtime's attn_dp_in_tp with enable_dp_attention, dp of them (dp 0: one
+ * per tp rank; dp 1: off, as SGLang turns it off). */
+int64_t vx_attn_dp(const vx_ctx *x) VX_HIDDEN;
 /* Resolve and validate the layout (tp must divide heads and kv heads, pp <=
  * layers, gpus == tp*pp*dp*cp, ...) -> VRAMEST_E_CONFLICT / E_RANGE with the
  * values. `stage` selects the rank (-1 = the worst for memory). */
