@@ -147,6 +147,29 @@ Test(family_gemma4_small, cache_skips_the_shared_layers_by_hand)
     free(e4b);
 }
 
+Test(family_gemma4_small, llama_cpp_holds_no_cells_for_the_shared_layers)
+{
+    /* E2B's 35 layers are 28 sliding + 7 full; sharing the last 20 leaves
+     * 12 + 3 with cells of their own: 3/7 of each kind, so 3/7 of the
+     * cache (vLLM's pool fills the free memory instead: its layout is the
+     * same kv_cache.c's) */
+    static const char *const fw[] = {"llama.cpp", "pytorch"};
+    char *shared = model_of(&E2B);
+    char *p = strstr(shared, "\"num_kv_shared_layers\": 20");
+    cr_assert(p);
+    size_t n = strlen(shared) + 1;
+    char *none = malloc(n);
+    snprintf(none, n, "%.*s\"num_kv_shared_layers\": 0%s", (int)(p - shared), shared,
+             p + strlen("\"num_kv_shared_layers\": 20"));
+    for (size_t i = 0; i < sizeof fw / sizeof *fw; i++) {
+        uint64_t with = kv_bytes_of(shared, fw[i], 1, 4096), without = kv_bytes_of(none, fw[i], 1, 4096);
+        cr_assert(with > 0 && with * 7 == without * 3, "%s: %llu vs %llu", fw[i], (unsigned long long)with,
+                  (unsigned long long)without);
+    }
+    free(shared);
+    free(none);
+}
+
 Test(family_gemma4_small, trains)
 {
     char *e2b = model_of(&E2B), *e4b = model_of(&E4B);

@@ -35,6 +35,7 @@ typedef struct vx_kv_layout {
     uint32_t residual_bytes;       /* bytes per element of the QuantizedCache residual */
     int64_t layers;                /* decoder layers with a self-attention cache on this rank */
     int64_t window_layers;         /* of those, layers whose cache the runtime caps at `window` tokens */
+    int64_t shared_layers;         /* attention layers reading another layer's cache (Gemma 4's KV-shared) */
     int64_t window;                /* tokens a capped layer keeps (0: no cap) */
     uint64_t k_elems, v_elems;     /* self-attention elements per token of an uncapped layer (this rank) */
     uint64_t xk_elems, xv_elems;   /* cross-attention elements per encoder token per decoder layer */

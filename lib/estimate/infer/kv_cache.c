@@ -173,7 +173,10 @@ int vx_kv_layout_resolve(const vx_ctx *x, const vx_shard *sh, vx_kv_layout *out)
          * transformers' DynamicCache(config) has no layer for them
          * (layer_types[:-num_kv_shared_layers]), vLLM's Attention with a
          * kv_sharing_target_layer_name allocates none */
-        if (kk->kv_shared) continue;
+        if (kk->kv_shared) {
+            out->shared_layers += t.count[k];
+            continue;
+        }
         vx_kv_group g = {.layers = t.count[k]};
         uint64_t ds_mla = 0;
         /* a kind's KV heads on this rank: the model's split, scaled */

@@ -140,8 +140,9 @@ int vx_ggml_context(const vx_ctx *x, const vx_shard *sh, const vx_ggml_job *job,
         swa_cells = vx_min_u64(cells, pad_to(vx_sat_add(vx_sat_mul((uint64_t)kl.window, n_seq), n_ub), fa ? 256 : 32));
     /* Only attention layers have KV cells; recurrent ones (Mamba, gated
      * DeltaNet) keep n_seq_max state cells (llama_memory_recurrent), F32,
-     * on their layer's device. */
-    uint64_t n_attn = kl.state_layers > 0 ? (uint64_t)kl.layers : L;
+     * on their layer's device. KV-shared layers have no cells of their own
+     * (llama.cpp's has_kv(il): n_layer_kv_from_start). */
+    uint64_t n_attn = kl.state_layers > 0 ? (uint64_t)kl.layers : L - (uint64_t)kl.shared_layers;
     uint64_t n_swa = (uint64_t)kl.window_layers, n_full = n_attn - n_swa, LL = L ? L : 1;
     uint64_t swa_all = gpu_rep * n_swa / LL, full_all = gpu_rep * n_attn / LL - swa_all;
     uint64_t swa_gpu = dev_rep * n_swa / LL, full_gpu = dev_rep * n_attn / LL - swa_gpu;
