@@ -75,8 +75,8 @@ Test(kind_lins, gemma4_26b_sliding_and_full_layers_have_their_own_projections)
         cr_assert(f.tm.kind_lins);
         int s = kind_where(f.m, 1, 0), g = kind_where(f.m, 0, 0);
         vx_part ps, pg;
-        vx_part_of_kind(&f.tm, &f.tm.dec, s, &ps);
-        vx_part_of_kind(&f.tm, &f.tm.dec, g, &pg);
+        vx_part_of_kind(f.x.pol.s, &f.m->layers.kind[s], tp, &f.tm.dec, &ps);
+        vx_part_of_kind(f.x.pol.s, &f.m->layers.kind[g], tp, &f.tm.dec, &pg);
         /* h 2816; sliding 16 heads x 256, 8 kv heads; full 16 x 512, 2 kv
          * heads, no v_proj; q and k/v split by columns, o by rows */
         cr_assert_eq(ps.lin[VX_ROLE_ATTN_Q].out, 16 * 256 / tp);
@@ -109,8 +109,8 @@ Test(kind_lins, gemma4_e2b_shared_layers_have_no_kv_projections_and_a_double_mlp
     cr_assert(f.tm.kind_lins);
     int own = kind_where(f.m, 1, 0), shared = kind_where(f.m, 1, 1);
     vx_part po, ps;
-    vx_part_of_kind(&f.tm, &f.tm.dec, own, &po);
-    vx_part_of_kind(&f.tm, &f.tm.dec, shared, &ps);
+    vx_part_of_kind(f.x.pol.s, &f.m->layers.kind[own], 1, &f.tm.dec, &po);
+    vx_part_of_kind(f.x.pol.s, &f.m->layers.kind[shared], 1, &f.tm.dec, &ps);
     cr_assert_eq(po.lin[VX_ROLE_ATTN_K].lora_r, 8);
     cr_assert_eq(ps.lin[VX_ROLE_ATTN_K].lora_r, 0);
     cr_assert_eq(ps.lin[VX_ROLE_ATTN_V].lora_r, 0);
@@ -133,7 +133,7 @@ Test(kind_lins, a_uniform_model_keeps_one_row_per_role)
         setup(&f, preset_model(names[i]), 1);
         cr_assert(!f.tm.kind_lins, "%s", names[i]);
         vx_part p;
-        vx_part_of_kind(&f.tm, &f.tm.dec, 0, &p);
+        vx_part_of_kind(f.x.pol.s, &f.m->layers.kind[0], 1, &f.tm.dec, &p);
         cr_assert(!memcmp(&p, &f.tm.dec, sizeof p), "%s", names[i]);
         teardown(&f);
     }
@@ -148,7 +148,7 @@ Test(kind_lins, nemotron_nas_blocks_have_their_own_kv_heads_and_mlp)
     for (int k = 0; k < f.m->layers.n_kinds; k++) {
         const vx_layer_kind *kk = &f.m->layers.kind[k];
         vx_part p;
-        vx_part_of_kind(&f.tm, &f.tm.dec, k, &p);
+        vx_part_of_kind(f.x.pol.s, kk, 1, &f.tm.dec, &p);
         if (kk->mixer == VX_MIX_ATTN) {
             cr_assert_eq(p.lin[VX_ROLE_ATTN_K].out, kk->kv_heads * kk->head_dim);
             checked++;

@@ -68,11 +68,10 @@ typedef struct vx_kind_lin {
 
 typedef struct vx_train_model {
     vx_part dec, enc;
-    /* The decoder's linears per layer kind (the first n_kinds of the
-     * model's layers), set when kinds differ in them (kind_lins: Gemma 4's
-     * full and KV-shared layers, Nemotron-NAS blocks): dec.lin keeps one
-     * row per role, and a kind's programs read vx_part_of_kind(). */
-    vx_kind_lin kind_lin[VX_MAX_KINDS][VX_KL_N];
+    /* The decoder's layer kinds differ in these linears (Gemma 4's full and
+     * KV-shared layers, Nemotron-NAS blocks, Hunyuan's CLA followers):
+     * dec.lin keeps one row per role, and a kind's programs read
+     * vx_part_of_kind(). */
     int kind_lins;
     /* global groups (rank-local) */
     vx_lin embed, pos, type, embed_norm, proj_in, proj_out, final_norm, enc_final_norm, lm_head, mlm_dense,
@@ -98,9 +97,14 @@ typedef struct vx_train_model {
 
 /* static_terms.c */
 int vx_train_static(vx_ctx *x, const vx_shard *sh, vx_train_model *tm) VX_HIDDEN;
-/* The decoder part `p` (tm->dec or a copy of it) as layer kind `kind`
- * runs it: its kind_lin row applied (a copy of p when kind_lins is 0). */
-void vx_part_of_kind(const vx_train_model *tm, const vx_part *p, int kind, vx_part *out) VX_HIDDEN;
+/* The linears of layer kind `k` on a rank of `tp` tensor-parallel ranks,
+ * from its geometry as the inventory builds it (in = out = 0: a role the
+ * kind does not run). */
+void vx_kind_row(const vx_shape *s, const vx_layer_kind *k, int64_t tp, vx_kind_lin row[VX_KL_N]) VX_HIDDEN;
+/* The decoder part `p` (tm->dec or a copy of it) as layer kind `k` runs it
+ * (when tm->kind_lins): its row applied, the weight gradients that kind's,
+ * a module it lacks neither trained nor adapted. */
+void vx_part_of_kind(const vx_shape *s, const vx_layer_kind *k, int64_t tp, const vx_part *p, vx_part *out) VX_HIDDEN;
 
 /* optimizer.c: state bytes of one parameter tensor of `elems` elements held
  * in `param_dtype` (on the GPU unless paged), and the step temporaries. */

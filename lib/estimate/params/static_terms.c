@@ -89,53 +89,64 @@ static int kl_same(const vx_kind_lin *a, const vx_kind_lin *b, int from, int to)
     return 1;
 }
 
-/* The decoder's linears per layer kind, from each kind's geometry as the
- * inventory builds it (model/inventory.c: separate q, k, v, o of heads x
- * head_dim and kv_heads x head_dim; a dense MLP of the kind's ffn), kept
- * only when the attention kinds, or the dense-MLP kinds, differ. Fused
- * q|k|v and MLA layouts keep the one row per role. */
-static void kind_lins(const vx_ctx *x, int64_t tp, vx_train_model *tm)
+void vx_kind_row(const vx_shape *s, const vx_layer_kind *kk, int64_t tp, vx_kind_lin r[VX_KL_N])
+{
+    memset(r, 0, VX_KL_N * sizeof *r);
+    int64_t h = s->hidden;
+    if (kk->mixer == VX_MIX_ATTN) {
+        int64_t qd = kk->heads * kk->head_dim, kvd = kk->kv_heads * kk->head_dim;
+        kl_set(&r[VX_KL_Q], VX_ROLE_ATTN_Q, h, (s->attn_gate ? 2 : 1) * qd, tp);
+        kl_set(&r[VX_KL_K], VX_ROLE_ATTN_K, h, kvd, tp);
+        kl_set(&r[VX_KL_V], VX_ROLE_ATTN_V, h, kvd, tp);
+        kl_set(&r[VX_KL_O], VX_ROLE_ATTN_O, qd, h, tp);
+        /* Gemma 4's KV-shared and Hunyuan's cross-layer (CLA) layers read
+         * keys and values another layer projected */
+        r[VX_KL_K].absent = kk->kv_shared || kk->kv_reuse;
+        r[VX_KL_V].absent = kk->kv_shared || kk->kv_reuse || kk->k_eq_v;
+    }
+    if (kk->mlp == VX_MLPK_DENSE) {
+        kl_set(&r[VX_KL_GATE], VX_ROLE_MLP_GATE, h, kk->ffn, tp);
+        kl_set(&r[VX_KL_UP], VX_ROLE_MLP_UP, h, kk->ffn, tp);
+        kl_set(&r[VX_KL_GATE_UP], VX_ROLE_MLP_GATE_UP, h, 2 * kk->ffn, tp);
+        kl_set(&r[VX_KL_DOWN], VX_ROLE_MLP_DOWN, kk->ffn, h, tp);
+    }
+}
+
+/* Whether the decoder's kinds differ in their linears (model/inventory.c
+ * builds separate q, k, v, o of heads x head_dim and kv_heads x head_dim,
+ * and a dense MLP of the kind's ffn): the attention kinds, or the
+ * dense-MLP kinds, compared with the first of theirs. Fused q|k|v and MLA
+ * layouts keep the one row per role. The rows are recomputed where they
+ * are read (vx_part_of_kind), so the model of a step stays small. */
+static int kind_lins(const vx_ctx *x, int64_t tp)
 {
     const vx_shape *s = x->pol.s;
     const vx_layers *L = &x->pol.m->layers;
-    if (L->n_kinds < 2 || s->fam->qkv == VX_QKV_FUSED || s->fam->mla || s->encoder_only) return;
-    int differ = 0, attn0 = -1, mlp0 = -1;
-    int64_t h = s->hidden;
-    for (int k = 0; k < L->n_kinds; k++) {
+    if (L->n_kinds < 2 || s->fam->qkv == VX_QKV_FUSED || s->fam->mla || s->encoder_only) return 0;
+    vx_kind_lin r[VX_KL_N], a0[VX_KL_N], m0[VX_KL_N];
+    int differ = 0, attn0 = 0, mlp0 = 0;
+    for (int k = 0; k < L->n_kinds && !differ; k++) {
         const vx_layer_kind *kk = &L->kind[k];
-        vx_kind_lin *r = tm->kind_lin[k];
+        vx_kind_row(s, kk, tp, r);
         if (kk->mixer == VX_MIX_ATTN) {
-            int64_t qd = kk->heads * kk->head_dim, kvd = kk->kv_heads * kk->head_dim;
-            kl_set(&r[VX_KL_Q], VX_ROLE_ATTN_Q, h, (s->attn_gate ? 2 : 1) * qd, tp);
-            kl_set(&r[VX_KL_K], VX_ROLE_ATTN_K, h, kvd, tp);
-            kl_set(&r[VX_KL_V], VX_ROLE_ATTN_V, h, kvd, tp);
-            kl_set(&r[VX_KL_O], VX_ROLE_ATTN_O, qd, h, tp);
-            /* Gemma 4's KV-shared and Hunyuan's cross-layer (CLA) layers
-             * read keys and values another layer projected */
-            r[VX_KL_K].absent = kk->kv_shared || kk->kv_reuse;
-            r[VX_KL_V].absent = kk->kv_shared || kk->kv_reuse || kk->k_eq_v;
-            if (attn0 < 0) attn0 = k;
-            else differ |= !kl_same(r, tm->kind_lin[attn0], VX_KL_Q, VX_KL_GATE);
+            if (!attn0) memcpy(a0, r, sizeof r), attn0 = 1;
+            else differ = !kl_same(r, a0, VX_KL_Q, VX_KL_GATE);
         }
-        if (kk->mlp == VX_MLPK_DENSE) {
-            kl_set(&r[VX_KL_GATE], VX_ROLE_MLP_GATE, h, kk->ffn, tp);
-            kl_set(&r[VX_KL_UP], VX_ROLE_MLP_UP, h, kk->ffn, tp);
-            kl_set(&r[VX_KL_GATE_UP], VX_ROLE_MLP_GATE_UP, h, 2 * kk->ffn, tp);
-            kl_set(&r[VX_KL_DOWN], VX_ROLE_MLP_DOWN, kk->ffn, h, tp);
-            if (mlp0 < 0) mlp0 = k;
-            else differ |= !kl_same(r, tm->kind_lin[mlp0], VX_KL_GATE, VX_KL_N);
+        if (kk->mlp == VX_MLPK_DENSE && !differ) {
+            if (!mlp0) memcpy(m0, r, sizeof r), mlp0 = 1;
+            else differ = !kl_same(r, m0, VX_KL_GATE, VX_KL_N);
         }
     }
-    if (!differ) memset(tm->kind_lin, 0, sizeof tm->kind_lin);
-    tm->kind_lins = differ;
+    return differ;
 }
 
-void vx_part_of_kind(const vx_train_model *tm, const vx_part *p, int kind, vx_part *out)
+void vx_part_of_kind(const vx_shape *s, const vx_layer_kind *kk, int64_t tp, const vx_part *p, vx_part *out)
 {
     *out = *p;
-    if (!tm->kind_lins || kind < 0 || kind >= VX_MAX_KINDS) return;
+    vx_kind_lin row[VX_KL_N];
+    vx_kind_row(s, kk, tp, row);
     for (int i = 0; i < VX_KL_N; i++) {
-        const vx_kind_lin *r = &tm->kind_lin[kind][i];
+        const vx_kind_lin *r = &row[i];
         vx_lin *l = &out->lin[kl_role[i]];
         if (!l->present || (!r->in && !r->out)) continue;
         l->in = r->in, l->out = r->out;
@@ -384,7 +395,7 @@ int vx_train_static(vx_ctx *x, const vx_shard *sh, vx_train_model *tm)
     }
 
     tm->dec.gb = tm->enc.gb = (uint8_t)gb;
-    kind_lins(x, tp, tm);
+    tm->kind_lins = kind_lins(x, tp);
     tm->weights_exact = wexact;
     tm->weights = walloc;
     tm->grads = grads / (uint64_t)dg;

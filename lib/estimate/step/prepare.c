@@ -108,7 +108,7 @@ void vx_train_cfg(const vx_ctx *x, const vx_shard *sh, const vx_train_model *tm,
 /* Where the stacks of a step go. */
 typedef struct stacks {
     int64_t every;             /* checkpoint every k-th layer of a checkpointed range */
-    const vx_train_model *tm;  /* the decoder's linears per kind (kind_lin) */
+    const vx_train_model *tm;  /* kind_lins: the decoder's kinds differ in their linears */
     const vx_prog_source *src;
     const vx_shape *s;
     const vx_layers *L;
@@ -190,6 +190,15 @@ static void kind_cfg(const vx_act_cfg *c, const vx_shape *s, const vx_layer_kind
     out->no_mlp = k->mlp == VX_MLPK_NONE || k->mlp == VX_MLPK_PROJ;
 }
 
+/* Kinds a and b run the same linears (static_terms.c vx_kind_row). */
+static int same_lins(const vx_shape *s, const vx_layers *L, int a, int b, int64_t tp)
+{
+    vx_kind_lin ra[VX_KL_N], rb[VX_KL_N];
+    vx_kind_row(s, &L->kind[a], tp, ra);
+    vx_kind_row(s, &L->kind[b], tp, rb);
+    return !memcmp(ra, rb, sizeof ra);
+}
+
 /* Layers [first, first + n) of a stack, one stack of the step per distinct
  * program (kinds that differ only where the program does not look, such as
  * a sliding window, share one), in the order of their last layer: the
@@ -218,8 +227,7 @@ static int add_layers(stacks *st, const vx_act_cfg *c, const vx_part *p, int sta
         vx_act_cfg ck;
         kind_cfg(c, st->s, &L->kind[k], &ck);
         int j = 0;
-        while (j < np && (memcmp(&cfg[j], &ck, sizeof ck) ||
-                          (per_kind && memcmp(tm->kind_lin[kind[j]], tm->kind_lin[k], sizeof tm->kind_lin[k]))))
+        while (j < np && (memcmp(&cfg[j], &ck, sizeof ck) || (per_kind && !same_lins(st->s, L, kind[j], k, c->tp))))
             j++;
         if (j == np) cfg[np] = ck, kind[np] = k, cnt[np] = 0, lo[np] = t.first[k], hi[np] = t.last[k], np++;
         cnt[j] += t.count[k], sum += t.count[k];
@@ -235,7 +243,7 @@ static int add_layers(stacks *st, const vx_act_cfg *c, const vx_part *p, int sta
     if (!rg_first) {
         vx_act_cfg c0 = cfg[pfirst];
         c0.rg_stream = 0;
-        if (per_kind) vx_part_of_kind(tm, p, kind[pfirst], &kp);
+        if (per_kind) vx_part_of_kind(st->s, &L->kind[kind[pfirst]], c->tp, p, &kp);
         if ((rc = add_stack(st, &c0, per_kind ? &kp : p, stable, cross, 1, first, name, frozen))) return rc;
         cnt[pfirst]--;
         if (lo[pfirst] == first) lo[pfirst]++;
@@ -245,7 +253,7 @@ static int add_layers(stacks *st, const vx_act_cfg *c, const vx_part *p, int sta
         int j = -1;
         for (int i = 0; i < np; i++)
             if (cnt[i] >= 0 && (j < 0 || hi[i] < hi[j])) j = i;
-        if (per_kind) vx_part_of_kind(tm, p, kind[j], &kp);
+        if (per_kind) vx_part_of_kind(st->s, &L->kind[kind[j]], c->tp, p, &kp);
         if ((rc = add_stack(st, &cfg[j], per_kind ? &kp : p, stable, cross, cnt[j], lo[j], name, frozen))) return rc;
         cnt[j] = -1;
     }
