@@ -178,6 +178,10 @@ void vx_result_resolved_json(vx_jw *w, const struct vramest_result *r) VX_HIDDEN
 /* The plan's "rl" member with its leading key (mode rl only; nothing else). */
 void vx_result_rl_json(vx_jw *w, const struct vramest_result *r, int *first) VX_HIDDEN;
 
+/* The plan's "settings" object (no key): every option of the precision and
+ * the config echoed by group (result/settings_json.c). */
+void vx_result_settings_json(vx_jw *w, const struct vramest_result *r) VX_HIDDEN;
+
 /* Add a warning (truncated to VX_WARN_LEN; extra warnings are dropped). */
 void vx_result_warn(struct vramest_result *r, const char *fmt, ...) VX_PRINTF(2, 3) VX_HIDDEN;
 /* Append a whole-phase point (VRAMEST_PHASE_*; `label` a string literal)

@@ -9,26 +9,47 @@
 #include "common/json_writer.h"
 #include "result/result.h"
 
+/* `,"name":` of each category, from the names' own list. */
+#define CAT_KEY(n) {",\"" #n "\":", sizeof(",\"" #n "\":") - 1}
+static const struct {
+    const char *s;
+    size_t n;
+} cat_keys[VX_NCAT] = {VX_CATEGORY_LIST(CAT_KEY, VX_COMMA)};
+
+/* A device nothing was added to (the host and NVMe of most jobs). */
+#define ZERO_CAT(n) "\"" #n "\":0"
+#define ZERO_BAND(n) "\"" #n "\":[0,0]"
+#define ZERO_PROV(n) "\"" #n "\":\"" VX_PROV_NONE_NAME "\""
+static const char zero_device[] = "\"categories\":{" VX_CATEGORY_LIST(ZERO_CAT, ",") "},\"bands\":{" VX_CATEGORY_LIST(
+    ZERO_BAND, ",") "},\"provenance\":{" VX_CATEGORY_LIST(ZERO_PROV, ",") "}";
+
+static void cat_key(vx_jw *w, int c)
+{
+    vx_jw_put(w, cat_keys[c].s + !c, cat_keys[c].n - !c);
+}
+
 static void categories(vx_jw *w, const struct vramest_result *r, int dev)
 {
-    int f = 1;
-    vx_jw_name_key(w, "categories", &f);
-    vx_jw_put(w, "{", 1);
-    int g = 1;
+    int zero = 1;
+    for (int c = 0; c < VX_NCAT; c++)
+        zero &= !(r->cat[dev][c] | r->cat_low[dev][c] | r->cat_high[dev][c] | r->prov[dev][c]);
+    if (zero) {
+        vx_jw_put(w, zero_device, sizeof zero_device - 1);
+        return;
+    }
+    vx_jw_puts(w, "\"categories\":{");
     for (int c = 0; c < VX_NCAT; c++) {
-        vx_jw_name_key(w, vx_category_names[c], &g);
+        cat_key(w, c);
         vx_jw_u64(w, r->cat[dev][c]);
     }
     vx_jw_puts(w, "},\"bands\":{");
-    g = 1;
     for (int c = 0; c < VX_NCAT; c++) {
-        vx_jw_name_key(w, vx_category_names[c], &g);
+        cat_key(w, c);
         vx_jw_pair(w, r->cat_low[dev][c], r->cat_high[dev][c]);
     }
     vx_jw_puts(w, "},\"provenance\":{");
-    g = 1;
     for (int c = 0; c < VX_NCAT; c++) {
-        vx_jw_name_key(w, vx_category_names[c], &g);
+        cat_key(w, c);
         vx_jw_name(w, vx_provenance_names[r->prov[dev][c] < VX_NPROV ? r->prov[dev][c] : 0]);
     }
     vx_jw_put(w, "}", 1);
@@ -42,88 +63,6 @@ static void headline(vx_jw *w, const struct vramest_result *r, int v, int *first
     vx_jw_puts(w, vx_value_names[v]);
     vx_jw_puts(w, "_band\":");
     vx_jw_pair(w, r->val_low[v], r->val_high[v]);
-}
-
-/* The echo's groups: the spec's objects, in the plan's order. */
-static const char *const echo_groups[] = {"precision", "workload", "parallel", "device", "runtime", "rl"};
-#define N_ECHO_GROUPS (sizeof echo_groups / sizeof echo_groups[0])
-
-/* Each row's echo group (N_ECHO_GROUPS: none), found once per table
- * instead of comparing every row's group name for every group. */
-static void group_rows(const vx_option_def *rows, size_t n, uint8_t *group_of)
-{
-    for (size_t i = 0; i < n; i++) {
-        /* Rows of a group are neighbours and usually share the literal. */
-        if (i && rows[i].group == rows[i - 1].group) {
-            group_of[i] = group_of[i - 1];
-            continue;
-        }
-        group_of[i] = N_ECHO_GROUPS;
-        for (uint8_t g = 0; g < N_ECHO_GROUPS; g++)
-            if (strcmp(rows[i].group, echo_groups[g]) == 0) {
-                group_of[i] = g;
-                break;
-            }
-    }
-}
-
-/* A role the job gave a model of its own (vramest_config_set_role_model):
- * its option is left at its default, the estimate used the model. */
-static int own_model(const vx_rl_phases *rl, int key)
-{
-    if (!rl || !rl->on) return 0;
-    switch (key) {
-    case VRAMEST_CFG_RL_REFERENCE: return rl->reference_model;
-    case VRAMEST_CFG_RL_REWARD: return rl->reward == 2;
-    case VRAMEST_CFG_RL_CRITIC: return rl->critic == 2;
-    default: return 0;
-    }
-}
-
-/* Echo every option of a table whose group is echo_groups[group], from
- * `base`; `rl` (NULL for the precision table) turns a role given a model
- * of its own into "model". */
-static void echo(vx_jw *w, const vx_option_def *rows, size_t n, const uint8_t *group_of, const void *base,
-                 uint8_t group, const vx_rl_phases *rl, int *first)
-{
-    vx_jw_name_key(w, echo_groups[group], first);
-    vx_jw_put(w, "{", 1);
-    int g = 1;
-    for (size_t i = 0; i < n; i++) {
-        const vx_option_def *d = &rows[i];
-        if (group_of[i] != group) continue;
-        vx_jw_name_key(w, d->name, &g);
-        const char *p = (const char *)base + d->offset;
-        int64_t iv;
-        double fv;
-        switch (d->type) {
-        case VRAMEST_TYPE_F64:
-            memcpy(&fv, p, sizeof fv);
-            if (isfinite(fv))
-                vx_jw_g17(w, fv);
-            else
-                vx_jw_puts(w, "null");
-            break;
-        case VRAMEST_TYPE_STRING: vx_jw_str(w, p); break;
-        case VRAMEST_TYPE_BOOL:
-            memcpy(&iv, p, sizeof iv);
-            vx_jw_puts(w, iv ? "true" : "false");
-            break;
-        case VRAMEST_TYPE_ENUM: {
-            memcpy(&iv, p, sizeof iv);
-            const char *nm = own_model(rl, d->key) ? "model" : vx_enum_name_of(d->enums, iv);
-            if (nm)
-                vx_jw_str(w, nm);
-            else
-                vx_jw_i64(w, iv);
-            break;
-        }
-        default:
-            memcpy(&iv, p, sizeof iv);
-            vx_jw_i64(w, iv);
-        }
-    }
-    vx_jw_put(w, "}", 1);
 }
 
 static void model_summary(vx_jw *w, const struct vramest_result *r)
@@ -331,19 +270,7 @@ static void write_plan(vx_jw *w, const struct vramest_result *r, const vx_fix *f
     vx_result_resolved_json(w, r);
 
     vx_jw_key(w, "settings", &f);
-    vx_jw_put(w, "{", 1);
-    g = 1;
-    /* A table has at most VX_SET_WORDS * 64 rows: option_index_gen.c fails
-     * the build otherwise. */
-    uint8_t group_of[VX_SET_WORDS * 64];
-    group_rows(vx_precision_options, vx_precision_option_count, group_of);
-    echo(w, vx_precision_options, vx_precision_option_count, group_of, &r->prec, 0, NULL, &g);
-    group_rows(vx_config_options, vx_config_option_count, group_of);
-    for (uint8_t i = 1; i < N_ECHO_GROUPS; i++)
-        echo(w, vx_config_options, vx_config_option_count, group_of, &r->cfg, i, &r->rl, &g);
-    vx_jw_key(w, "cuda_context_bytes", &g);
-    vx_jw_u64(w, r->cuda_context_bytes);
-    vx_jw_put(w, "}", 1);
+    vx_result_settings_json(w, r);
     if (extra && *extra) {
         vx_jw_put(w, ",", 1);
         vx_jw_puts(w, extra);
