@@ -98,10 +98,13 @@ Test(plan_echo, pre_rendered_rows_are_the_echo_of_the_defaults)
         vx_opt_defaults(base, NULL, t + 1);
         for (int g = 0; g < VX_ECHO_GROUPS; g++)
             for (size_t k = pre->group_start[g]; k < pre->group_start[g + 1]; k++) {
-                const vx_option_def *d = &rows[pre->row[k]];
+                const vx_optecho_row *e = &pre->rows[k];
+                const vx_option_def *d = &rows[e->row];
                 cr_assert_eq(vx_echo_group(d->group), g, "%s", d->name);
-                cr_assert(!seen[pre->row[k]], "%s twice", d->name);
-                seen[pre->row[k]] = 1;
+                cr_assert(!seen[e->row], "%s twice", d->name);
+                seen[e->row] = 1;
+                cr_assert_eq(e->field, d->offset, "%s", d->name);
+                cr_assert_eq(e->string, d->type == VRAMEST_TYPE_STRING, "%s", d->name);
                 vx_jw w = {buf, sizeof buf, 0};
                 vx_jw_put(&w, ",\"", 2);
                 vx_jw_puts(&w, d->name);

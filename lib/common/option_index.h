@@ -38,15 +38,21 @@ typedef struct vx_optkeys {
 
 /* The settings echo (result/settings_json.c) of a table, in the plan's
  * order, generated at build time: the rows of echo group g (settings_json.c
- * names the groups) are row[k] for k in group_start[g] .. group_start[g + 1],
- * and row[k]'s text at its default, `,"name":default`, is
+ * names the groups) are at positions group_start[g] .. group_start[g + 1];
+ * position k's text at its default, `,"name":default`, is
  * text[off[k] .. off[k + 1]). NULL text: none (the model table; the
  * generator's own build). */
 #define VX_ECHO_GROUPS 6
+typedef struct vx_optecho_row {
+    uint16_t row;    /* in the option table */
+    uint16_t string; /* 1: a STRING option (compared as a string) */
+    uint32_t field;  /* its offset in the values struct */
+    uint64_t bits;   /* else the 8 bytes vx_opt_defaults writes there */
+} vx_optecho_row;
 typedef struct vx_optecho {
     const char *text;
     const uint32_t *off;
-    const uint16_t *row;
+    const vx_optecho_row *rows;
     const uint16_t *group_start; /* VX_ECHO_GROUPS + 1 entries */
 } vx_optecho;
 

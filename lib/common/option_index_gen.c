@@ -118,8 +118,14 @@ static void write_echo(FILE *f, int t, const table *tb)
     for (size_t i = 0; i < w.len; i++) fprintf(f, "%s%d", sep((uint32_t)i), (unsigned char)text[i]);
     fprintf(f, "%s0};\nstatic const uint32_t echo_off%d[] = {", w.len ? ",\n    " : "", t);
     for (uint32_t i = 0; i <= k; i++) fprintf(f, "%s%u", sep(i), off[i]);
-    fprintf(f, "\n};\nstatic const uint16_t echo_row%d[] = {", t);
-    for (uint32_t i = 0; i <= k; i++) fprintf(f, "%s%u", sep(i), i < k ? row[i] : 0);
+    fprintf(f, "\n};\nstatic const vx_optecho_row echo_row%d[] = {", t);
+    for (uint32_t i = 0; i < k; i++) {
+        const vx_option_def *d = &tb->rows[row[i]];
+        uint64_t bits = 0;
+        if (d->type != VRAMEST_TYPE_STRING) memcpy(&bits, (const char *)base + d->offset, sizeof bits);
+        fprintf(f, "\n    {%u, %d, %zu, 0x%llxull},", row[i], d->type == VRAMEST_TYPE_STRING, d->offset,
+                (unsigned long long)bits);
+    }
     fprintf(f, "\n};\nstatic const uint16_t echo_groups%d[] = {", t);
     for (int g = 0; g <= VX_ECHO_GROUPS; g++) fprintf(f, "%s%u", g ? ", " : "", start[g]);
     fprintf(f, "};\n");

@@ -71,7 +71,7 @@ void vx_result_note(struct vramest_result *r, const char *fmt, ...)
  * plays no part (transformers under Megatron, torch under llama.cpp). */
 static void version(vx_jw *w, const char *key, const vx_version_info *vi, int v, int defaulted, int applies, int *f)
 {
-    vx_jw_key(w, key, f);
+    vx_jw_name_key(w, key, f);
     if (!applies || !vi || !vi->forms || v <= 0) {
         vx_jw_puts(w, "null");
         return;
@@ -92,7 +92,7 @@ void vx_result_resolved_json(vx_jw *w, const struct vramest_result *r)
     int f = 1;
     vx_jw_put(w, "{", 1);
     const char *fw = vx_enum_name_of(vx_framework_enum, rt->framework);
-    vx_jw_key(w, "framework", &f);
+    vx_jw_name_key(w, "framework", &f);
     vx_jw_str(w, fw ? fw : "?");
     version(w, "torch", &vx_torch_versions, rt->torch, rt->defaulted & VX_RTV_TORCH, !rt->ggml_alloc, &f);
     version(w, "transformers", &vx_transformers_versions, rt->transformers, rt->defaulted & VX_RTV_TRANSFORMERS,
@@ -100,19 +100,19 @@ void vx_result_resolved_json(vx_jw *w, const struct vramest_result *r)
     version(w, "framework_version", vx_framework_versions(rt->framework), rt->framework_version,
             rt->defaulted & VX_RTV_FRAMEWORK, 1, &f);
     if (q->mode_train) {
-        vx_jw_key(w, "optimizer_impl", &f);
+        vx_jw_name_key(w, "optimizer_impl", &f);
         vx_jw_str(w, q->opt_impl >= 0 && q->opt_impl < 4 ? impls[q->opt_impl] : "?");
-        vx_jw_key(w, "loss", &f);
+        vx_jw_name_key(w, "loss", &f);
         vx_jw_str(w, q->loss >= 0 && q->loss < VX_LOSS_COUNT_ ? losses[q->loss] : "?");
-        vx_jw_key(w, "fsdp_version", &f);
+        vx_jw_name_key(w, "fsdp_version", &f);
         vx_jw_printf(w, "%d", q->fsdp_version);
     }
-    vx_jw_key(w, "attention_kernel", &f);
+    vx_jw_name_key(w, "attention_kernel", &f);
     if (q->attention)
         vx_jw_str(w, q->attention);
     else
         vx_jw_puts(w, "null");
-    vx_jw_key(w, "notes", &f);
+    vx_jw_name_key(w, "notes", &f);
     vx_jw_put(w, "[", 1);
     for (uint32_t i = 0; i < q->n_notes; i++) {
         if (i) vx_jw_put(w, ",", 1);

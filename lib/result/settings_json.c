@@ -7,36 +7,31 @@
  * (common/option_echo.c) on the tables' defaults (vx_optecho_of): a setting
  * at its default costs a comparison, and a run of them one copy. The
  * others are written here. */
+#include <stdint.h>
 #include <string.h>
 
 #include "common/option_echo.h"
 #include "common/option_index.h"
 #include "result/result.h"
 
-/* Whether the row holds the bytes vx_opt_defaults writes, so that its text
- * is the pre-rendered one: doubles bit for bit (-0.0 is not 0.0 in text),
- * strings up to their NUL. */
-static int at_default(const vx_option_def *d, const void *base)
+/* Whether position e holds the bytes vx_opt_defaults writes, so that its
+ * text is the pre-rendered one: doubles bit for bit (-0.0 is not 0.0 in
+ * text), strings up to their NUL. */
+static int at_default(const vx_optecho_row *e, const vx_option_def *rows, const void *base)
 {
-    const char *p = (const char *)base + d->offset;
-    if (d->type == VRAMEST_TYPE_F64) return !memcmp(p, &d->def, sizeof d->def);
-    if (d->type == VRAMEST_TYPE_STRING) {
-        const char *s = d->def_str ? d->def_str : "";
+    const char *p = (const char *)base + e->field;
+    if (e->string) {
+        const char *s = rows[e->row].def_str ? rows[e->row].def_str : "";
         return p[0] == s[0] && (!s[0] || !strcmp(p, s));
     }
-    int64_t iv;
-    memcpy(&iv, p, sizeof iv);
-    return iv == (int64_t)d->def;
+    uint64_t v;
+    memcpy(&v, p, sizeof v);
+    return v == e->bits;
 }
 
-static void flush(vx_jw *w, const char *text, size_t run, size_t end)
-{
-    if (end > run) vx_jw_put(w, text + run, end - run);
-}
-
-/* Echo group g of table `t` (a handle kind - 1) from `base`. A run of
- * rows at their defaults is one copy of the pre-rendered text; the
- * group's first row drops its comma. */
+/* Echo group g of table `t` (a handle kind - 1) from `base`. The text of
+ * consecutive positions is contiguous, so a run of rows at their defaults
+ * is one copy; the group's first row drops its comma. */
 static void echo(vx_jw *w, int t, const void *base, int group, int *first)
 {
     const vx_option_def *rows = t == 1 ? vx_precision_options : vx_config_options;
@@ -44,24 +39,20 @@ static void echo(vx_jw *w, int t, const void *base, int group, int *first)
     vx_jw_name_key(w, vx_echo_groups[group], first);
     vx_jw_put(w, "{", 1);
     int g = 1;
-    size_t run = 0, end = 0; /* pending pre-rendered text [run, end) */
-    for (size_t k = pre->group_start[group]; k < pre->group_start[group + 1]; k++) {
-        const vx_option_def *d = &rows[pre->row[k]];
-        if (at_default(d, base)) {
-            if (end != pre->off[k] || g) {
-                flush(w, pre->text, run, end);
-                run = pre->off[k] + (size_t)g;
-            }
-            end = pre->off[k + 1];
+    size_t k = pre->group_start[group], end = pre->group_start[group + 1], run = SIZE_MAX;
+    for (; k < end; k++) {
+        const vx_optecho_row *e = &pre->rows[k];
+        if (at_default(e, rows, base)) {
+            if (run == SIZE_MAX) run = pre->off[k] + (size_t)g;
             g = 0;
             continue;
         }
-        flush(w, pre->text, run, end);
-        run = end = 0;
-        vx_jw_name_key(w, d->name, &g);
-        vx_echo_value(w, d, base);
+        if (run != SIZE_MAX) vx_jw_put(w, pre->text + run, pre->off[k] - run);
+        run = SIZE_MAX;
+        vx_jw_name_key(w, rows[e->row].name, &g);
+        vx_echo_value(w, &rows[e->row], base);
     }
-    flush(w, pre->text, run, end);
+    if (run != SIZE_MAX) vx_jw_put(w, pre->text + run, pre->off[end] - run);
     vx_jw_put(w, "}", 1);
 }
 
@@ -71,7 +62,7 @@ void vx_result_settings_json(vx_jw *w, const struct vramest_result *r)
     vx_jw_put(w, "{", 1);
     echo(w, 1, &r->prec, 0, &g);
     for (int i = 1; i < VX_ECHO_GROUPS; i++) echo(w, 2, &r->cfg, i, &g);
-    vx_jw_key(w, "cuda_context_bytes", &g);
+    vx_jw_name_key(w, "cuda_context_bytes", &g);
     vx_jw_u64(w, r->cuda_context_bytes);
     vx_jw_put(w, "}", 1);
 }
