@@ -40,7 +40,14 @@ static void plain_settings(vx_jw *w, const struct vramest_result *r)
         for (size_t i = 0; i < n; i++) {
             if (vx_echo_group(rows[i].group) != g) continue;
             vx_jw_key(w, rows[i].name, &h);
-            vx_echo_value(w, &rows[i], base);
+            /* a role given a model of its own (test_rl.c checks the rule) */
+            int key = t == 2 ? (int)rows[i].key : -1;
+            if (r->rl.on && ((key == VRAMEST_CFG_RL_REFERENCE && r->rl.reference_model) ||
+                             (key == VRAMEST_CFG_RL_REWARD && r->rl.reward == 2) ||
+                             (key == VRAMEST_CFG_RL_CRITIC && r->rl.critic == 2)))
+                vx_jw_puts(w, "\"model\"");
+            else
+                vx_echo_value(w, &rows[i], base);
         }
         vx_jw_put(w, "}", 1);
     }
@@ -138,6 +145,10 @@ Test(plan_echo, any_mix_of_defaults_writes_the_plain_echo)
             for (size_t i = 0; i < n; i++)
                 if (next() % (unsigned)every == 0) perturb(&rows[i], t == 1 ? (void *)&r->prec : (void *)&r->cfg);
         }
+        r->rl.on = next() % 3 == 0;
+        r->rl.reference_model = (int)(next() % 2);
+        r->rl.reward = (int)(next() % 3);
+        r->rl.critic = (int)(next() % 3);
         expect_same(r, "a random mix");
     }
     free(r);
