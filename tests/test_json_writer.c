@@ -100,4 +100,24 @@ Test(json_writer, integers_and_bands)
         snprintf(want, sizeof want, "[%llu,%llu]", (unsigned long long)lo, (unsigned long long)v);
         cr_assert_str_eq(got, want);
     }
+    /* Every power of 10 and of 2 and either side of each, into buffers
+     * from none to roomy: the text up to the end, the length needed. */
+    uint64_t edges[3 * (20 + 64) + 2];
+    size_t n = 0;
+    for (uint64_t p = 1, k = 0; k < 20; k++, p *= 10) edges[n++] = p, edges[n++] = p - 1, edges[n++] = p + 1;
+    for (int k = 0; k < 64; k++) edges[n++] = 1ull << k, edges[n++] = (1ull << k) - 1, edges[n++] = (1ull << k) + 1;
+    edges[n++] = UINT64_MAX, edges[n++] = 0;
+    for (size_t i = 0; i < n; i++) {
+        int len = snprintf(want, sizeof want, "%llu", (unsigned long long)edges[i]);
+        for (size_t cap = 0; cap <= 40; cap++) {
+            char buf[64];
+            memset(buf, '#', sizeof buf);
+            vx_jw w = {buf, cap, 0};
+            vx_jw_u64(&w, edges[i]);
+            cr_assert_eq(w.len, (size_t)len, "%s: length %zu at cap %zu", want, w.len, cap);
+            size_t shown = cap < (size_t)len ? cap : (size_t)len;
+            cr_assert(!memcmp(buf, want, shown), "%s at cap %zu", want, cap);
+            cr_assert_eq(buf[shown], '#', "%s: wrote past cap %zu", want, cap);
+        }
+    }
 }

@@ -177,6 +177,80 @@ Test(versions, forms_parse_to_comparable_values)
     cr_assert_str_eq(buf, "2026-08");
 }
 
+/* The formatter writes digits itself (every estimate echoes versions):
+ * it must write what printf writes, truncation to the buffer included. */
+Test(runtime, version_format_writes_what_printf_writes)
+{
+    static const int forms[] = {VX_VS_RELEASE, VX_VS_BUILD, VX_VS_DATE};
+    static const int parts[] = {0, 1, 5, 9, 10, 99, 100, 999};
+    static const int majors[] = {0, 1, 9, 10, 99, 100, 999, 1000, 1990, 2026, 2146};
+    static const size_t caps[] = {1, 2, 4, 7, 24};
+    char got[24], want[24];
+    int n = 0;
+    for (size_t f = 0; f < VX_ARRAY_LEN(forms); f++)
+        for (size_t a = 0; a < VX_ARRAY_LEN(majors); a++)
+            for (size_t b = 0; b < VX_ARRAY_LEN(parts); b++)
+                for (size_t c = 0; c < VX_ARRAY_LEN(parts); c++)
+                    for (size_t k = 0; k < VX_ARRAY_LEN(caps); k++) {
+                        int v = VX_VER(majors[a], parts[b], parts[c]), form = forms[f];
+                        size_t cap = caps[k];
+                        if (form == VX_VS_BUILD)
+                            snprintf(want, cap, "b%d", v);
+                        else if (form == VX_VS_DATE && VX_VER_PATCH(v))
+                            snprintf(want, cap, "%04d-%02d-%02d", VX_VER_MAJOR(v), VX_VER_MINOR(v), VX_VER_PATCH(v));
+                        else if (form == VX_VS_DATE)
+                            snprintf(want, cap, "%04d-%02d", VX_VER_MAJOR(v), VX_VER_MINOR(v));
+                        else if (VX_VER_PATCH(v))
+                            snprintf(want, cap, "%d.%d.%d", VX_VER_MAJOR(v), VX_VER_MINOR(v), VX_VER_PATCH(v));
+                        else
+                            snprintf(want, cap, "%d.%d", VX_VER_MAJOR(v), VX_VER_MINOR(v));
+                        memset(got, 'x', sizeof got);
+                        vx_version_format(v, form, got, cap);
+                        cr_assert_str_eq(got, want, "version %d form %d cap %zu", v, form, cap);
+                        n++;
+                    }
+    vx_version_format(VX_VER_MAX, VX_VS_BUILD, got, sizeof got);
+    cr_assert_str_eq(got, "b2146999999");
+    vx_version_format(-7, VX_VS_RELEASE, got, sizeof got);
+    cr_assert_str_eq(got, "-7");
+    cr_assert_eq(n, 3 * 11 * 8 * 8 * 5);
+}
+
+/* Notes copy %s and %d in runs themselves (result/resolved_json.c): what
+ * they write must be what vsnprintf writes, truncation included. */
+Test(runtime, notes_write_what_printf_writes)
+{
+    struct vramest_result *r = calloc(1, sizeof *r);
+    cr_assert(r);
+    char want[VX_WARN_LEN], longs[400];
+    memset(longs, 'y', sizeof longs - 1);
+    longs[sizeof longs - 1] = 0;
+    const char *strs[] = {"", "vllm", longs + 250, longs};
+    const int ints[] = {0, 7, 42, 2147483647, -3};
+    for (size_t i = 0; i < VX_ARRAY_LEN(strs); i++)
+        for (size_t k = 0; k < VX_ARRAY_LEN(ints); k++) {
+            r->rrt.n_notes = 0;
+            vx_result_note(r, "fsdp_version: FSDP%d, %s's default", ints[k], strs[i]);
+            snprintf(want, sizeof want, "fsdp_version: FSDP%d, %s's default", ints[k], strs[i]);
+            cr_assert_str_eq(r->rrt.notes[0], want);
+            vx_result_note(r, "%s%d%s", strs[i], ints[k], strs[i]);
+            snprintf(want, sizeof want, "%s%d%s", strs[i], ints[k], strs[i]);
+            cr_assert_str_eq(r->rrt.notes[1], want);
+            vx_result_note(r, "%d%% of %s and %.1f", ints[k], strs[i], 2.5); /* the vsnprintf way */
+            snprintf(want, sizeof want, "%d%% of %s and %.1f", ints[k], strs[i], 2.5);
+            cr_assert_str_eq(r->rrt.notes[2], want);
+            vx_result_note(r, "%s", longs);
+            cr_assert_eq(strlen(r->rrt.notes[3]), VX_WARN_LEN - 1);
+            vx_result_note(r, "no conversion");
+            cr_assert_str_eq(r->rrt.notes[4], "no conversion");
+            cr_assert_eq(r->rrt.n_notes, 5);
+        }
+    r->rrt.n_notes = VX_MAX_NOTES;
+    vx_result_note(r, "%s", "dropped");
+    cr_assert_eq(r->rrt.n_notes, VX_MAX_NOTES);
+    free(r);
+}
+
 static void expect_set(vramest_config *c, vramest_option key, const char *value, int want, const char *msg)
 {
     int rc = vramest_config_set_str(c, key, value);

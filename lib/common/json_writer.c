@@ -7,11 +7,6 @@
 
 #include "common/json_writer.h"
 
-void vx_jw_puts(vx_jw *w, const char *s)
-{
-    vx_jw_put(w, s, strlen(s));
-}
-
 /* Two digits per division: a plan writes ~300 numbers. */
 static const char digit_pairs[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
                                      "40414243444546474849505152535455565758596061626364656667686970717273747576777879"

@@ -21,7 +21,11 @@ static inline void vx_jw_put(vx_jw *w, const char *s, size_t n)
     }
     w->len += n;
 }
-void vx_jw_puts(vx_jw *w, const char *s) VX_HIDDEN;
+/* Inline too: strlen of a literal folds to a constant. */
+static inline void vx_jw_puts(vx_jw *w, const char *s)
+{
+    vx_jw_put(w, s, strlen(s));
+}
 /* printf into the text. %s %d %u %lld %llu %zu %% and %.17g are written
  * without the C library's printf (the plan's hot path); any other
  * conversion goes through vsnprintf, 255 bytes at most. */

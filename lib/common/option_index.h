@@ -36,6 +36,26 @@ typedef struct vx_optkeys {
     const int16_t *rows;
 } vx_optkeys;
 
+/* The settings echo (result/settings_json.c) of a table, in the plan's
+ * order, generated at build time: the rows of echo group g (settings_json.c
+ * names the groups) are at positions group_start[g] .. group_start[g + 1];
+ * position k's text at its default, `,"name":default`, is
+ * text[off[k] .. off[k + 1]). NULL text: none (the model table; the
+ * generator's own build). */
+#define VX_ECHO_GROUPS 6
+typedef struct vx_optecho_row {
+    uint16_t row;    /* in the option table */
+    uint16_t string; /* 1: a STRING option (compared as a string) */
+    uint32_t field;  /* its offset in the values struct */
+    uint64_t bits;   /* else the 8 bytes vx_opt_defaults writes there */
+} vx_optecho_row;
+typedef struct vx_optecho {
+    const char *text;
+    const uint32_t *off;
+    const vx_optecho_row *rows;
+    const uint16_t *group_start; /* VX_ECHO_GROUPS + 1 entries */
+} vx_optecho;
+
 extern const vx_optname vx_optnames[] VX_HIDDEN;
 extern const uint32_t vx_optname_count VX_HIDDEN;
 extern const uint32_t vx_optname_buckets VX_HIDDEN; /* first-level buckets */
@@ -43,6 +63,7 @@ extern const uint32_t vx_optname_mask VX_HIDDEN;    /* slots - 1 (a power of two
 extern const uint32_t vx_optname_seed[] VX_HIDDEN;  /* per bucket */
 extern const uint16_t vx_optname_slot[] VX_HIDDEN;  /* index + 1 into vx_optnames, 0 = empty */
 extern const vx_optkeys vx_optkeys_of[3] VX_HIDDEN;
+extern const vx_optecho vx_optecho_of[3] VX_HIDDEN; /* by table, as vx_optref.table */
 
 /* The hash both the generator and the lookup use: FNV-1a over the
  * ASCII-lowercased bytes, then a seed-dependent finalizer. */

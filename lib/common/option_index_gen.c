@@ -11,6 +11,7 @@
 
 #include "common/option_index.h"
 #include "common/options.h"
+#include "common/option_echo.h"
 
 #define MAX_NAMES 2048
 
@@ -73,6 +74,62 @@ static int ref_cmp(const void *a, const void *b)
 static const char *sep(uint32_t i)
 {
     return i == 0 ? "\n    " : i % 16 ? ", " : ",\n    ";
+}
+
+/* The settings echo of table t (vx_optecho): its rows in the plan's order
+ * (by echo group, then row) and each one's `,"name":` and default written
+ * by vx_echo_value itself, so the text is the echo's by construction. */
+static void write_echo(FILE *f, int t, const table *tb)
+{
+    if (t == 0) return; /* the model is not echoed as settings */
+    size_t size = 0;
+    for (size_t r = 0; r < tb->count; r++) {
+        const vx_option_def *d = &tb->rows[r];
+        size_t end = d->offset + (d->type == VRAMEST_TYPE_STRING ? VX_STR_MAX : sizeof(int64_t));
+        if (end > size) size = end;
+    }
+    void *base = calloc(1, size);
+    size_t cap = 1 << 20;
+    char *text = malloc(cap);
+    uint32_t *off = calloc(tb->count + 1, sizeof *off);
+    uint16_t *row = calloc(tb->count + 1, sizeof *row), start[VX_ECHO_GROUPS + 1];
+    if (!base || !text || !off || !row) die("out of memory%s%s", "", "");
+    vx_opt_defaults(base, NULL, t + 1);
+    vx_jw w = {text, cap, 0};
+    uint32_t k = 0;
+    for (int g = 0; g < VX_ECHO_GROUPS; g++) {
+        start[g] = (uint16_t)k;
+        for (size_t r = 0; r < tb->count; r++) {
+            const vx_option_def *d = &tb->rows[r];
+            if (vx_echo_group(d->group) != g) continue;
+            row[k] = (uint16_t)r;
+            off[k++] = (uint32_t)w.len;
+            vx_jw_put(&w, ",\"", 2);
+            vx_jw_puts(&w, d->name);
+            vx_jw_put(&w, "\":", 2);
+            vx_echo_value(&w, d, base);
+        }
+    }
+    start[VX_ECHO_GROUPS] = (uint16_t)k;
+    off[k] = (uint32_t)w.len;
+    if (w.len >= cap) die("the %s table's echo is longer than 1 MiB%s", tb->what, "");
+    /* bytes, not a string literal: no length limit, no escapes to get right */
+    fprintf(f, "static const char echo_text%d[] = {", t);
+    for (size_t i = 0; i < w.len; i++) fprintf(f, "%s%d", sep((uint32_t)i), (unsigned char)text[i]);
+    fprintf(f, "%s0};\nstatic const uint32_t echo_off%d[] = {", w.len ? ",\n    " : "", t);
+    for (uint32_t i = 0; i <= k; i++) fprintf(f, "%s%u", sep(i), off[i]);
+    fprintf(f, "\n};\nstatic const vx_optecho_row echo_row%d[] = {", t);
+    for (uint32_t i = 0; i < k; i++) {
+        const vx_option_def *d = &tb->rows[row[i]];
+        uint64_t bits = 0;
+        if (d->type != VRAMEST_TYPE_STRING) memcpy(&bits, (const char *)base + d->offset, sizeof bits);
+        fprintf(f, "\n    {%u, %d, %zu, 0x%llxull},", row[i], d->type == VRAMEST_TYPE_STRING, d->offset,
+                (unsigned long long)bits);
+    }
+    fprintf(f, "\n};\nstatic const uint16_t echo_groups%d[] = {", t);
+    for (int g = 0; g <= VX_ECHO_GROUPS; g++) fprintf(f, "%s%u", g ? ", " : "", start[g]);
+    fprintf(f, "};\n");
+    free(base), free(text), free(off), free(row);
 }
 
 int main(int argc, char **argv)
@@ -187,6 +244,9 @@ int main(int argc, char **argv)
         fprintf(f, "%s{%d, %u, rows%d}", t ? ", " : "", tables[t].count ? base[t] : 0,
                 tables[t].count ? (uint32_t)(top[t] - base[t] + 1) : 0, t);
     fprintf(f, "};\n");
+    for (int t = 0; t < 3; t++) write_echo(f, t, &tables[t]);
+    fprintf(f, "const vx_optecho vx_optecho_of[3] = {{0, 0, 0, 0},\n    {echo_text1, echo_off1, echo_row1, "
+               "echo_groups1},\n    {echo_text2, echo_off2, echo_row2, echo_groups2}};\n");
     free(bucket_of), free(order), free(size), free(seed), free(slot);
     return fclose(f) == 0 ? 0 : 1;
 }

@@ -11,7 +11,9 @@ void vx_values_copy(void *dst, const void *src, const vx_layout *l)
     for (int i = 0; i < l->n; i++) {
         const vx_hole *h = &l->h[i];
         memcpy(d + at, s + at, h->off - at);
-        if (h->is_string) {
+        if (h->is_string && !s[h->off]) { /* most are empty: no call */
+            d[h->off] = 0;
+        } else if (h->is_string) {
             size_t n = strnlen((const char *)s + h->off, h->len - 1);
             memcpy(d + h->off, s + h->off, n);
             d[h->off + n] = 0;
@@ -28,7 +30,9 @@ int vx_values_equal(const void *a, const void *b, const vx_layout *l)
     for (int i = 0; i < l->n; i++) {
         const vx_hole *h = &l->h[i];
         if (memcmp(x + at, y + at, h->off - at)) return 0;
-        if (h->is_string && strncmp((const char *)x + h->off, (const char *)y + h->off, h->len)) return 0;
+        if (h->is_string && (x[h->off] != y[h->off] ||
+                             (x[h->off] && strncmp((const char *)x + h->off, (const char *)y + h->off, h->len))))
+            return 0;
         at = h->off + h->len;
     }
     return !memcmp(x + at, y + at, l->size - at);

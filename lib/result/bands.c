@@ -39,32 +39,47 @@ const vx_band_basis *vx_band_basis_of(int kind)
     return &table[kind >= 0 && kind < VX_NBAND ? kind : VX_BAND_TRAIN];
 }
 
-int vx_band_kind(const vx_config_values *c)
+/* Serving is an engine of its own (the runtime table says which): `rt` is
+ * the runtime the estimate resolved, or NULL to look the framework up. */
+static int band_kind(const vx_config_values *c, const vx_runtime *rt)
 {
     switch (c->mode) {
     case VX_MODE_LOAD: return VX_BAND_LOAD;
     case VX_MODE_TRAIN:
     case VX_MODE_RL: return VX_BAND_TRAIN;
     default: {
-        /* Serving is an engine of its own (the runtime table says which). */
-        vx_runtime rt;
-        vx_runtime_resolve((int)c->framework, NULL, &rt);
-        return rt.engine != VX_ENGINE_HF ? VX_BAND_SERVE : VX_BAND_INFER;
+        vx_runtime buf;
+        if (!rt || rt->framework != (int)c->framework) {
+            vx_runtime_resolve((int)c->framework, NULL, &buf);
+            rt = &buf;
+        }
+        return rt->engine != VX_ENGINE_HF ? VX_BAND_SERVE : VX_BAND_INFER;
     }
     }
 }
 
-/* v x f, rounded outwards, saturated. */
+int vx_band_kind(const vx_config_values *c)
+{
+    return band_kind(c, NULL);
+}
+
+/* v x f, rounded outwards, saturated: floor and ceil by the integer
+ * conversion (libm's are calls on baseline x86-64, six per estimate). */
 static uint64_t scale(uint64_t v, double f, int up)
 {
     double x = (double)v * f;
-    x = up ? ceil(x) : floor(x);
-    return x >= 18446744073709549568.0 ? UINT64_MAX : x <= 0 ? 0 : (uint64_t)x;
+    if (!(x > 0)) return 0;
+    if (x >= 18446744073709549568.0) return UINT64_MAX;
+    uint64_t t = (uint64_t)x; /* floor: x > 0 */
+    /* non-integral x is below 2^53 here, so t + 1 cannot wrap */
+    return t + (up && (double)t < x);
 }
 
 void vx_result_bands(struct vramest_result *r)
 {
-    r->band_kind = vx_band_kind(&r->cfg);
+    /* The engine does not depend on versions: the runtime the estimate
+     * resolved says it (the RL phases' own estimates resolve none). */
+    r->band_kind = band_kind(&r->cfg, r->rrt.has_rt ? &r->rrt.rt : NULL);
     const vx_band_basis *b = vx_band_basis_of(r->band_kind);
     uint64_t *cat = r->cat[VRAMEST_DEV_GPU], *lo = r->cat_low[VRAMEST_DEV_GPU], *hi = r->cat_high[VRAMEST_DEV_GPU];
     uint64_t a = r->val[VRAMEST_VAL_PEAK_ALLOCATED];
@@ -85,7 +100,7 @@ void vx_result_bands(struct vramest_result *r)
         int c = terms[i];
         double td = (double)(cat[c] - lo[c]), tu = (double)(hi[c] - cat[c]);
         d2 += td * td, u2 += tu * tu;
-        uint64_t v = r->val[heads[i]], sd = scale(1, ceil(sqrt(d2)), 1), su = scale(1, ceil(sqrt(u2)), 1);
+        uint64_t v = r->val[heads[i]], sd = scale(1, sqrt(d2), 1), su = scale(1, sqrt(u2), 1);
         r->val_low[heads[i]] = v > sd ? v - sd : 0;
         r->val_high[heads[i]] = vx_sat_add(v, su);
     }

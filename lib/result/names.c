@@ -2,10 +2,9 @@
  * JSON plan, the CLI and the Python binding all use these. Append-only. */
 #include "result/names.h"
 
-const char *const vx_category_names[VX_NCAT] = {
-    "weights", "master_weights", "gradients", "optimizer_states", "activations", "kv_cache",
-    "logits", "adapter", "workspace", "framework", "allocator", "state_cache",
-};
+#define NAME(n) #n
+const char *const vx_category_names[VX_NCAT] = {VX_CATEGORY_LIST(NAME, VX_COMMA)};
+_Static_assert(sizeof vx_category_names / sizeof vx_category_names[0] == VX_NCAT, "VX_CATEGORY_LIST has VX_NCAT names");
 const char *const vx_device_names[VX_NDEV] = {"gpu", "host", "nvme"};
 const char *const vx_value_names[VX_NVAL] = {
     "params_total", "params_trainable", "peak_allocated", "peak_reserved", "device_total", "device_capacity",
@@ -15,7 +14,7 @@ const char *const vx_value_names[VX_NVAL] = {
 };
 const char *const vx_verdict_names[3] = {"does_not_fit", "fits_low_end", "fits"};
 const char *const vx_phase_names[VX_NPHASE] = {"load", "forward", "backward", "optimizer", "prefill", "decode"};
-const char *const vx_provenance_names[VX_NPROV] = {"none",    "exact-from-file",    "exact-from-architecture",
+const char *const vx_provenance_names[VX_NPROV] = {VX_PROV_NONE_NAME, "exact-from-file",    "exact-from-architecture",
                                                     "formula", "empirical-constant", "approximate"};
 
 VRAMEST_API uint32_t vramest_category_count(void)

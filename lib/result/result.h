@@ -37,6 +37,7 @@ typedef struct vx_rank_group {
 #define VX_MAX_NOTES 6
 typedef struct vx_result_runtime {
     vx_runtime rt;          /* the framework, its versions (and which were defaults), its behaviours */
+    int has_rt;             /* rt was filled (vx_runtime_resolved) */
     int mode_train;         /* the training fields below were filled */
     int opt_impl;           /* VX_OPTIMPL_* the optimizer step runs */
     int loss;               /* VX_LOSS_* the head runs */
@@ -88,7 +89,6 @@ struct vramest_result {
     /* An engine that would refuse the job (issue #18: vLLM would not start)
      * makes the verdict "does not fit" with its reason, whatever the bytes. */
     uint8_t refused;
-    char refusal[VX_WARN_LEN];
     /* Figures of an engine's own estimate, as it logs them (Ollama's
      * scheduler: required KV, graph sizes), under `engine_name`; names and
      * the engine name are string literals. */
@@ -99,6 +99,7 @@ struct vramest_result {
         uint64_t value;
     } engine_figs[VX_MAX_ENGINE_FIGS];
     char warn[VX_MAX_WARN][VX_WARN_LEN];
+    char refusal[VX_WARN_LEN]; /* read only when refused: not zeroed (vx_result_begin) */
     uint32_t n_timeline;
     vx_timeline_point timeline[VX_MAX_TIMELINE];
     uint32_t n_ranks;
@@ -176,6 +177,10 @@ void vx_result_note(struct vramest_result *r, const char *fmt, ...) VX_PRINTF(2,
 void vx_result_resolved_json(vx_jw *w, const struct vramest_result *r) VX_HIDDEN;
 /* The plan's "rl" member with its leading key (mode rl only; nothing else). */
 void vx_result_rl_json(vx_jw *w, const struct vramest_result *r, int *first) VX_HIDDEN;
+
+/* The plan's "settings" object (no key): every option of the precision and
+ * the config echoed by group (result/settings_json.c). */
+void vx_result_settings_json(vx_jw *w, const struct vramest_result *r) VX_HIDDEN;
 
 /* Add a warning (truncated to VX_WARN_LEN; extra warnings are dropped). */
 void vx_result_warn(struct vramest_result *r, const char *fmt, ...) VX_PRINTF(2, 3) VX_HIDDEN;

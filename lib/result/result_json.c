@@ -9,26 +9,47 @@
 #include "common/json_writer.h"
 #include "result/result.h"
 
+/* `,"name":` of each category, from the names' own list. */
+#define CAT_KEY(n) {",\"" #n "\":", sizeof(",\"" #n "\":") - 1}
+static const struct {
+    const char *s;
+    size_t n;
+} cat_keys[VX_NCAT] = {VX_CATEGORY_LIST(CAT_KEY, VX_COMMA)};
+
+/* A device nothing was added to (the host and NVMe of most jobs). */
+#define ZERO_CAT(n) "\"" #n "\":0"
+#define ZERO_BAND(n) "\"" #n "\":[0,0]"
+#define ZERO_PROV(n) "\"" #n "\":\"" VX_PROV_NONE_NAME "\""
+static const char zero_device[] = "\"categories\":{" VX_CATEGORY_LIST(ZERO_CAT, ",") "},\"bands\":{" VX_CATEGORY_LIST(
+    ZERO_BAND, ",") "},\"provenance\":{" VX_CATEGORY_LIST(ZERO_PROV, ",") "}";
+
+static void cat_key(vx_jw *w, int c)
+{
+    vx_jw_put(w, cat_keys[c].s + !c, cat_keys[c].n - !c);
+}
+
 static void categories(vx_jw *w, const struct vramest_result *r, int dev)
 {
-    int f = 1;
-    vx_jw_name_key(w, "categories", &f);
-    vx_jw_put(w, "{", 1);
-    int g = 1;
+    int zero = 1;
+    for (int c = 0; c < VX_NCAT; c++)
+        zero &= !(r->cat[dev][c] | r->cat_low[dev][c] | r->cat_high[dev][c] | r->prov[dev][c]);
+    if (zero) {
+        vx_jw_put(w, zero_device, sizeof zero_device - 1);
+        return;
+    }
+    vx_jw_puts(w, "\"categories\":{");
     for (int c = 0; c < VX_NCAT; c++) {
-        vx_jw_name_key(w, vx_category_names[c], &g);
+        cat_key(w, c);
         vx_jw_u64(w, r->cat[dev][c]);
     }
     vx_jw_puts(w, "},\"bands\":{");
-    g = 1;
     for (int c = 0; c < VX_NCAT; c++) {
-        vx_jw_name_key(w, vx_category_names[c], &g);
+        cat_key(w, c);
         vx_jw_pair(w, r->cat_low[dev][c], r->cat_high[dev][c]);
     }
     vx_jw_puts(w, "},\"provenance\":{");
-    g = 1;
     for (int c = 0; c < VX_NCAT; c++) {
-        vx_jw_name_key(w, vx_category_names[c], &g);
+        cat_key(w, c);
         vx_jw_name(w, vx_provenance_names[r->prov[dev][c] < VX_NPROV ? r->prov[dev][c] : 0]);
     }
     vx_jw_put(w, "}", 1);
@@ -44,100 +65,18 @@ static void headline(vx_jw *w, const struct vramest_result *r, int v, int *first
     vx_jw_pair(w, r->val_low[v], r->val_high[v]);
 }
 
-/* The echo's groups: the spec's objects, in the plan's order. */
-static const char *const echo_groups[] = {"precision", "workload", "parallel", "device", "runtime", "rl"};
-#define N_ECHO_GROUPS (sizeof echo_groups / sizeof echo_groups[0])
-
-/* Each row's echo group (N_ECHO_GROUPS: none), found once per table
- * instead of comparing every row's group name for every group. */
-static void group_rows(const vx_option_def *rows, size_t n, uint8_t *group_of)
-{
-    for (size_t i = 0; i < n; i++) {
-        /* Rows of a group are neighbours and usually share the literal. */
-        if (i && rows[i].group == rows[i - 1].group) {
-            group_of[i] = group_of[i - 1];
-            continue;
-        }
-        group_of[i] = N_ECHO_GROUPS;
-        for (uint8_t g = 0; g < N_ECHO_GROUPS; g++)
-            if (strcmp(rows[i].group, echo_groups[g]) == 0) {
-                group_of[i] = g;
-                break;
-            }
-    }
-}
-
-/* A role the job gave a model of its own (vramest_config_set_role_model):
- * its option is left at its default, the estimate used the model. */
-static int own_model(const vx_rl_phases *rl, int key)
-{
-    if (!rl || !rl->on) return 0;
-    switch (key) {
-    case VRAMEST_CFG_RL_REFERENCE: return rl->reference_model;
-    case VRAMEST_CFG_RL_REWARD: return rl->reward == 2;
-    case VRAMEST_CFG_RL_CRITIC: return rl->critic == 2;
-    default: return 0;
-    }
-}
-
-/* Echo every option of a table whose group is echo_groups[group], from
- * `base`; `rl` (NULL for the precision table) turns a role given a model
- * of its own into "model". */
-static void echo(vx_jw *w, const vx_option_def *rows, size_t n, const uint8_t *group_of, const void *base,
-                 uint8_t group, const vx_rl_phases *rl, int *first)
-{
-    vx_jw_name_key(w, echo_groups[group], first);
-    vx_jw_put(w, "{", 1);
-    int g = 1;
-    for (size_t i = 0; i < n; i++) {
-        const vx_option_def *d = &rows[i];
-        if (group_of[i] != group) continue;
-        vx_jw_name_key(w, d->name, &g);
-        const char *p = (const char *)base + d->offset;
-        int64_t iv;
-        double fv;
-        switch (d->type) {
-        case VRAMEST_TYPE_F64:
-            memcpy(&fv, p, sizeof fv);
-            if (isfinite(fv))
-                vx_jw_g17(w, fv);
-            else
-                vx_jw_puts(w, "null");
-            break;
-        case VRAMEST_TYPE_STRING: vx_jw_str(w, p); break;
-        case VRAMEST_TYPE_BOOL:
-            memcpy(&iv, p, sizeof iv);
-            vx_jw_puts(w, iv ? "true" : "false");
-            break;
-        case VRAMEST_TYPE_ENUM: {
-            memcpy(&iv, p, sizeof iv);
-            const char *nm = own_model(rl, d->key) ? "model" : vx_enum_name_of(d->enums, iv);
-            if (nm)
-                vx_jw_str(w, nm);
-            else
-                vx_jw_i64(w, iv);
-            break;
-        }
-        default:
-            memcpy(&iv, p, sizeof iv);
-            vx_jw_i64(w, iv);
-        }
-    }
-    vx_jw_put(w, "}", 1);
-}
-
 static void model_summary(vx_jw *w, const struct vramest_result *r)
 {
     const vx_shape *s = &r->shape;
     vx_jw_str(w, "model");
     vx_jw_puts(w, ":{");
     int f = 1;
-    vx_jw_key(w, "name", &f);
+    vx_jw_name_key(w, "name", &f);
     vx_jw_str(w, r->model_name);
-    vx_jw_key(w, "model_type", &f);
+    vx_jw_name_key(w, "model_type", &f);
     const char *fam = vx_enum_name_of(vx_family_enum, s->family);
     vx_jw_str(w, fam ? fam : "");
-    vx_jw_key(w, "source", &f);
+    vx_jw_name_key(w, "source", &f);
     vx_jw_str(w, r->has_file_inv == 2 ? "file tensors and architecture"
                  : r->has_file_inv    ? "file tensors"
                                       : "architecture");
@@ -156,10 +95,10 @@ static void model_summary(vx_jw *w, const struct vramest_result *r)
         int64_t v;
         memcpy(&v, (const char *)s + ints[i].off, sizeof v);
         if (!v && i != 0) continue;
-        vx_jw_key(w, ints[i].name, &f);
+        vx_jw_name_key(w, ints[i].name, &f);
         vx_jw_i64(w, v);
     }
-    vx_jw_key(w, "tie_word_embeddings", &f);
+    vx_jw_name_key(w, "tie_word_embeddings", &f);
     vx_jw_puts(w, s->tied ? "true" : "false");
     vx_jw_put(w, "}", 1);
 }
@@ -167,11 +106,11 @@ static void model_summary(vx_jw *w, const struct vramest_result *r)
 /* "host" / "nvme": their categories and total. */
 static void offload_device(vx_jw *w, const struct vramest_result *r, int dev, int total, int *first)
 {
-    vx_jw_key(w, vx_device_names[dev], first);
+    vx_jw_name_key(w, vx_device_names[dev], first);
     vx_jw_put(w, "{", 1);
     categories(w, r, dev);
     int g = 0;
-    vx_jw_key(w, "total", &g);
+    vx_jw_name_key(w, "total", &g);
     vx_jw_u64(w, r->val[total]);
     vx_jw_put(w, "}", 1);
 }
@@ -180,12 +119,12 @@ static void write_plan(vx_jw *w, const struct vramest_result *r, const vx_fix *f
 {
     int f = 1;
     vx_jw_put(w, "{", 1);
-    vx_jw_key(w, "libvramest", &f);
+    vx_jw_name_key(w, "libvramest", &f);
     vx_jw_str(w, VRAMEST_VERSION_STRING);
     vx_jw_put(w, ",", 1);
     model_summary(w, r);
 
-    vx_jw_key(w, "params", &f);
+    vx_jw_name_key(w, "params", &f);
     vx_jw_puts(w, "{\"total\":");
     vx_jw_u64(w, r->val[VRAMEST_VAL_PARAMS_TOTAL]);
     vx_jw_puts(w, ",\"trainable\":");
@@ -193,40 +132,54 @@ static void write_plan(vx_jw *w, const struct vramest_result *r, const vx_fix *f
     vx_jw_puts(w, ",\"active\":");
     vx_jw_u64(w, r->val[VRAMEST_VAL_PARAMS_ACTIVE]);
     vx_jw_put(w, "}", 1);
-    vx_jw_key(w, "checkpoint_bytes", &f);
+    vx_jw_name_key(w, "checkpoint_bytes", &f);
     vx_jw_u64(w, r->val[VRAMEST_VAL_CHECKPOINT_BYTES]);
 
-    vx_jw_key(w, "gpu", &f);
+    vx_jw_name_key(w, "gpu", &f);
     vx_jw_put(w, "{", 1);
     categories(w, r, VRAMEST_DEV_GPU);
     int g = 0;
     headline(w, r, VRAMEST_VAL_PEAK_ALLOCATED, &g);
     headline(w, r, VRAMEST_VAL_PEAK_RESERVED, &g);
     headline(w, r, VRAMEST_VAL_DEVICE_TOTAL, &g);
-    vx_jw_key(w, "peak_phase", &g);
+    vx_jw_name_key(w, "peak_phase", &g);
     vx_jw_str(w, vx_phase_names[r->val[VRAMEST_VAL_PEAK_PHASE] < VX_NPHASE ? r->val[VRAMEST_VAL_PEAK_PHASE] : 0]);
-    vx_jw_key(w, "capacity", &g);
+    vx_jw_name_key(w, "capacity", &g);
     vx_jw_u64(w, r->device_bytes);
-    vx_jw_key(w, "load_peak", &g);
+    vx_jw_name_key(w, "load_peak", &g);
     vx_jw_u64(w, r->val[VRAMEST_VAL_LOAD_PEAK]);
     const vx_band_basis *b = vx_band_basis_of(r->band_kind);
-    vx_jw_key(w, "band_basis", &g);
-    vx_jw_printf(w, "{\"kind\":\"%s\",\"measured_runs\":%d,\"low\":%.3f,\"high\":%.3f,\"fragmentation\":",
-                 b->kind, b->runs, b->low, b->high);
-    if (b->frag_runs)
-        vx_jw_printf(w, "[%.3f,%.3f],\"fragmentation_runs\":%d}", b->frag_low, b->frag_high, b->frag_runs);
-    else
+    vx_jw_name_key(w, "band_basis", &g);
+    vx_jw_puts(w, "{\"kind\":");
+    vx_jw_name(w, b->kind);
+    vx_jw_puts(w, ",\"measured_runs\":");
+    vx_jw_i64(w, b->runs);
+    vx_jw_puts(w, ",\"low\":");
+    vx_jw_fixed(w, b->low, 3);
+    vx_jw_puts(w, ",\"high\":");
+    vx_jw_fixed(w, b->high, 3);
+    vx_jw_puts(w, ",\"fragmentation\":");
+    if (b->frag_runs) {
+        vx_jw_put(w, "[", 1);
+        vx_jw_fixed(w, b->frag_low, 3);
+        vx_jw_put(w, ",", 1);
+        vx_jw_fixed(w, b->frag_high, 3);
+        vx_jw_puts(w, "],\"fragmentation_runs\":");
+        vx_jw_i64(w, b->frag_runs);
+        vx_jw_put(w, "}", 1);
+    } else {
         vx_jw_puts(w, "null,\"fragmentation_runs\":0}");
+    }
     vx_jw_put(w, "}", 1);
 
     offload_device(w, r, VRAMEST_DEV_HOST, VRAMEST_VAL_HOST_TOTAL, &f);
     offload_device(w, r, VRAMEST_DEV_NVME, VRAMEST_VAL_NVME_TOTAL, &f);
 
-    vx_jw_key(w, "fits", &f);
+    vx_jw_name_key(w, "fits", &f);
     if (r->val_ok[VRAMEST_VAL_FITS]) {
         vx_jw_puts(w, r->val[VRAMEST_VAL_FITS] ? "true" : "false");
         /* The margin is against the usable memory: capacity less headroom. */
-        vx_jw_key(w, "margin_bytes", &f);
+        vx_jw_name_key(w, "margin_bytes", &f);
         uint64_t t = r->val[VRAMEST_VAL_DEVICE_TOTAL];
         uint64_t c = r->device_bytes > r->headroom_bytes ? r->device_bytes - r->headroom_bytes : 0;
         if (c >= t)
@@ -236,9 +189,9 @@ static void write_plan(vx_jw *w, const struct vramest_result *r, const vx_fix *f
     } else {
         vx_jw_puts(w, "null");
     }
-    vx_jw_key(w, "headroom_bytes", &f);
+    vx_jw_name_key(w, "headroom_bytes", &f);
     vx_jw_u64(w, r->headroom_bytes);
-    vx_jw_key(w, "verdict", &f);
+    vx_jw_name_key(w, "verdict", &f);
     if (r->val_ok[VRAMEST_VAL_VERDICT]) {
         vx_jw_str(w, vx_verdict_names[r->val[VRAMEST_VAL_VERDICT] < 3 ? r->val[VRAMEST_VAL_VERDICT] : 0]);
         if (r->val[VRAMEST_VAL_VERDICT] != VRAMEST_VERDICT_FITS) {
@@ -258,7 +211,7 @@ static void write_plan(vx_jw *w, const struct vramest_result *r, const vx_fix *f
         int v = serving_vals[i];
         if (!r->val_ok[v]) continue;
         if (sfirst) {
-            vx_jw_key(w, "serving", &f);
+            vx_jw_name_key(w, "serving", &f);
             vx_jw_put(w, "{", 1);
         }
         vx_jw_printf(w, "%s\"%s\":%llu", sfirst ? "" : ",", vx_value_names[v], (unsigned long long)r->val[v]);
@@ -266,7 +219,7 @@ static void write_plan(vx_jw *w, const struct vramest_result *r, const vx_fix *f
     }
     if (r->n_engine_figs) {
         if (sfirst) {
-            vx_jw_key(w, "serving", &f);
+            vx_jw_name_key(w, "serving", &f);
             vx_jw_put(w, "{", 1);
         }
         /* Figures of the engine's own estimate (Ollama's scheduler), under its name. */
@@ -280,26 +233,31 @@ static void write_plan(vx_jw *w, const struct vramest_result *r, const vx_fix *f
     if (!sfirst) vx_jw_put(w, "}", 1);
     /* A model with recurrent layers: one sequence's state (not per token). */
     if (r->val_ok[VRAMEST_VAL_STATE_PER_SEQ] && r->val[VRAMEST_VAL_STATE_PER_SEQ]) {
-        vx_jw_key(w, vx_value_names[VRAMEST_VAL_STATE_PER_SEQ], &f);
+        vx_jw_name_key(w, vx_value_names[VRAMEST_VAL_STATE_PER_SEQ], &f);
         vx_jw_u64(w, r->val[VRAMEST_VAL_STATE_PER_SEQ]);
     }
 
     if (r->rl.on) vx_result_rl_json(w, r, &f);
 
-    vx_jw_key(w, "timeline", &f);
+    vx_jw_name_key(w, "timeline", &f);
     vx_jw_put(w, "[", 1);
     for (uint32_t i = 0; i < r->n_timeline; i++) {
         const vx_timeline_point *p = &r->timeline[i];
         if (i) vx_jw_put(w, ",", 1);
-        vx_jw_printf(w, "{\"phase\":\"%s\",\"layer\":%d,\"allocated\":%llu,\"label\":",
-             vx_phase_names[p->phase < VX_NPHASE ? p->phase : 0], (int)p->layer, (unsigned long long)p->allocated);
+        vx_jw_puts(w, "{\"phase\":");
+        vx_jw_name(w, vx_phase_names[p->phase < VX_NPHASE ? p->phase : 0]);
+        vx_jw_puts(w, ",\"layer\":");
+        vx_jw_i64(w, p->layer);
+        vx_jw_puts(w, ",\"allocated\":");
+        vx_jw_u64(w, p->allocated);
+        vx_jw_puts(w, ",\"label\":");
         vx_jw_str(w, p->label);
         vx_jw_put(w, "}", 1);
     }
     vx_jw_put(w, "]", 1);
 
     if (r->n_ranks) {
-        vx_jw_key(w, "ranks", &f);
+        vx_jw_name_key(w, "ranks", &f);
         vx_jw_put(w, "[", 1);
         for (uint32_t i = 0; i < r->n_ranks; i++) {
             const vx_rank_group *rg = &r->ranks[i];
@@ -309,7 +267,7 @@ static void write_plan(vx_jw *w, const struct vramest_result *r, const vx_fix *f
             vx_jw_printf(w, ",\"ranks\":%lld,\"categories\":{", (long long)rg->ranks);
             int h = 1;
             for (int c = 0; c < VX_NCAT; c++) {
-                vx_jw_key(w, vx_category_names[c], &h);
+                vx_jw_name_key(w, vx_category_names[c], &h);
                 vx_jw_u64(w, rg->cat[c]);
             }
             vx_jw_printf(w, "},\"peak_allocated\":%llu,\"peak_reserved\":%llu,\"device_total\":%llu}",
@@ -319,7 +277,7 @@ static void write_plan(vx_jw *w, const struct vramest_result *r, const vx_fix *f
         vx_jw_put(w, "]", 1);
     }
 
-    vx_jw_key(w, "warnings", &f);
+    vx_jw_name_key(w, "warnings", &f);
     vx_jw_put(w, "[", 1);
     for (uint32_t i = 0; i < r->n_warn; i++) {
         if (i) vx_jw_put(w, ",", 1);
@@ -327,23 +285,11 @@ static void write_plan(vx_jw *w, const struct vramest_result *r, const vx_fix *f
     }
     vx_jw_put(w, "]", 1);
 
-    vx_jw_key(w, "resolved", &f);
+    vx_jw_name_key(w, "resolved", &f);
     vx_result_resolved_json(w, r);
 
-    vx_jw_key(w, "settings", &f);
-    vx_jw_put(w, "{", 1);
-    g = 1;
-    /* A table has at most VX_SET_WORDS * 64 rows: option_index_gen.c fails
-     * the build otherwise. */
-    uint8_t group_of[VX_SET_WORDS * 64];
-    group_rows(vx_precision_options, vx_precision_option_count, group_of);
-    echo(w, vx_precision_options, vx_precision_option_count, group_of, &r->prec, 0, NULL, &g);
-    group_rows(vx_config_options, vx_config_option_count, group_of);
-    for (uint8_t i = 1; i < N_ECHO_GROUPS; i++)
-        echo(w, vx_config_options, vx_config_option_count, group_of, &r->cfg, i, &r->rl, &g);
-    vx_jw_key(w, "cuda_context_bytes", &g);
-    vx_jw_u64(w, r->cuda_context_bytes);
-    vx_jw_put(w, "}", 1);
+    vx_jw_name_key(w, "settings", &f);
+    vx_result_settings_json(w, r);
     if (extra && *extra) {
         vx_jw_put(w, ",", 1);
         vx_jw_puts(w, extra);

@@ -69,26 +69,26 @@ void vx_result_why(vx_jw *w, const struct vramest_result *r, const vx_fix *fix)
     int dom[3], ndom = dominant(r, dom), f = 1;
     uint64_t cap = r->device_bytes, head = r->headroom_bytes;
     vx_jw_puts(w, "\"why\":{");
-    vx_jw_key(w, "needed_bytes", &f);
+    vx_jw_name_key(w, "needed_bytes", &f);
     vx_jw_u64(w, r->val[VRAMEST_VAL_DEVICE_TOTAL]);
-    vx_jw_key(w, "band", &f);
+    vx_jw_name_key(w, "band", &f);
     vx_jw_printf(w, "[%llu,%llu]", (unsigned long long)r->val_low[VRAMEST_VAL_DEVICE_TOTAL],
                  (unsigned long long)r->val_high[VRAMEST_VAL_DEVICE_TOTAL]);
-    vx_jw_key(w, "usable_bytes", &f);
+    vx_jw_name_key(w, "usable_bytes", &f);
     vx_jw_u64(w, cap > head ? cap - head : 0);
-    vx_jw_key(w, "dominant", &f);
+    vx_jw_name_key(w, "dominant", &f);
     vx_jw_put(w, "[", 1);
     for (int i = 0; i < ndom; i++)
         vx_jw_printf(w, "%s{\"category\":\"%s\",\"bytes\":%llu}", i ? "," : "", vx_category_names[dom[i]],
                      (unsigned long long)r->cat[VRAMEST_DEV_GPU][dom[i]]);
     vx_jw_put(w, "]", 1);
-    vx_jw_key(w, "refusal", &f);
+    vx_jw_name_key(w, "refusal", &f);
     if (r->refused)
         vx_jw_str(w, r->refusal);
     else
         vx_jw_puts(w, "null");
     if (fix) {
-        vx_jw_key(w, "fix", &f);
+        vx_jw_name_key(w, "fix", &f);
         if (!fix->text) vx_jw_puts(w, "null");
     }
     if (fix && fix->text) {
@@ -102,7 +102,7 @@ void vx_result_why(vx_jw *w, const struct vramest_result *r, const vx_fix *fix)
     }
     char text[512];
     sentence(text, sizeof text, r, dom, ndom, fix);
-    vx_jw_key(w, "text", &f);
+    vx_jw_name_key(w, "text", &f);
     vx_jw_str(w, text);
     vx_jw_put(w, "}", 1);
 }
