@@ -135,23 +135,32 @@ Test(vllm, solvers_stop_where_the_engine_refuses)
 }
 
 /* V1's profile samples min(tokens, seqs) rows of the full vocabulary on
- * every tensor-parallel rank; from 0.9 an H100 profiles 1024 x 8192. */
+ * every tensor-parallel rank; from 0.9 an H100 profiles 1024 x 8192. From
+ * 0.11 (vllm#25359) NCCL (1 GiB here) is created before the snapshot: off
+ * the pool's charge, on top of the budget, and 0.99 no longer starts. */
 Test(vllm, the_profile_follows_the_version)
 {
-    static const char *const ver[] = {"0.6.4", "0.8.5", "0.10.0"};
-    uint64_t pool[3];
-    for (int i = 0; i < 3; i++) {
+    static const char *const ver[] = {"0.6.4", "0.8.5", "0.10.0", "0.11.0", "0.11.0"};
+    static const double util[] = {0.9, 0.9, 0.9, 0.9, 0.99};
+    uint64_t pool[5], total[5];
+    for (int i = 0; i < 5; i++) {
         char spec[512];
         snprintf(spec, sizeof spec,
                  "{\"model\":\"llama-3-8b\",\"precision\":\"bf16\",\"workload\":{\"mode\":\"infer\"},"
-                 "\"parallel\":{\"gpus\":2,\"tp\":2},\"device\":\"H100-80GB\",\"runtime\":{\"framework\":\"vllm\","
-                 "\"framework_version\":\"%s\",\"max_model_len\":8192,\"enforce_eager\":true}}",
-                 ver[i]);
+                 "\"parallel\":{\"gpus\":2,\"tp\":2,\"nccl_mib\":1024},\"device\":\"H100-80GB\",\"runtime\":{"
+                 "\"framework\":\"vllm\",\"framework_version\":\"%s\",\"gpu_memory_utilization\":%.2f,\"max_model_len\":8192,"
+                 "\"enforce_eager\":true}}",
+                 ver[i], util[i]);
         job j;
         cr_assert_eq(run(&j, spec), VRAMEST_OK, "%s", vramest_last_error_message());
         pool[i] = value(&j, VRAMEST_VAL_KV_POOL_BYTES);
+        total[i] = value(&j, VRAMEST_VAL_DEVICE_TOTAL);
+        if (i == 4) refused(&j, "free memory on the device after the CUDA context and NCCL");
+        else cr_assert_neq(value(&j, VRAMEST_VAL_VERDICT), VRAMEST_VERDICT_DOES_NOT_FIT, "%s", j.json);
         done(&j);
     }
+    cr_expect_eq(pool[3] - pool[2], 1024ull << 20, "0.10 -> 0.11 pool %llu", (unsigned long long)(pool[3] - pool[2]));
+    cr_expect_eq(total[3] - total[2], 1024ull << 20, "NCCL on top of the budget");
     /* 1024 rows x 128256 x 28 B (3.4 GiB) against 256 rows at 0.8: the pool
      * shrinks by about the difference */
     double d = ((double)pool[1] - (double)pool[2]) / GIB;

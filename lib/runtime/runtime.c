@@ -283,6 +283,10 @@ static const rule rules[] = {
     {VX_FW_VLLM, VX_RTC_FRAMEWORK, VX_VER(0, 9, 0), VX_VER_MAX, FIELD(gpu_class_defaults), 1},
     /* VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS on by default (#45178, #53013). */
     {VX_FW_VLLM, VX_RTC_FRAMEWORK, VX_VER(0, 21, 0), VX_VER_MAX, FIELD(graphs_in_budget), 1},
+    /* gpu_worker.py init_device: init_worker_distributed_environment runs
+     * before the init MemorySnapshot from vllm-project/vllm#25359 (merged
+     * 2025-09-22, first in 0.11.0; the text at 35d5cda1). */
+    {VX_FW_VLLM, VX_RTC_FRAMEWORK, VX_VER(0, 11, 0), VX_VER_MAX, FIELD(nccl_before_snapshot), 1},
     /* llama.cpp -fa on|off|auto with auto the default from about b6343
      * (2025-08; ggml-org/llama.cpp#15746 by b6370): flash attention
      * wherever the backend has it (CUDA). Builds before run without it. */

@@ -190,6 +190,10 @@ typedef struct vx_runtime {
                                 of >= 70 GiB other than A100 (vLLM >= 0.9), else 256 / 2048 */
     int graphs_in_budget;    /* CUDA-graph memory is estimated and taken from the KV budget
                                 (vLLM >= 0.21); before, graphs are captured after the pool, on top */
+    int nccl_before_snapshot; /* vLLM >= 0.11: the NCCL communicators exist before the init memory
+                                snapshot, so the pool is not charged for them (they sit on top of the
+                                budget) and the engine refuses to start when the free memory left after
+                                them is below the budget; before, the profile charged them to the pool */
     int fa_default;          /* llama.cpp: flash attention when the job does not say (-fa auto, on CUDA) */
     int mla_uncompressed;    /* llama.cpp: MLA cached as full K and V per head (before the latent cache) */
     int gguf_qkv_own_rule;   /* llama.cpp's quantizer before ggml-org/llama.cpp#19770 (b8265): a fused

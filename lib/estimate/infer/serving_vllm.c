@@ -175,9 +175,12 @@ int vx_serving_vllm(vx_ctx *x, const vx_shard *sh)
     uint64_t act = vx_max_u64(layer, sampler);
     uint64_t cublas = vx_cublas_workspace_bytes(x);
     uint64_t ctx = vx_cuda_context_bytes(x);
-    /* NCCL communicators: inside the budget (vLLM measures non-torch
-     * memory), reported by the rank-group hook in the framework category. */
-    uint64_t nccl = vx_nccl_bytes(x, sh);
+    /* NCCL communicators, reported by the rank-group hook in the framework
+     * category: charged to the pool as non-torch memory while the profiler
+     * snapshots before creating them; from 0.11 they are in the snapshot,
+     * outside the budget, on top of it. */
+    uint64_t nccl_all = vx_nccl_bytes(x, sh);
+    uint64_t nccl = x->rt.nccl_before_snapshot ? 0 : nccl_all;
 
     uint64_t graphs = 0;
     if (!cv->enforce_eager) {
@@ -228,6 +231,15 @@ int vx_serving_vllm(vx_ctx *x, const vx_shard *sh)
     if (dev) {
         double util = cv->gpu_memory_utilization;
         uint64_t budget = (uint64_t)(util * (double)dev);
+        /* gpu_worker.py init_device: the free memory at the snapshot (after
+         * the context and, from 0.11, NCCL) must hold the budget. */
+        uint64_t free0 = vx_sat_add(ctx, nccl_all) < dev ? dev - ctx - nccl_all : 0;
+        if (x->rt.nccl_before_snapshot && free0 < budget)
+            vx_result_refuse(r,
+                             "vLLM would not start: free memory on the device after the CUDA context and NCCL "
+                             "(%.2f GiB) is less than gpu_memory_utilization %.2f x total (%.2f GiB): lower "
+                             "gpu_memory_utilization",
+                             (double)free0 / VX_GIB, util, (double)budget / VX_GIB);
         if (budget > used)
             pool = budget - used;
         else
