@@ -91,6 +91,8 @@ Test(kind_lins, gemma4_26b_sliding_and_full_layers_have_their_own_projections)
         /* adapted where the module exists: the full layers have no v_proj */
         cr_assert_eq(ps.lin[VX_ROLE_ATTN_V].lora_r, 8);
         cr_assert_eq(pg.lin[VX_ROLE_ATTN_V].lora_r, 0);
+        /* ... but values of k's size (k_proj's output under v_norm) */
+        cr_assert_eq(pg.lin[VX_ROLE_ATTN_V].out, 2 * 512 / tp);
         cr_assert_eq(pg.lin[VX_ROLE_ATTN_Q].lora_r, 8);
         teardown(&f);
     }
@@ -115,6 +117,10 @@ Test(kind_lins, gemma4_e2b_shared_layers_have_no_kv_projections_and_a_double_mlp
     cr_assert_eq(ps.lin[VX_ROLE_ATTN_K].lora_r, 0);
     cr_assert_eq(ps.lin[VX_ROLE_ATTN_V].lora_r, 0);
     cr_assert_eq(ps.lin[VX_ROLE_ATTN_K].wgrad, 0);
+    /* their keys and values are another layer's: no output of their own */
+    cr_assert_eq(ps.lin[VX_ROLE_ATTN_K].out, 0);
+    cr_assert_eq(ps.lin[VX_ROLE_ATTN_V].out, 0);
+    cr_assert_eq(po.lin[VX_ROLE_ATTN_K].out, 256);
     cr_assert_eq(po.lin[VX_ROLE_MLP_GATE].out, 6144);
     cr_assert_eq(ps.lin[VX_ROLE_MLP_GATE].out, 12288);
     cr_assert_eq(ps.lin[VX_ROLE_MLP_DOWN].in, 12288);

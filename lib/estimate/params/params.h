@@ -60,9 +60,13 @@ typedef struct vx_part {
  * attention projections (heads, key/value heads, head size) and the dense
  * MLP (its width). */
 enum { VX_KL_Q, VX_KL_K, VX_KL_V, VX_KL_O, VX_KL_GATE, VX_KL_UP, VX_KL_GATE_UP, VX_KL_DOWN, VX_KL_N };
+/* A module a kind lacks: its output still exists, made otherwise (K=V
+ * layers' values: k_proj's output under v_norm), or not at all (keys and
+ * values another layer projected: KV-shared and CLA layers). */
+enum { VX_KL_NO_MODULE = 1, VX_KL_NO_OUTPUT = 2 };
 typedef struct vx_kind_lin {
     int64_t in, out; /* rank-local (0: the kind does not run it: the part's row as it is) */
-    uint8_t absent;  /* the kind has no such module (KV-shared layers' k/v, K=V layers' v): nothing trains */
+    uint8_t absent;  /* VX_KL_*: the kind has no such module: nothing trains */
     uint8_t pad[7];
 } vx_kind_lin;
 

@@ -100,9 +100,12 @@ void vx_kind_row(const vx_shape *s, const vx_layer_kind *kk, int64_t tp, vx_kind
         kl_set(&r[VX_KL_V], VX_ROLE_ATTN_V, h, kvd, tp);
         kl_set(&r[VX_KL_O], VX_ROLE_ATTN_O, qd, h, tp);
         /* Gemma 4's KV-shared and Hunyuan's cross-layer (CLA) layers read
-         * keys and values another layer projected */
-        r[VX_KL_K].absent = kk->kv_shared || kk->kv_reuse;
-        r[VX_KL_V].absent = kk->kv_shared || kk->kv_reuse || kk->k_eq_v;
+         * keys and values another layer projected: no module, no output;
+         * K=V layers' values are k_proj's output under v_norm: no module,
+         * an output of k's size */
+        int reuse = kk->kv_shared || kk->kv_reuse;
+        r[VX_KL_K].absent = (uint8_t)(reuse ? VX_KL_NO_OUTPUT : 0);
+        r[VX_KL_V].absent = (uint8_t)(reuse ? VX_KL_NO_OUTPUT : kk->k_eq_v ? VX_KL_NO_MODULE : 0);
     }
     if (kk->mlp == VX_MLPK_DENSE) {
         kl_set(&r[VX_KL_GATE], VX_ROLE_MLP_GATE, h, kk->ffn, tp);
@@ -149,7 +152,7 @@ void vx_part_of_kind(const vx_shape *s, const vx_layer_kind *kk, int64_t tp, con
         const vx_kind_lin *r = &row[i];
         vx_lin *l = &out->lin[kl_role[i]];
         if (!l->present || (!r->in && !r->out)) continue;
-        l->in = r->in, l->out = r->out;
+        l->in = r->in, l->out = r->absent == VX_KL_NO_OUTPUT ? 0 : r->out;
         /* the table summed every shape's gradient into the row: this
          * kind's own (weight and bias), or none for a module it lacks */
         uint64_t g = vx_sat_mul(vx_sat_mul((uint64_t)r->in, (uint64_t)r->out) + (l->bias ? (uint64_t)r->out : 0),
