@@ -10,7 +10,6 @@
  * The verdict itself is the plan's "verdict"; the sentence follows it on
  * the CLI's verdict line and in the example schedulers' rejections, so every
  * caller says the same thing. */
-#include <stdio.h>
 #include <string.h>
 
 #include "result/result.h"
@@ -44,11 +43,14 @@ static const char *verdict_words(int v)
 
 static void sentence(char *buf, size_t cap, const struct vramest_result *r, const int *dom, int ndom, const vx_fix *fix)
 {
-    size_t l = 0;
-#define ADD(...) (l += l < cap ? (size_t)snprintf(buf + l, cap - l, __VA_ARGS__) : 0)
+    /* The writer's printf: %.2f exactly as printf, without its cost (a plan
+     * that does not fit writes one per job). Truncated at cap - 1 bytes. */
+    vx_jw s = {buf, cap - 1, 0};
+#define ADD(...) vx_jw_printf(&s, __VA_ARGS__)
     uint64_t t = r->val[VRAMEST_VAL_DEVICE_TOTAL], cap_b = r->device_bytes, head = r->headroom_bytes;
     if (r->refused) {
         ADD("the engine refuses it: %s", r->refusal);
+        buf[s.len < cap - 1 ? s.len : cap - 1] = '\0';
         return;
     }
     ADD("needs %.2f GiB (band %.2f-%.2f) of %.2f GiB", gib(t), gib(r->val_low[VRAMEST_VAL_DEVICE_TOTAL]),
@@ -62,6 +64,7 @@ static void sentence(char *buf, size_t cap, const struct vramest_result *r, cons
     else if (fix)
         ADD("; no single change of the advice makes it fit");
 #undef ADD
+    buf[s.len < cap - 1 ? s.len : cap - 1] = '\0';
 }
 
 void vx_result_why(vx_jw *w, const struct vramest_result *r, const vx_fix *fix)
