@@ -42,12 +42,30 @@ static void plain_settings(vx_jw *w, const struct vramest_result *r)
             vx_jw_key(w, rows[i].name, &h);
             /* a role given a model of its own (test_rl.c checks the rule) */
             int key = t == 2 ? (int)rows[i].key : -1;
+            /* and the versions the estimate ran at, where the job gave none */
+            const vx_runtime *rt = &r->rrt.rt;
+            const vx_version_info *vi = key == VRAMEST_CFG_TORCH_VERSION          ? &vx_torch_versions
+                                        : key == VRAMEST_CFG_TRANSFORMERS_VERSION ? &vx_transformers_versions
+                                        : key == VRAMEST_CFG_FRAMEWORK_VERSION    ? vx_framework_versions(rt->framework)
+                                                                                  : NULL;
+            int v = key == VRAMEST_CFG_TORCH_VERSION          ? rt->torch
+                    : key == VRAMEST_CFG_TRANSFORMERS_VERSION ? rt->transformers
+                                                              : rt->framework_version;
+            int applies = key == VRAMEST_CFG_TORCH_VERSION          ? !rt->ggml_alloc
+                          : key == VRAMEST_CFG_TRANSFORMERS_VERSION ? rt->hf_code
+                                                                    : 1;
+            const char *p = (const char *)base + rows[i].offset;
             if (r->rl.on && ((key == VRAMEST_CFG_RL_REFERENCE && r->rl.reference_model) ||
                              (key == VRAMEST_CFG_RL_REWARD && r->rl.reward == 2) ||
-                             (key == VRAMEST_CFG_RL_CRITIC && r->rl.critic == 2)))
+                             (key == VRAMEST_CFG_RL_CRITIC && r->rl.critic == 2))) {
                 vx_jw_puts(w, "\"model\"");
-            else
+            } else if (vi && !p[0] && r->rrt.has_rt && applies && vi->forms && v > 0) {
+                char ver[24];
+                vx_version_format(v, vi->form, ver, sizeof ver);
+                vx_jw_str(w, ver);
+            } else {
                 vx_echo_value(w, &rows[i], base);
+            }
         }
         vx_jw_put(w, "}", 1);
     }
@@ -149,6 +167,10 @@ Test(plan_echo, any_mix_of_defaults_writes_the_plain_echo)
         r->rl.reference_model = (int)(next() % 2);
         r->rl.reward = (int)(next() % 3);
         r->rl.critic = (int)(next() % 3);
+        static const int frameworks[] = {VX_FW_PYTORCH, VX_FW_VLLM, VX_FW_LLAMA_CPP, VX_FW_SGLANG, VX_FW_OLLAMA};
+        vx_runtime_resolve(frameworks[next() % 5], NULL, &r->rrt.rt);
+        r->rrt.has_rt = next() % 4 != 0;
+        if (next() % 3 == 0) r->rrt.rt.torch = 0;
         expect_same(r, "a random mix");
     }
     free(r);

@@ -42,10 +42,33 @@ static int own_model(const vx_rl_phases *rl, int key)
     }
 }
 
+/* The version the estimate ran at, into buf (24 bytes), for a version
+ * option the job left empty: the plan names it (estimate/context/context.c
+ * resolved it into rrt). 0: the option keeps its own (empty) text. */
+static int ran_at(const struct vramest_result *r, int key, char *buf)
+{
+    const vx_runtime *rt = &r->rrt.rt;
+    const vx_version_info *vi;
+    int v, applies;
+    switch (key) {
+    case VRAMEST_CFG_TORCH_VERSION: vi = &vx_torch_versions, v = rt->torch, applies = !rt->ggml_alloc; break;
+    case VRAMEST_CFG_TRANSFORMERS_VERSION:
+        vi = &vx_transformers_versions, v = rt->transformers, applies = rt->hf_code;
+        break;
+    case VRAMEST_CFG_FRAMEWORK_VERSION:
+        vi = vx_framework_versions(rt->framework), v = rt->framework_version, applies = 1;
+        break;
+    default: return 0;
+    }
+    if (!r->rrt.has_rt || !applies || !vi || !vi->forms || v <= 0) return 0;
+    vx_version_format(v, vi->form, buf, 24);
+    return 1;
+}
+
 /* Echo group g of table `t` (a handle kind - 1) from `base`. The text of
  * consecutive positions is contiguous, so a run of rows at their defaults
  * is one copy; the group's first row drops its comma. */
-static void echo(vx_jw *w, int t, const void *base, int group, const vx_rl_phases *rl, int *first)
+static void echo(vx_jw *w, int t, const void *base, int group, const struct vramest_result *r, int *first)
 {
     const vx_option_def *rows = t == 1 ? vx_precision_options : vx_config_options;
     const vx_optecho *pre = &vx_optecho_of[t];
@@ -55,19 +78,27 @@ static void echo(vx_jw *w, int t, const void *base, int group, const vx_rl_phase
     size_t k = pre->group_start[group], end = pre->group_start[group + 1], run = SIZE_MAX;
     for (; k < end; k++) {
         const vx_optecho_row *e = &pre->rows[k];
-        int model = rl && rl->on && own_model(rl, rows[e->row].key);
-        if (!model && at_default(e, rows, base)) {
+        const vx_option_def *d = &rows[e->row];
+        /* What the estimate used where the option kept its default: a
+         * version it resolved, a role's own model. */
+        char ver[24];
+        const char *used = NULL;
+        if (r && e->string && !((const char *)base)[e->field] && ran_at(r, (int)d->key, ver))
+            used = ver;
+        else if (r && !e->string && r->rl.on && own_model(&r->rl, (int)d->key))
+            used = "model";
+        if (!used && at_default(e, rows, base)) {
             if (run == SIZE_MAX) run = pre->off[k] + (size_t)g;
             g = 0;
             continue;
         }
         if (run != SIZE_MAX) vx_jw_put(w, pre->text + run, pre->off[k] - run);
         run = SIZE_MAX;
-        vx_jw_name_key(w, rows[e->row].name, &g);
-        if (model)
-            vx_jw_puts(w, "\"model\"");
+        vx_jw_name_key(w, d->name, &g);
+        if (used)
+            vx_jw_str(w, used);
         else
-            vx_echo_value(w, &rows[e->row], base);
+            vx_echo_value(w, d, base);
     }
     if (run != SIZE_MAX) vx_jw_put(w, pre->text + run, pre->off[end] - run);
     vx_jw_put(w, "}", 1);
@@ -78,7 +109,7 @@ void vx_result_settings_json(vx_jw *w, const struct vramest_result *r)
     int g = 1;
     vx_jw_put(w, "{", 1);
     echo(w, 1, &r->prec, 0, NULL, &g);
-    for (int i = 1; i < VX_ECHO_GROUPS; i++) echo(w, 2, &r->cfg, i, &r->rl, &g);
+    for (int i = 1; i < VX_ECHO_GROUPS; i++) echo(w, 2, &r->cfg, i, r, &g);
     vx_jw_name_key(w, "cuda_context_bytes", &g);
     vx_jw_u64(w, r->cuda_context_bytes);
     vx_jw_put(w, "}", 1);

@@ -114,13 +114,6 @@ static void newer_note(vx_ctx *x, const vx_version_info *vi, int v, const char *
                    option, vi->name, got, hi, vi->since, hi);
 }
 
-/* The echo names the version the estimate ran at when none was given. */
-static void echo_version(char *dst, const vx_version_info *vi, int v, int applies)
-{
-    if (dst[0] || !applies || !vi || !vi->forms || v <= 0) return;
-    vx_version_format(v, vi->form, dst, VX_STR_MAX);
-}
-
 void vx_runtime_resolved(vx_ctx *x)
 {
     const vx_runtime *rt = &x->rt;
@@ -133,7 +126,7 @@ void vx_runtime_resolved(vx_ctx *x)
     if (rt->hf_code) newer_note(x, &vx_transformers_versions, rt->transformers, "transformers_version");
     const vx_version_info *fi = vx_framework_versions(rt->framework);
     newer_note(x, fi, rt->framework_version, "framework_version");
-    echo_version(r->cfg.torch_version, &vx_torch_versions, rt->torch, !rt->ggml_alloc);
-    echo_version(r->cfg.transformers_version, &vx_transformers_versions, rt->transformers, rt->hf_code);
-    echo_version(r->cfg.framework_version, fi, rt->framework_version, 1);
+    /* The plan's echo names the versions it ran at from rrt when the job
+     * gave none (result/settings_json.c): formatting them here cost every
+     * estimate three. */
 }
