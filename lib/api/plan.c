@@ -91,7 +91,9 @@ static int answer(const vramest_model *m, const vramest_precision *p, const vram
 static int plan(const vramest_model *m, const vramest_precision *p, const vramest_config *c, const question *q,
                 char *buf, size_t cap, size_t *out_needed)
 {
-    struct vramest_config at = *c;
+    /* The configuration at the answer: a copy only when a question changes it. */
+    struct vramest_config at;
+    const struct vramest_config *use = c;
     char small[8192];
     vx_jw extra = {small, sizeof small, 0};
     char *heap = NULL;
@@ -109,16 +111,17 @@ static int plan(const vramest_model *m, const vramest_precision *p, const vrames
             }
         }
         if (!rc) extra.buf[extra.len < extra.cap ? extra.len : extra.cap - 1] = '\0';
+        use = &at;
     }
     struct vramest_result *r = NULL;
-    if (!rc) rc = vramest_estimate(m, p, &at, &r);
+    if (!rc) rc = vramest_estimate(m, p, use, &r);
     if (!rc) {
         /* A job that does not fit (or only at its band's low end) comes
          * with the change that makes it fit. */
         vx_fix fix, *pfix = NULL;
         char text[128], change[256];
         if (r->val_ok[VRAMEST_VAL_VERDICT] && r->val[VRAMEST_VAL_VERDICT] != VRAMEST_VERDICT_FITS && !r->refused &&
-            !vx_find_fix(m, p, &at, &fix, text, sizeof text, change, sizeof change))
+            !vx_find_fix(m, p, use, &fix, text, sizeof text, change, sizeof change))
             pfix = &fix;
         rc = vx_result_json_extra(r, pfix, extra.buf, buf, cap, out_needed);
     }
