@@ -410,12 +410,20 @@ static int run_spec(const uint8_t *data, size_t size)
         vramest_config_free(c);
     }
     /* The public one-call path, with a buffer that may be too small. It
-     * answers "solve" questions too: not the unbounded ones (see shallow()). */
+     * answers "solve" questions too: not the unbounded ones (see shallow()).
+     * A spec the reader refused it reads again the same way (vx_spec_read
+     * first): that runs on the inputs that plan through the cache only, and
+     * must fail alike. */
     if (!rc && solve.kind != VX_SOLVE_NONE && (solve.key == VRAMEST_CFG_GPUS || solve.kind == VX_SOLVE_ADVICE))
         return rc;
+    if (rc && !pk.cached) return rc;
     char plan[4096];
     size_t needed = 0;
     int prc = CALL(vramest_spec_plan(json, size, plan, sizeof plan, &needed));
+    if (rc && prc != rc) {
+        fprintf(stderr, "read %d, plan %d\n", rc, prc);
+        broken("a spec the reader refuses, the plan refuses alike", prc);
+    }
     if (prc == VRAMEST_E_BUFFER_TOO_SMALL && needed <= sizeof plan) broken("BUFFER_TOO_SMALL asks for no more", prc);
     if (prc == VRAMEST_OK && strlen(plan) + 1 != needed) broken("the plan's announced size", prc);
     /* The same through a model cache that lives across inputs: a model an
