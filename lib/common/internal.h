@@ -100,6 +100,7 @@ unsigned vx_edit_distance(const char *a, const char *b) VX_HIDDEN;
 #define VX_CLOSE_ANY 63u /* the largest distance vx_edit_distance returns */
 typedef struct vx_close {
     const char *name;
+    size_t len; /* strlen(name) */
     bool prefix; /* a candidate that `name` (3+ characters) begins counts as one edit away */
     const char *best[VX_CLOSE_N];
     unsigned d[VX_CLOSE_N];

@@ -11,8 +11,16 @@
 # end). Appends one line per slice to LOG:
 #   round target execs exec/s cov ft corpus_files crashes
 # (cov / ft: libFuzzer's edge and feature counts at the slice's end).
+# tests/fuzz/campaign_sum.sh LOG... sums logs per target for
+# docs/security.md.
 #
-# usage: [LANES=2] [NICE=10] [BUILD_DIR=build-fuzz] \
+# MERGE=1 first minimizes each target's corpus with `-merge=1` (the files
+# that add coverage or features, ~1/3 to 1/7 of a grown corpus): every slice
+# starts by replaying its whole corpus, which on the grown corpora of
+# session 4 cost 10-50 CPU seconds a slice. The old corpus is kept, moved
+# to BUILD_DIR/fuzz-corpus/<target>.before-merge.<epoch>.
+#
+# usage: [LANES=2] [NICE=10] [BUILD_DIR=build-fuzz] [MERGE=0] \
 #        tests/fuzz/campaign.sh LOG SLICE EXECS DEADLINE TARGET...
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -28,6 +36,24 @@ mkdir -p "$bin"
 for t in "${targets[@]}"; do cp -f "$build/tests/fuzz/fuzz_$t" "$bin/"; done
 cp -f "$build/fuzz.dict" "$bin/"
 touch "$log"
+
+if [ "${MERGE:-0}" = 1 ]; then
+    for t in "${targets[@]}"; do
+        c="$build/fuzz-corpus/$t"
+        [ -d "$c" ] || continue
+        rm -rf "$c.merged"
+        mkdir -p "$c.merged"
+        if ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1 nice -n "$niceness" "$bin/fuzz_$t" -merge=1 \
+            -entropic=0 -timeout=10 -rss_limit_mb=2048 "$c.merged" "$c" >"$build/campaign-merge-$t.log" 2>&1; then
+            mv "$c" "$c.before-merge.$(date +%s)"
+            mv "$c.merged" "$c"
+            echo "merged $t: $(find "$c" -type f | wc -l) files"
+        else
+            echo "merging $t failed ($build/campaign-merge-$t.log); its corpus is unchanged"
+            rm -rf "$c.merged"
+        fi
+    done
+fi
 lock="$log.lock"
 
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:allocator_may_return_null=1

@@ -22,6 +22,23 @@
 
 const char *const vf_target_names[VF_TARGET_COUNT] = {"hf_config", "safetensors", "st_index", "gguf", "spec"};
 
+/* What an input runs besides its parse, picked by its hash (input_hash) so
+ * that a replay does the same and every path is reached by some inputs. The
+ * rates keep each costly stage to a few per cent of a campaign's time
+ * (docs/performance.md, "Fuzz targets, session 4", has the profile): a
+ * compile costs ~150 times an estimate under the sanitizers, a solver tens
+ * to hundreds of estimates, the plan's strict re-read a parse of it. */
+typedef struct picks {
+    unsigned workload; /* bits 12-15, modulo the workloads */
+    int solvers;       /* bits 0-5 zero (1 in 64); the solver: bits 26-27 */
+    int solver;        /* 0 solve_max, 1 min_gpus, 2 advice, 3 all three */
+    int compiles;      /* bits 6-11 and 19-20 zero (1 in 256) */
+    int detect;        /* bits 16-18 zero (1 in 8): parsed again as AUTO */
+    int reread;        /* bits 21-23 zero (1 in 8): the plan re-read strictly */
+    int half;          /* bits 24-25 zero (1 in 4): the first half parsed */
+    int cached;        /* bits 28-29 zero (1 in 4): spec planned through the cache */
+} picks;
+
 /* What the harness is doing, for the report of a broken promise. */
 static _Thread_local const char *doing = "parsing";
 
@@ -101,8 +118,9 @@ static int set_opt(vramest_precision *p, vramest_config *c, const opt *o)
     return handle == VRAMEST_HANDLE_CONFIG ? vramest_config_set_f64(c, key, v) : vramest_precision_set_f64(p, key, v);
 }
 
-/* Checks a result; returns its JSON plan (malloc'd). */
-static char *check_result(const vramest_result *r)
+/* Checks a result; returns its JSON plan (malloc'd). `reread`: also parse
+ * the plan with the library's strict reader. */
+static char *check_result(const vramest_result *r, int reread)
 {
     uint64_t alloc = 0, reserved = 0, total = 0;
     if (CALL(vramest_result_value(r, VRAMEST_VAL_PEAK_ALLOCATED, &alloc)) ||
@@ -151,6 +169,7 @@ static char *check_result(const vramest_result *r)
     size_t again = 0;
     if (CALL(vramest_result_json(r, buf, needed, &again)) || again != needed || strlen(buf) + 1 != needed)
         broken("vramest_result_json into the size it asked for", -1);
+    if (!reread) return buf;
     /* The library's own strict reader must take what its writer wrote. */
     vx_jdoc doc;
     if (vx_json_parse(&doc, buf, strlen(buf), "plan") || vx_jroot(&doc)->type != VX_J_OBJ) {
@@ -175,17 +194,18 @@ static int shallow(const vramest_model *m)
     return layers <= 128 && dec <= 128;
 }
 
-/* One workload on one model, picked by the input's hash so that a replay
- * does the same, and every workload is reached by some inputs: running all
- * eight on every input made each execution cost a millisecond (issue #21
- * item 6). The solvers estimate dozens (min GPUs, advice: hundreds) of
- * times, so they run on `slow` inputs only (one in 64). A structure
- * compiles on its 100th sighting (estimate/cache/progcache.h), which no
- * single input reaches: on `compiles` inputs (another one in 64) it
- * compiles on the second, and the compiled plan must be the replayed one,
- * byte for byte. */
-static void estimate_one(const vramest_model *m, size_t w, int slow, int compiles)
+/* One workload on one model, picked by the input's hash (see picks):
+ * running all eight on every input made each execution cost a millisecond
+ * (issue #21 item 6). The solvers estimate dozens (min GPUs, advice:
+ * hundreds) of times, so they run on one input in 64, one solver each (all
+ * three on a quarter of those). A structure compiles on its 100th sighting
+ * (estimate/cache/progcache.h), which no single input reaches: on
+ * `compiles` inputs it compiles on the second, and the compiled plan must be
+ * the replayed one, byte for byte. */
+static void estimate_one(const vramest_model *m, const picks *pk)
 {
+    size_t w = pk->workload;
+    int compiles = pk->compiles;
     static const char *const names[] = {"estimating workload 0 (defaults)", "estimating workload 1 (mixed_bf16 train)",
                                         "estimating workload 2 (qlora)", "estimating workload 3 (int8 infer)",
                                         "estimating workload 4 (3D parallel)", "estimating workload 5 (vllm)",
@@ -206,14 +226,14 @@ static void estimate_one(const vramest_model *m, size_t w, int slow, int compile
     vramest_result *r = NULL;
     int rc = CALL(vramest_estimate(m, w == 0 ? NULL : p, w == 0 ? NULL : c, &r));
     if (rc == VRAMEST_OK) {
-        char *plan = check_result(r);
+        char *plan = check_result(r, pk->reread);
         vramest_result_free(r);
         r = NULL;
         if (compiles) {
             /* the second sighting: compiled where the structure compiles */
             if (CALL(vramest_estimate(m, w == 0 ? NULL : p, w == 0 ? NULL : c, &r)) != VRAMEST_OK)
                 broken("the same estimate failed the second time", -1);
-            char *again = check_result(r);
+            char *again = check_result(r, pk->reread);
             vramest_result_free(r);
             if (strcmp(plan, again)) {
                 fprintf(stderr, "replayed: %s\ncompiled: %s\n", plan, again);
@@ -222,17 +242,18 @@ static void estimate_one(const vramest_model *m, size_t w, int slow, int compile
             free(again);
         }
         free(plan);
-        if (wl->solve && slow) {
+        if (wl->solve && pk->solvers) {
             int fits;
             int64_t margin, value;
             uint64_t bytes;
             if (CALL(vramest_check_fit(m, p, c, &fits, &margin)) == VRAMEST_OK && fits != 0 && fits != 1)
                 broken("check_fit gives 0 or 1", 0);
-            CALL(vramest_solve_max(m, p, c, VRAMEST_CFG_BATCH_SIZE, &value, &bytes));
-            if (shallow(m)) {
+            int all = pk->solver == 3;
+            if (pk->solver == 0 || all) CALL(vramest_solve_max(m, p, c, VRAMEST_CFG_BATCH_SIZE, &value, &bytes));
+            if ((pk->solver == 1 || all) && shallow(m)) CALL(vramest_solve_min_gpus(m, p, c, 1024, &value));
+            if ((pk->solver == 2 || all) && shallow(m)) {
                 char advice[8192];
                 size_t needed;
-                CALL(vramest_solve_min_gpus(m, p, c, 1024, &value));
                 CALL(vramest_advise_json(m, p, c, advice, sizeof advice, &needed));
             }
         }
@@ -294,9 +315,7 @@ static int complete_model(vramest_model *m)
     return vramest_model_validate(m);
 }
 
-/* FNV-1a of the input's bytes: bits 0-5 pick the inputs that run the
- * solvers (one in 64), bits 6-11 those that compile (one in 64), bits 12-15
- * the workload, bits 16-18 the inputs parsed again with detection. */
+/* FNV-1a of the input's bytes; its bits pick what an input runs (picks). */
 static uint32_t input_hash(const uint8_t *data, size_t size)
 {
     /* The first 64 bytes and the length: a hash of every byte cost as much
@@ -308,12 +327,23 @@ static uint32_t input_hash(const uint8_t *data, size_t size)
     return h;
 }
 
-static int slow_input(const uint8_t *data, size_t size)
+static picks pick(const uint8_t *data, size_t size)
 {
-    return (input_hash(data, size) & 63) == 0;
+    uint32_t h = input_hash(data, size);
+    picks pk = {
+        .workload = ((h >> 12) & 15) % (sizeof workloads / sizeof workloads[0]),
+        .solvers = (h & 63) == 0,
+        .solver = (int)((h >> 26) & 3),
+        .compiles = ((h >> 6) & 63) == 0 && ((h >> 19) & 3) == 0,
+        .detect = ((h >> 16) & 7) == 0,
+        .reread = ((h >> 21) & 7) == 0,
+        .half = ((h >> 24) & 3) == 0,
+        .cached = ((h >> 28) & 3) == 0,
+    };
+    return pk;
 }
 
-static int parse_one(vramest_source kind, const uint8_t *data, size_t size, int estimate)
+static int parse_one(vramest_source kind, const uint8_t *data, size_t size, const picks *estimate)
 {
     vramest_model *m = NULL;
     if (vramest_model_new(&m)) abort();
@@ -328,8 +358,7 @@ static int parse_one(vramest_source kind, const uint8_t *data, size_t size, int 
     } else if (estimate && complete_model(m) == VRAMEST_OK) {
         uint64_t total = 0, active = 0;
         CALL(vramest_model_param_count(m, &total, &active));
-        uint32_t h = input_hash(data, size);
-        estimate_one(m, ((h >> 12) & 15) % (sizeof workloads / sizeof workloads[0]), (h & 63) == 0, ((h >> 6) & 63) == 0);
+        estimate_one(m, estimate);
     }
     vramest_model_free(m);
     return rc;
@@ -337,13 +366,14 @@ static int parse_one(vramest_source kind, const uint8_t *data, size_t size, int 
 
 static int run_file(vramest_source kind, const uint8_t *data, size_t size)
 {
-    int rc = parse_one(kind, data, size, 1);
-    /* Detection must not change the verdict's safety (checked on one input
-     * in eight: it parses the whole input again); a prefix of a header must
-     * be asked to grow, never misread. */
-    if (((input_hash(data, size) >> 16) & 7) == 0) parse_one(VRAMEST_SRC_AUTO, data, size, 0);
-    if (kind != VRAMEST_SRC_HF_CONFIG_JSON && kind != VRAMEST_SRC_SAFETENSORS_INDEX && size > 1)
-        parse_one(kind, data, size / 2, 0);
+    picks pk = pick(data, size);
+    int rc = parse_one(kind, data, size, &pk);
+    /* Detection must not change the verdict's safety; a prefix of a header
+     * must be asked to grow, never misread. Each parses the input again, so
+     * each runs on some inputs only (picks). */
+    if (pk.detect) parse_one(VRAMEST_SRC_AUTO, data, size, NULL);
+    if (pk.half && kind != VRAMEST_SRC_HF_CONFIG_JSON && kind != VRAMEST_SRC_SAFETENSORS_INDEX && size > 1)
+        parse_one(kind, data, size / 2, NULL);
     return rc;
 }
 
@@ -356,17 +386,18 @@ static int run_spec(const uint8_t *data, size_t size)
     vramest_precision *p = NULL;
     vramest_config *c = NULL;
     vx_spec_solve solve;
+    picks pk = pick(data, size);
     int rc = CALL(vx_spec_read(json, size, &m, &p, &c, &solve));
     if (rc && (m || p || c)) broken("a failed spec returned handles", rc);
     if (!rc) {
         vramest_result *r = NULL;
-        if (CALL(vramest_estimate(m, p, c, &r)) == VRAMEST_OK) free(check_result(r));
+        if (CALL(vramest_estimate(m, p, c, &r)) == VRAMEST_OK) free(check_result(r, pk.reread));
         vramest_result_free(r);
         int64_t value;
         uint64_t bytes;
         char advice[8192];
         size_t needed;
-        if (!slow_input(data, size) || !shallow(m))
+        if (!pk.solvers || !shallow(m))
             ; /* the solvers below estimate many times: one input in 64, shallow models */
         else if (solve.kind == VX_SOLVE_MAX && solve.key == VRAMEST_CFG_GPUS)
             CALL(vramest_solve_min_gpus(m, p, c, 4096, &value));
@@ -379,16 +410,27 @@ static int run_spec(const uint8_t *data, size_t size)
         vramest_config_free(c);
     }
     /* The public one-call path, with a buffer that may be too small. It
-     * answers "solve" questions too: not the unbounded ones (see shallow()). */
+     * answers "solve" questions too: not the unbounded ones (see shallow()).
+     * A spec the reader refused it reads again the same way (vx_spec_read
+     * first): that runs on the inputs that plan through the cache only, and
+     * must fail alike. */
     if (!rc && solve.kind != VX_SOLVE_NONE && (solve.key == VRAMEST_CFG_GPUS || solve.kind == VX_SOLVE_ADVICE))
         return rc;
+    if (rc && !pk.cached) return rc;
     char plan[4096];
     size_t needed = 0;
     int prc = CALL(vramest_spec_plan(json, size, plan, sizeof plan, &needed));
+    if (rc && prc != rc) {
+        fprintf(stderr, "read %d, plan %d\n", rc, prc);
+        broken("a spec the reader refuses, the plan refuses alike", prc);
+    }
     if (prc == VRAMEST_E_BUFFER_TOO_SMALL && needed <= sizeof plan) broken("BUFFER_TOO_SMALL asks for no more", prc);
     if (prc == VRAMEST_OK && strlen(plan) + 1 != needed) broken("the plan's announced size", prc);
     /* The same through a model cache that lives across inputs: a model an
-     * earlier input left there must give this input's plan, byte for byte. */
+     * earlier input left there must give this input's plan, byte for byte.
+     * On one input in four (picks): a plan that does not fit searches for a
+     * fix, hundreds of estimates, and did it once already above. */
+    if (!pk.cached) return rc;
     static vramest_cache *cache;
     if (!cache && vramest_cache_new(8, &cache)) broken("vramest_cache_new", -1);
     char cached[4096];

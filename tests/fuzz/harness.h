@@ -3,8 +3,9 @@
  * saved under tests/data/regress/<target>/ is replayed exactly as the fuzzer
  * ran it. Each harness parses the input, then runs one of eight workloads
  * (picked by the input's hash; together they reach every estimator), the
- * JSON plan, and on one input in 64 each the solvers and the compiled
- * programs, on whatever model came out, and checks the library's promises on
+ * JSON plan, and on some inputs only (the hash's other bits) the solvers,
+ * the compiled programs and the costlier checks, on whatever model came
+ * out, and checks the library's promises on
  * the way (see harness.c); a broken promise aborts, so the fuzzer reports it
  * like a crash. */
 #ifndef VF_HARNESS_H
