@@ -326,6 +326,45 @@ const vx_preset vx_presets_2026[] = {
      "1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1],\"tie_word_embeddings\":true,\"torch_dtype\":"
      "\"bfloat16\",\"use_cla\":false,\"use_mixed_mlp_moe\":true,\"use_mla\":false,\"use_qk_norm\":true,\"v"
      "ocab_size\":128167}"},
+    /* Built from published architecture data, not a verbatim config.json (the lead's rule for issue #16
+     * item 7: allowed only where the count equals an independent total to the element). Text: the trimmed
+     * config github:ai-dynamo/aiconfigurator@095f58a51c:aic-core/src/aiconfigurator_core/model_configs/
+     * meta-llama--Llama-4-Scout-17B-16E-Instruct_config.json (zoo case zoo-params-llama-4-scout-17b-16e);
+     * vision: the vision_config of the Maverick preset above (github:kvcache-ai/ktransformers@054fb227e1:
+     * doc/en/maverick_config.json), the tower the family ships with both. Check: count equals
+     * 108,641,793,536, the HF API safetensors.total of that zoo case (the text alone gives 107,769,861,120).
+     * The source has no no_rope_layer_interval: the family default (4) applies. */
+    {"llama-4-scout-17b-16e",
+     "meta-llama/Llama-4-Scout-17B-16E-Instruct,meta-llama/Llama-4-Scout-17B-16E,llama-4-scout",
+     "{\"architectures\":[\"Llama4ForConditionalGeneration\"],\"model_type\":\"llama4\",\"text_config\":{"
+     "\"attention_bias\":false,\"attention_chunk_size\":8192,\"attention_dropout\":0.0,\"head_dim\":128,\""
+     "hidden_act\":\"silu\",\"hidden_size\":5120,\"interleave_moe_layer_step\":1,\"intermediate_size\":819"
+     "2,\"intermediate_size_mlp\":16384,\"max_position_embeddings\":10485760,\"model_type\":\"llama4_text"
+     "\",\"num_attention_heads\":40,\"num_experts_per_tok\":1,\"num_hidden_layers\":48,\"num_key_value_hea"
+     "ds\":8,\"num_local_experts\":16,\"torch_dtype\":\"bfloat16\",\"use_qk_norm\":true,\"vocab_size\":202"
+     "048},\"torch_dtype\":\"bfloat16\",\"vision_config\":{\"attention_dropout\":0.0,\"hidden_act\":\"gelu"
+     "\",\"hidden_size\":1408,\"image_size\":336,\"intermediate_size\":5632,\"model_type\":\"llama4_vision"
+     "_model\",\"multi_modal_projector_bias\":false,\"norm_eps\":1e-05,\"num_attention_heads\":16,\"num_ch"
+     "annels\":3,\"num_hidden_layers\":34,\"patch_size\":14,\"pixel_shuffle_ratio\":0.5,\"projector_dropou"
+     "t\":0.0,\"projector_input_dim\":4096,\"projector_output_dim\":4096,\"vision_feature_layer\":-1,\"vis"
+     "ion_feature_select_strategy\":\"default\",\"vision_output_dim\":4096}}"},
+    /* Built from published architecture data, not a verbatim config.json: _VARIANTS["gemma3_4b"] and
+     * _VISION_CONFIG of github:huggingface/transformers@58827fc902:src/transformers/models/gemma3/
+     * convert_gemma3_weights_orbax_to_hf.py, transformers' converter of the Orbax release (intermediate_size
+     * 2560 * 8 // 2, torch_dtype its --text_dtype default). Check: count equals 4,300,079,472, the HF API
+     * safetensors.total of google/gemma-3-4b-it and -pt cached in github:AlexsJones/llmfit@a3e0eb27c5:
+     * llmfit-core/data/hf_models.json (an older commit of the script, vocab 262,144, gives 163,840 fewer).
+     * Not in the source: max_position_embeddings (the trained context; the reader's default applies),
+     * sliding_window_pattern (Gemma3TextConfig's default 6 applies, as for gemma-3-27b), the tower's dtype
+     * (the script's --vision_dtype default is float32; the tower is counted at the text dtype). */
+    {"gemma-3-4b", "google/gemma-3-4b-it,gemma-3-4b-it,google/gemma-3-4b-pt",
+     "{\"architectures\":[\"Gemma3ForConditionalGeneration\"],\"model_type\":\"gemma3\",\"text_config\":{"
+     "\"attn_logit_softcapping\":null,\"head_dim\":256,\"hidden_size\":2560,\"intermediate_size\":10240,\""
+     "model_type\":\"gemma3_text\",\"num_attention_heads\":8,\"num_hidden_layers\":34,\"num_key_value_head"
+     "s\":4,\"sliding_window\":1024,\"torch_dtype\":\"bfloat16\",\"vocab_size\":262208},\"vision_config\":"
+     "{\"attention_dropout\":0.0,\"hidden_act\":\"gelu_pytorch_tanh\",\"hidden_size\":1152,\"image_size\":"
+     "896,\"intermediate_size\":4304,\"model_type\":\"siglip_vision_model\",\"num_attention_heads\":16,\"n"
+     "um_channels\":3,\"num_hidden_layers\":27,\"patch_size\":14,\"vision_use_head\":false}}"},
 };
 
 const size_t vx_presets_2026_count = VX_ARRAY_LEN(vx_presets_2026);
