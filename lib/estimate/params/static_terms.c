@@ -126,7 +126,9 @@ static int kind_lins(const vx_ctx *x, int64_t tp)
     const vx_shape *s = x->pol.s;
     const vx_layers *L = &x->pol.m->layers;
     if (L->n_kinds < 2 || s->fam->qkv == VX_QKV_FUSED || s->fam->mla || s->encoder_only) return 0;
-    vx_kind_lin r[VX_KL_N], a0[VX_KL_N], m0[VX_KL_N];
+    /* a0 and m0 are set before they are read; initialised for gcc -O3, which
+     * cannot see it */
+    vx_kind_lin r[VX_KL_N], a0[VX_KL_N] = {{0}}, m0[VX_KL_N] = {{0}};
     int differ = 0, attn0 = 0, mlp0 = 0;
     for (int k = 0; k < L->n_kinds && !differ; k++) {
         const vx_layer_kind *kk = &L->kind[k];
