@@ -365,6 +365,21 @@ const vx_preset vx_presets_2026[] = {
      "{\"attention_dropout\":0.0,\"hidden_act\":\"gelu_pytorch_tanh\",\"hidden_size\":1152,\"image_size\":"
      "896,\"intermediate_size\":4304,\"model_type\":\"siglip_vision_model\",\"num_attention_heads\":16,\"n"
      "um_channels\":3,\"num_hidden_layers\":27,\"patch_size\":14,\"vision_use_head\":false}}"},
+    /* microsoft/phi-4 (14B; Phi3ForCausalLM): its config.json as published (transformers 4.47.0),
+     * quoted whole in a public Markdown note of the search index (find_string id 58256788114; the index
+     * names no repository for it), the same sizes as the phi4 test config of a public Rust crate (id
+     * 58758253061). Check: count equals 14,659,507,200, the HF API safetensors total of
+     * microsoft/phi-4 and unsloth/phi-4 (= V h x 2 untied + 40 x (qkv 5120 x 7680 + o + gate_up 5120 x
+     * 35840 + down + 2 norms) + final norm). */
+    {"phi-4", "microsoft/phi-4,phi4",
+     "{\"_name_or_path\":\"microsoft/phi-4\",\"architectures\":[\"Phi3ForCausalLM\"],\"attention_bias\":fa"
+     "lse,\"attention_dropout\":0.0,\"auto_map\":{},\"bos_token_id\":100257,\"embd_pdrop\":0.0,\"eos_token"
+     "_id\":100257,\"hidden_act\":\"silu\",\"hidden_size\":5120,\"initializer_range\":0.02,\"intermediate_"
+     "size\":17920,\"max_position_embeddings\":16384,\"model_type\":\"phi3\",\"num_attention_heads\":40,\""
+     "num_hidden_layers\":40,\"num_key_value_heads\":10,\"original_max_position_embeddings\":16384,\"pad_t"
+     "oken_id\":100257,\"resid_pdrop\":0.0,\"rms_norm_eps\":1e-05,\"rope_scaling\":null,\"rope_theta\":250"
+     "000,\"sliding_window\":null,\"tie_word_embeddings\":false,\"torch_dtype\":\"bfloat16\",\"transformer"
+     "s_version\":\"4.47.0\",\"use_cache\":true,\"vocab_size\":100352}"},
 };
 
 const size_t vx_presets_2026_count = VX_ARRAY_LEN(vx_presets_2026);
