@@ -380,6 +380,37 @@ const vx_preset vx_presets_2026[] = {
      "oken_id\":100257,\"resid_pdrop\":0.0,\"rms_norm_eps\":1e-05,\"rope_scaling\":null,\"rope_theta\":250"
      "000,\"sliding_window\":null,\"tie_word_embeddings\":false,\"torch_dtype\":\"bfloat16\",\"transformer"
      "s_version\":\"4.47.0\",\"use_cache\":true,\"vocab_size\":100352}"},
+    /* GLM-4.5 and GLM-4.5-Air (glm4_moe). Built from published architecture data, not a verbatim
+     * config.json (none in a citable public file; the trimmed ones found lack attention_bias and
+     * use_qk_norm, which change the count): GLMMoEModelProvider, GLM45ModelProvider355B and
+     * GLM45AirModelProvider106B of github:NVIDIA-NeMo/Megatron-Bridge@5f28ae824b:src/megatron/bridge/
+     * models/glm/glm45_provider.py (qkv bias; q/k norm on 4.5, none on Air; 8 KV groups of 128; rotary
+     * 0.5 at base 1e6; 3 / 1 dense layers; shared expert = moe_ffn_hidden_size; untied; vocab 151552;
+     * eps 1e-5; seq 131072; 1 MTP layer), in transformers' glm4_moe key names. Check (item 7): counts
+     * equal 352,797,814,784 and 106,852,245,504, the HF API safetensors totals of zai-org/GLM-4.5
+     * (358,337,791,296) and GLM-4.5-Air (110,468,824,832; github:AlexsJones/llmfit@a3e0eb27c5:llmfit-core/
+     * data/hf_models.json) less, to the element, the e_score_correction_bias buffers (89 x 160, 45 x 128),
+     * the MTP layer (one MoE layer + its bias + eh_proj 2h x h + 3 norms) and its embed/head copies
+     * (2 x vocab x h). Without 4.5's q/k norms the count misses by 23,552; without the qkv bias by
+     * 1,318,912 (4.5) and 659,456 (Air). GLM-4.6 has the same count but a 202,752 context: not aliased. */
+    {"glm-4.5", "zai-org/GLM-4.5,zai-org/GLM-4.5-Base,glm-4.5",
+     "{\"architectures\":[\"Glm4MoeForCausalLM\"],\"attention_bias\":true,\"first_k_dense_replace\":3,\"he"
+     "ad_dim\":128,\"hidden_act\":\"silu\",\"hidden_size\":5120,\"intermediate_size\":12288,\"max_position"
+     "_embeddings\":131072,\"model_type\":\"glm4_moe\",\"moe_intermediate_size\":1536,\"n_group\":1,\"n_ro"
+     "uted_experts\":160,\"n_shared_experts\":1,\"norm_topk_prob\":true,\"num_attention_heads\":96,\"num_e"
+     "xperts_per_tok\":8,\"num_hidden_layers\":92,\"num_key_value_heads\":8,\"num_nextn_predict_layers\":1"
+     ",\"partial_rotary_factor\":0.5,\"rms_norm_eps\":1e-05,\"rope_theta\":1000000,\"routed_scaling_factor"
+     "\":2.5,\"tie_word_embeddings\":false,\"topk_group\":1,\"torch_dtype\":\"bfloat16\",\"use_qk_norm\":t"
+     "rue,\"vocab_size\":151552}"},
+    {"glm-4.5-air", "zai-org/GLM-4.5-Air,zai-org/GLM-4.5-Air-Base,glm-4.5-air",
+     "{\"architectures\":[\"Glm4MoeForCausalLM\"],\"attention_bias\":true,\"first_k_dense_replace\":1,\"he"
+     "ad_dim\":128,\"hidden_act\":\"silu\",\"hidden_size\":4096,\"intermediate_size\":10944,\"max_position"
+     "_embeddings\":131072,\"model_type\":\"glm4_moe\",\"moe_intermediate_size\":1408,\"n_group\":1,\"n_ro"
+     "uted_experts\":128,\"n_shared_experts\":1,\"norm_topk_prob\":true,\"num_attention_heads\":96,\"num_e"
+     "xperts_per_tok\":8,\"num_hidden_layers\":46,\"num_key_value_heads\":8,\"num_nextn_predict_layers\":1"
+     ",\"partial_rotary_factor\":0.5,\"rms_norm_eps\":1e-05,\"rope_theta\":1000000,\"routed_scaling_factor"
+     "\":1.0,\"tie_word_embeddings\":false,\"topk_group\":1,\"torch_dtype\":\"bfloat16\",\"use_qk_norm\":f"
+     "alse,\"vocab_size\":151552}"},
 };
 
 const size_t vx_presets_2026_count = VX_ARRAY_LEN(vx_presets_2026);
