@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "estimate/estimate.h"
+#include "runtime/gpus.h"
 #include "runtime/version.h"
 
 Test(runtime, every_framework_name_has_its_row)
@@ -559,4 +560,39 @@ Test(resolved, the_plan_states_the_stack_and_the_defaults_that_decided)
               strstr(p, "\"resolved\""));
     cr_assert(strstr(p, "FSDP2, torchtitan's default"));
     free(p);
+}
+
+/* vx_gpu_find tries every preset's name before any alias: that is the
+ * same answer only while no name is another preset's alias, and each
+ * name and alias finds its own preset. */
+Test(devices, every_name_and_alias_finds_its_own_preset)
+{
+    for (size_t i = 0; i < vx_gpu_count_; i++) {
+        cr_assert_eq(vx_gpu_find(vx_gpus[i].name), &vx_gpus[i], "%s", vx_gpus[i].name);
+        for (size_t j = 0; j < vx_gpu_count_; j++)
+            cr_assert(i == j || !vx_in_list(vx_gpus[j].aliases, vx_gpus[i].name), "%s is an alias of %s",
+                      vx_gpus[i].name, vx_gpus[j].name);
+        char alias[64];
+        for (const char *p = vx_gpus[i].aliases; p && *p;) {
+            size_t n = strcspn(p, ",");
+            cr_assert_lt(n, sizeof alias);
+            memcpy(alias, p, n), alias[n] = '\0';
+            cr_assert_eq(vx_gpu_find(alias), &vx_gpus[i], "%s", alias);
+            p += n + (p[n] == ',');
+        }
+    }
+}
+
+Test(devices, list_membership_is_whole_items_without_case)
+{
+    cr_assert(vx_in_list("h100,h100-sxm", "H100-SXM"));
+    cr_assert(vx_in_list("h100,h100-sxm", "h100"));
+    cr_assert_not(vx_in_list("h100-sxm", "h100"));
+    cr_assert_not(vx_in_list("h100", "h100-sxm"));
+    cr_assert_not(vx_in_list("a,b", "a,b"));
+    cr_assert(vx_in_list(",a", ""));
+    cr_assert(vx_in_list("a,,b", ""));
+    cr_assert_not(vx_in_list("a,b", ""));
+    cr_assert_not(vx_in_list("", "a"));
+    cr_assert_not(vx_in_list(NULL, "a"));
 }

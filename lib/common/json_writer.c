@@ -12,23 +12,65 @@ static const char digit_pairs[201] = "000102030405060708091011121314151617181920
                                      "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
                                      "8081828384858687888990919293949596979899";
 
-void vx_jw_u64(vx_jw *w, uint64_t v)
+/* v's digits, ending just before `end`. */
+static void put_digits(char *end, uint64_t v)
 {
-    char tmp[20];
-    size_t i = sizeof tmp;
     while (v >= 100) {
         unsigned r = (unsigned)(v % 100);
         v /= 100;
-        tmp[--i] = digit_pairs[2 * r + 1];
-        tmp[--i] = digit_pairs[2 * r];
+        *--end = digit_pairs[2 * r + 1];
+        *--end = digit_pairs[2 * r];
     }
     if (v >= 10) {
-        tmp[--i] = digit_pairs[2 * v + 1];
-        tmp[--i] = digit_pairs[2 * v];
+        *--end = digit_pairs[2 * v + 1];
+        *--end = digit_pairs[2 * v];
     } else {
-        tmp[--i] = (char)('0' + v);
+        *--end = (char)('0' + v);
     }
-    vx_jw_put(w, tmp + i, sizeof tmp - i);
+}
+
+static size_t count_digits(uint64_t v)
+{
+    static const uint64_t pow10[20] = {1u,
+                                       10u,
+                                       100u,
+                                       1000u,
+                                       10000u,
+                                       100000u,
+                                       1000000u,
+                                       10000000u,
+                                       100000000u,
+                                       1000000000u,
+                                       10000000000u,
+                                       100000000000u,
+                                       1000000000000u,
+                                       10000000000000u,
+                                       100000000000000u,
+                                       1000000000000000u,
+                                       10000000000000000u,
+                                       100000000000000000u,
+                                       1000000000000000000u,
+                                       10000000000000000000u};
+    /* floor(log10) from the bit length (1233 / 4096 ~ log10(2)), then one
+     * comparison: no division per digit. */
+    if (v < 10) return 1;
+    unsigned t = (unsigned)(64 - __builtin_clzll(v)) * 1233u >> 12;
+    return (size_t)t + (v >= pow10[t]);
+}
+
+void vx_jw_u64(vx_jw *w, uint64_t v)
+{
+    /* Straight into the buffer where it has room (a plan writes ~60
+     * numbers): no copy, and nothing past the number is touched. */
+    size_t n = count_digits(v);
+    if (w->len < w->cap && w->cap - w->len >= n) {
+        put_digits(w->buf + w->len + n, v);
+        w->len += n;
+        return;
+    }
+    char tmp[20];
+    put_digits(tmp + sizeof tmp, v);
+    vx_jw_put(w, tmp + sizeof tmp - n, n);
 }
 
 void vx_jw_pair(vx_jw *w, uint64_t lo, uint64_t hi)

@@ -54,6 +54,10 @@ typedef struct vx_optecho {
     const uint32_t *off;
     const vx_optecho_row *rows;
     const uint16_t *group_start; /* VX_ECHO_GROUPS + 1 entries */
+    /* The positions whose default is not all zero bytes (a non-empty
+     * string, a non-zero number): what vx_opt_defaults_zeroed writes. */
+    const uint16_t *nonzero;
+    uint32_t n_nonzero;
 } vx_optecho;
 
 extern const vx_optname vx_optnames[] VX_HIDDEN;

@@ -15,4 +15,4 @@ const uint32_t vx_optname_seed[1] = {0};
 const uint16_t vx_optname_slot[1] = {0};
 static const int16_t no_rows[1] = {-1};
 const vx_optkeys vx_optkeys_of[3] = {{0, 0, no_rows}, {0, 0, no_rows}, {0, 0, no_rows}};
-const vx_optecho vx_optecho_of[3] = {{0, 0, 0, 0}, {0, 0, 0, 0}, {0, 0, 0, 0}};
+const vx_optecho vx_optecho_of[3] = {{0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0}};

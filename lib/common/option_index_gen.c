@@ -128,7 +128,16 @@ static void write_echo(FILE *f, int t, const table *tb)
     }
     fprintf(f, "\n};\nstatic const uint16_t echo_groups%d[] = {", t);
     for (int g = 0; g <= VX_ECHO_GROUPS; g++) fprintf(f, "%s%u", g ? ", " : "", start[g]);
-    fprintf(f, "};\n");
+    fprintf(f, "};\nstatic const uint16_t echo_nz%d[] = {", t);
+    uint32_t nz = 0;
+    for (uint32_t i = 0; i < k; i++) {
+        const vx_option_def *d = &tb->rows[row[i]];
+        const char *p = (const char *)base + d->offset;
+        uint64_t bits = 0;
+        if (d->type != VRAMEST_TYPE_STRING) memcpy(&bits, p, sizeof bits);
+        if (d->type == VRAMEST_TYPE_STRING ? p[0] != '\0' : bits != 0) fprintf(f, "%s%u", sep(nz++), i);
+    }
+    fprintf(f, "%s};\nenum { echo_n_nonzero%d = %u };\n", nz ? "" : "0", t, nz);
     free(base), free(text), free(off), free(row);
 }
 
@@ -245,8 +254,9 @@ int main(int argc, char **argv)
                 tables[t].count ? (uint32_t)(top[t] - base[t] + 1) : 0, t);
     fprintf(f, "};\n");
     for (int t = 0; t < 3; t++) write_echo(f, t, &tables[t]);
-    fprintf(f, "const vx_optecho vx_optecho_of[3] = {{0, 0, 0, 0},\n    {echo_text1, echo_off1, echo_row1, "
-               "echo_groups1},\n    {echo_text2, echo_off2, echo_row2, echo_groups2}};\n");
+    fprintf(f, "const vx_optecho vx_optecho_of[3] = {{0, 0, 0, 0, 0, 0},\n    {echo_text1, echo_off1, echo_row1, "
+               "echo_groups1, echo_nz1, echo_n_nonzero1},\n    {echo_text2, echo_off2, echo_row2, echo_groups2, "
+               "echo_nz2, echo_n_nonzero2}};\n");
     free(bucket_of), free(order), free(size), free(seed), free(slot);
     return fclose(f) == 0 ? 0 : 1;
 }

@@ -314,6 +314,30 @@ void vx_opt_defaults(void *base, uint64_t *set_bits, int handle)
     if (set_bits) memset(set_bits, 0, VX_SET_WORDS * sizeof *set_bits);
 }
 
+void vx_opt_defaults_zeroed(void *base, uint64_t *set_bits, int handle)
+{
+    /* The pre-rendered echo (option_index.h) holds each row's field and
+     * default bytes, and lists the rows whose default is not all zero
+     * bytes: on zeroed memory only those need a write. Its rows must be
+     * the whole table (not so in the generator's own build, nor for the
+     * model table). */
+    const vx_optecho *pre = &vx_optecho_of[handle - 1];
+    const vx_table *t = &tables[handle - 1];
+    if (!pre->rows || pre->group_start[VX_ECHO_GROUPS] != *t->count) {
+        vx_opt_defaults(base, set_bits, handle);
+        return;
+    }
+    for (uint32_t i = 0; i < pre->n_nonzero; i++) {
+        const vx_optecho_row *e = &pre->rows[pre->nonzero[i]];
+        char *p = (char *)base + e->field;
+        if (e->string)
+            vx_strlcpy(p, t->rows[e->row].def_str, VX_STR_MAX);
+        else
+            memcpy(p, &e->bits, sizeof e->bits);
+    }
+    if (set_bits) memset(set_bits, 0, VX_SET_WORDS * sizeof *set_bits);
+}
+
 static bool differs_from_default(const vx_option_def *d, const void *base)
 {
     const char *p = (const char *)base + d->offset;

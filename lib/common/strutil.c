@@ -98,19 +98,14 @@ void vx_close_offer(vx_close *c, const char *cand)
 
 bool vx_in_list(const char *list, const char *name)
 {
-    size_t n = strlen(name);
+    /* One pass, no strlen / strchr per item: most items differ at their
+     * first character (a GPU lookup asks every preset's alias list). */
     for (const char *p = list; p && *p;) {
-        const char *e = strchr(p, ',');
-        size_t len = e ? (size_t)(e - p) : strlen(p);
-        if (len == n) {
-            size_t i = 0;
-            while (i < n) {
-                if (lower((unsigned char)p[i]) != lower((unsigned char)name[i])) break;
-                i++;
-            }
-            if (i == n) return true;
-        }
-        p = e ? e + 1 : NULL;
+        const char *q = name;
+        while (*q && *p && *p != ',' && lower((unsigned char)*p) == lower((unsigned char)*q)) p++, q++;
+        if (!*q && (!*p || *p == ',')) return true;
+        while (*p && *p != ',') p++;
+        if (*p) p++;
     }
     return false;
 }

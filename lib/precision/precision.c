@@ -15,7 +15,7 @@ void vx_precision_init(struct vramest_precision *p)
 {
     memset(p, 0, sizeof *p);
     p->magic = VX_MAGIC_PREC;
-    vx_opt_defaults(&p->v, p->set_bits, H);
+    vx_opt_defaults_zeroed(&p->v, p->set_bits, H);
 }
 
 static int check(const vramest_precision *p, const char *fn)
@@ -55,29 +55,13 @@ static const preset presets[] = {
     {"qlora", NULL, VRAMEST_DTYPE_NF4, B16, 0, A, A, 0, 1},
 };
 
-static bool alias_of(const char *list, const char *name)
-{
-    size_t n = strlen(name);
-    for (const char *p = list; p && *p;) {
-        const char *e = strchr(p, ',');
-        size_t len = e ? (size_t)(e - p) : strlen(p);
-        if (len == n) {
-            char buf[64];
-            if (len < sizeof buf) {
-                memcpy(buf, p, len);
-                buf[len] = '\0';
-                if (vx_strcasecmp(buf, name) == 0) return true;
-            }
-        }
-        p = e ? e + 1 : NULL;
-    }
-    return false;
-}
-
 static const preset *find_preset(const char *name)
 {
+    /* Names, then aliases: no name is another preset's alias. */
     for (size_t i = 0; i < VX_ARRAY_LEN(presets); i++)
-        if (vx_strcasecmp(presets[i].name, name) == 0 || alias_of(presets[i].aliases, name)) return &presets[i];
+        if (vx_strcasecmp(presets[i].name, name) == 0) return &presets[i];
+    for (size_t i = 0; i < VX_ARRAY_LEN(presets); i++)
+        if (vx_in_list(presets[i].aliases, name)) return &presets[i];
     return NULL;
 }
 

@@ -67,38 +67,48 @@ static int ran_at(const struct vramest_result *r, int key, char *buf)
 
 /* Echo group g of table `t` (a handle kind - 1) from `base`. The text of
  * consecutive positions is contiguous, so a run of rows at their defaults
- * is one copy; the group's first row drops its comma. */
+ * is one copy; the group's first row drops its comma. A row's option
+ * (`rows[e->row]`) is only looked at where its text is written or may be
+ * what the estimate used instead of the default. */
 static void echo(vx_jw *w, int t, const void *base, int group, const struct vramest_result *r, int *first)
 {
     const vx_option_def *rows = t == 1 ? vx_precision_options : vx_config_options;
     const vx_optecho *pre = &vx_optecho_of[t];
+    const int roles = r && r->rl.on;
     vx_jw_name_key(w, vx_echo_groups[group], first);
     vx_jw_put(w, "{", 1);
     int g = 1;
     size_t k = pre->group_start[group], end = pre->group_start[group + 1], run = SIZE_MAX;
     for (; k < end; k++) {
         const vx_optecho_row *e = &pre->rows[k];
-        const vx_option_def *d = &rows[e->row];
         /* What the estimate used where the option kept its default: a
          * version it resolved, a role's own model. */
         char ver[24];
         const char *used = NULL;
-        if (r && e->string && !((const char *)base)[e->field] && ran_at(r, (int)d->key, ver))
-            used = ver;
-        else if (r && !e->string && r->rl.on && own_model(&r->rl, (int)d->key))
-            used = "model";
-        if (!used && at_default(e, rows, base)) {
-            if (run == SIZE_MAX) run = pre->off[k] + (size_t)g;
-            g = 0;
-            continue;
+        if (!e->string) {
+            uint64_t v;
+            memcpy(&v, (const char *)base + e->field, sizeof v);
+            if (roles && own_model(&r->rl, (int)rows[e->row].key))
+                used = "model";
+            else if (v == e->bits)
+                goto at_default;
+        } else {
+            if (r && !((const char *)base)[e->field] && ran_at(r, (int)rows[e->row].key, ver))
+                used = ver;
+            else if (at_default(e, rows, base))
+                goto at_default;
         }
         if (run != SIZE_MAX) vx_jw_put(w, pre->text + run, pre->off[k] - run);
         run = SIZE_MAX;
-        vx_jw_name_key(w, d->name, &g);
+        vx_jw_name_key(w, rows[e->row].name, &g);
         if (used)
             vx_jw_str(w, used);
         else
-            vx_echo_value(w, d, base);
+            vx_echo_value(w, &rows[e->row], base);
+        continue;
+    at_default:
+        if (run == SIZE_MAX) run = pre->off[k] + (size_t)g;
+        g = 0;
     }
     if (run != SIZE_MAX) vx_jw_put(w, pre->text + run, pre->off[end] - run);
     vx_jw_put(w, "}", 1);

@@ -43,7 +43,7 @@ void vx_config_init(struct vramest_config *c)
 {
     memset(c, 0, sizeof *c);
     c->magic = VX_MAGIC_CONFIG;
-    vx_opt_defaults(&c->v, c->set_bits, H);
+    vx_opt_defaults_zeroed(&c->v, c->set_bits, H);
     c->v.gpu_index = -1;
     keep_runtime(c);
 }
@@ -112,12 +112,17 @@ static void derive(vramest_config *cfg, vramest_option key)
     }
 }
 
-void vx_config_resolve_device(vx_config_values *v)
+/* The device is preset g (NULL: none). */
+static void set_gpu(vx_config_values *v, const vx_gpu *g)
 {
-    const vx_gpu *g = v->device[0] ? vx_gpu_find(v->device) : NULL;
     v->gpu_index = g ? (int64_t)(g - vx_gpus) : -1;
     /* The plan echoes the preset's own name, whatever form the user wrote. */
     if (g) vx_strlcpy(v->device, g->name, sizeof v->device);
+}
+
+void vx_config_resolve_device(vx_config_values *v)
+{
+    set_gpu(v, v->device[0] ? vx_gpu_find(v->device) : NULL);
 }
 
 static int check(const vramest_config *c, const char *fn)
@@ -238,14 +243,6 @@ VRAMEST_API int vramest_config_set_f64(vramest_config *cfg, vramest_option key, 
     return VRAMEST_OK;
 }
 
-/* A device name must name one preset: an unknown or ambiguous GPU is an
- * error, never a silent "no device" or a guess. */
-static int check_device(const char *name)
-{
-    const vx_gpu *g;
-    return name[0] ? vx_gpu_lookup(name, &g) : VRAMEST_OK;
-}
-
 /* torch_version and transformers_version are checked when set (their
  * forms never change); framework_version depends on the framework, which
  * a spec may set after it: it is checked by vx_config_check. */
@@ -269,10 +266,18 @@ VRAMEST_API int vramest_config_set_str(vramest_config *cfg, vramest_option key, 
 {
     int rc = check(cfg, "vramest_config_set_str");
     if (rc) return rc;
-    if (key == VRAMEST_CFG_DEVICE && value && (rc = check_device(value))) return rc;
+    /* A device name must name one preset: an unknown or ambiguous GPU is an
+     * error, never a silent "no device" or a guess. Looked up once: the
+     * preset found is the one the config keeps (a scheduler sets the
+     * device of every job). */
+    const vx_gpu *gpu = NULL;
+    if (key == VRAMEST_CFG_DEVICE && value && value[0] && (rc = vx_gpu_lookup(value, &gpu))) return rc;
     if (value && (rc = check_version(key, value))) return rc;
     if ((rc = vx_opt_set_str(&cfg->v, cfg->set_bits, H, key, value))) return rc;
-    derive(cfg, key);
+    if (key == VRAMEST_CFG_DEVICE)
+        set_gpu(&cfg->v, gpu);
+    else
+        derive(cfg, key);
     return VRAMEST_OK;
 }
 

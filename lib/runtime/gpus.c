@@ -140,10 +140,13 @@ static const vx_gpu *exact_forms(const char *norm)
 const vx_gpu *vx_gpu_find(const char *name)
 {
     if (!name) return NULL;
-    /* The preset's own name or an alias as written: no normalising (a
-     * scheduler sets the device of every job). */
+    /* The preset's own name, then an alias, as written: no normalising (a
+     * scheduler sets the device of every job, most often by the name the
+     * plans echo). No name is another preset's alias (test_runtime). */
     for (size_t i = 0; i < vx_gpu_count_; i++)
-        if (!vx_strcasecmp(vx_gpus[i].name, name) || vx_in_list(vx_gpus[i].aliases, name)) return &vx_gpus[i];
+        if (!vx_strcasecmp(vx_gpus[i].name, name)) return &vx_gpus[i];
+    for (size_t i = 0; i < vx_gpu_count_; i++)
+        if (vx_in_list(vx_gpus[i].aliases, name)) return &vx_gpus[i];
     char norm[NORM];
     if (!normalise(name, norm) || !norm[0]) return NULL;
     const vx_gpu *g = exact_forms(norm);

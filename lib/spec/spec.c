@@ -609,9 +609,9 @@ int vx_spec_open(vx_jdoc *doc, const char *json, size_t len)
         return vx_fail(VRAMEST_E_TYPE, "spec: the document must be a JSON object, got %s", vx_jkind(root));
     for (const vx_jv *k = vx_jfirst(root); k < vx_jend(root); k = vx_jskip(k + 1)) {
         const char *name = vx_jstr(doc, k);
-        bool known = false;
-        for (size_t i = 0; i < VX_ARRAY_LEN(top_keys); i++) known |= strcmp(name, top_keys[i]) == 0;
-        if (!known) return fail_unknown_key("spec", name, NULL, top_keys, VX_ARRAY_LEN(top_keys));
+        size_t i = 0;
+        while (i < VX_ARRAY_LEN(top_keys) && strcmp(name, top_keys[i]) != 0) i++;
+        if (i == VX_ARRAY_LEN(top_keys)) return fail_unknown_key("spec", name, NULL, top_keys, VX_ARRAY_LEN(top_keys));
     }
     if (!vx_jget(doc, root, "model"))
         return vx_fail(VRAMEST_E_INCOMPLETE_MODEL, "spec: \"model\" is required (a preset name or a source object)");
