@@ -15,6 +15,14 @@ static const char digit_pairs[201] = "000102030405060708091011121314151617181920
 /* v's digits, ending just before `end`. */
 static void put_digits(char *end, uint64_t v)
 {
+    /* Four digits per 64-bit division, their two pairs in 32-bit arithmetic. */
+    while (v >= 10000) {
+        unsigned r = (unsigned)(v % 10000), hi = r / 100, lo = r % 100;
+        v /= 10000;
+        end -= 4;
+        memcpy(end, digit_pairs + 2 * hi, 2);
+        memcpy(end + 2, digit_pairs + 2 * lo, 2);
+    }
     while (v >= 100) {
         unsigned r = (unsigned)(v % 100);
         v /= 100;

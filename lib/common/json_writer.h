@@ -12,12 +12,17 @@ typedef struct vx_jw {
     size_t cap, len;
 } vx_jw;
 
-/* Inline: a plan is a few thousand short pieces. */
+/* Inline: a plan is a few thousand short pieces. The whole piece is
+ * copied with its own size, so that a literal's copy is a few moves
+ * rather than a call. */
 static inline void vx_jw_put(vx_jw *w, const char *s, size_t n)
 {
     if (w->len < w->cap) {
         size_t room = w->cap - w->len;
-        memcpy(w->buf + w->len, s, n < room ? n : room);
+        if (n <= room)
+            memcpy(w->buf + w->len, s, n);
+        else
+            memcpy(w->buf + w->len, s, room);
     }
     w->len += n;
 }

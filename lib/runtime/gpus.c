@@ -143,8 +143,11 @@ const vx_gpu *vx_gpu_find(const char *name)
     /* The preset's own name, then an alias, as written: no normalising (a
      * scheduler sets the device of every job, most often by the name the
      * plans echo). No name is another preset's alias (test_runtime). */
+    /* A first filter: characters equal without case are equal with bit 5 set. */
+    unsigned c0 = (unsigned char)name[0] | 0x20u;
     for (size_t i = 0; i < vx_gpu_count_; i++)
-        if (!vx_strcasecmp(vx_gpus[i].name, name)) return &vx_gpus[i];
+        if (((unsigned char)vx_gpus[i].name[0] | 0x20u) == c0 && !vx_strcasecmp(vx_gpus[i].name, name))
+            return &vx_gpus[i];
     for (size_t i = 0; i < vx_gpu_count_; i++)
         if (vx_in_list(vx_gpus[i].aliases, name)) return &vx_gpus[i];
     char norm[NORM];
