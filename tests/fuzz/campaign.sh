@@ -20,7 +20,11 @@
 # session 4 cost 10-50 CPU seconds a slice. The old corpus is kept, moved
 # to BUILD_DIR/fuzz-corpus/<target>.before-merge.<epoch>.
 #
-# usage: [LANES=2] [NICE=10] [BUILD_DIR=build-fuzz] [MERGE=0] \
+# PRIOR="LOG1 LOG2 ..." counts the slices of earlier campaigns' logs toward
+# EXECS, so that a campaign continues where they stopped (the goal is then
+# per target over all of them; LOG itself holds only this campaign's slices).
+#
+# usage: [LANES=2] [NICE=10] [BUILD_DIR=build-fuzz] [MERGE=0] [PRIOR=LOGS] \
 #        tests/fuzz/campaign.sh LOG SLICE EXECS DEADLINE TARGET...
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -28,6 +32,11 @@ log=$(realpath -m "$1") slice=$2 goal=$3 deadline=$4
 shift 4
 targets=("$@")
 lanes=${LANES:-2} niceness=${NICE:-10} build=${BUILD_DIR:-build-fuzz}
+prior=()
+for f in ${PRIOR:-}; do
+    [ -r "$f" ] || { echo "campaign.sh: PRIOR log $f is not readable" >&2; exit 2; }
+    prior+=("$(realpath "$f")")
+done
 
 # run.sh builds the targets and writes the dictionary (a 1 s run of one).
 tests/fuzz/run.sh -t 1 -b "$build" "${targets[0]}" >/dev/null || true
@@ -71,14 +80,14 @@ pick() {
             for (i = 1; i in t; i++)
                 if (!(t[i] in inuse) && n[t[i]] + 0 < goal && (best == "" || n[t[i]] + 0 < n[best] + 0)) best = t[i]
             print best
-        }' "$log"
+        }' "${prior[@]}" "$log"
 }
 
 lane() {
     local round=0 t out execs rate cov ft now crashes
     while [ "$(date +%s)" -lt "$deadline" ]; do
         round=$((round + 1))
-        t=$(flock "$lock" bash -c "$(declare -f pick); $(declare -p goal log targets); t=\$(pick); [ -n \"\$t\" ] && echo \"\$t\" >>\"$log.busy\"; echo \"\$t\"")
+        t=$(flock "$lock" bash -c "$(declare -f pick); $(declare -p goal log targets prior); t=\$(pick); [ -n \"\$t\" ] && echo \"\$t\" >>\"$log.busy\"; echo \"\$t\"")
         [ -n "$t" ] || break
         # never past the deadline
         local left=$((deadline - $(date +%s)))
