@@ -14,19 +14,14 @@
 #include "common/option_index.h"
 #include "result/result.h"
 
-/* Whether position e holds the bytes vx_opt_defaults writes, so that its
- * text is the pre-rendered one: doubles bit for bit (-0.0 is not 0.0 in
- * text), strings up to their NUL. */
-static int at_default(const vx_optecho_row *e, const vx_option_def *rows, const void *base)
+/* Whether string position e holds its default, so that its text is the
+ * pre-rendered one (a number is at its default when its 8 bytes are
+ * e->bits: doubles bit for bit, as -0.0 is not 0.0 in text; see echo). */
+static int string_at_default(const vx_optecho_row *e, const vx_option_def *rows, const void *base)
 {
     const char *p = (const char *)base + e->field;
-    if (e->string) {
-        const char *s = rows[e->row].def_str ? rows[e->row].def_str : "";
-        return p[0] == s[0] && (!s[0] || !strcmp(p, s));
-    }
-    uint64_t v;
-    memcpy(&v, p, sizeof v);
-    return v == e->bits;
+    const char *s = rows[e->row].def_str ? rows[e->row].def_str : "";
+    return p[0] == s[0] && (!s[0] || !strcmp(p, s));
 }
 
 /* A role the job gave a model of its own (vramest_config_set_role_model):
@@ -95,7 +90,7 @@ static void echo(vx_jw *w, int t, const void *base, int group, const struct vram
         } else {
             if (r && !((const char *)base)[e->field] && ran_at(r, (int)rows[e->row].key, ver))
                 used = ver;
-            else if (at_default(e, rows, base))
+            else if (string_at_default(e, rows, base))
                 goto at_default;
         }
         if (run != SIZE_MAX) vx_jw_put(w, pre->text + run, pre->off[k] - run);
